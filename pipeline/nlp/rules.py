@@ -1,0 +1,294 @@
+"""Rule data and the text helpers the mlkg spaCy components share (titles, acronyms, venues, hardware)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = [
+    "Rules", "load_rules", "Found", "scan_title", "acronym_long_form", "ordinal_value", "norm",
+    "WORD", "is_strong_name",
+]
+
+PATTERNS_DIR = Path(__file__).parent / "patterns"
+
+WORD = re.compile(r"[^\s]+")
+
+_UNITS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_TENTHS = {"twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60, "seventieth": 70}
+ORDINAL = (
+    r"(?:\d{1,3}(?:st|nd|rd|th)|(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ]?)?"
+    r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|tenth|eleventh|twelfth|thirteenth|"
+    r"fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth|fortieth|fiftieth|sixtieth|seventieth)"
+)
+
+
+def ordinal_value(word: str) -> int | None:
+    """The number an ordinal stands for.
+
+    Examples
+    --------
+    >>> ordinal_value("Thirteenth"), ordinal_value("Forty-Second"), ordinal_value("33rd"), ordinal_value("big")
+    (13, 42, 33, None)
+    """
+    w = word.lower().replace(" ", "-")
+    m = re.fullmatch(r"(\d+)(?:st|nd|rd|th)", w)
+    if m:
+        return int(m.group(1))
+    if w in _UNITS:
+        return _UNITS[w]
+    if w in _TENTHS:
+        return _TENTHS[w]
+    parts = re.split(r"-", w)
+    if len(parts) == 2 and parts[0] in _TENS and parts[1] in _UNITS and _UNITS[parts[1]] < 10:
+        return _TENS[parts[0]] + _UNITS[parts[1]]
+    return None
+
+
+def norm(name: str) -> str:
+    """Normalise a name for comparison: case-folded letters and digits only, without a leading "the".
+
+    Examples
+    --------
+    >>> norm("The FlashAttention-2") == norm("FLASHATTENTION2")
+    True
+    """
+    import unicodedata
+
+    s = unicodedata.normalize("NFKC", name).casefold().strip()
+    s = re.sub(r"^the\s+", "", s)
+    return "".join(ch for ch in s if ch.isalnum())
+
+
+@dataclass(frozen=True)
+class Found:
+    """A mention found by a rule: character offsets in the document, class local name, canonical name."""
+
+    start: int
+    end: int
+    cls: str
+    canonical: str
+    aliases: tuple[str, ...] = ()
+    rule: str = ""
+    generic: bool = False  # claims its span but is not emitted (a generic concept such as "large language models")
+
+
+@dataclass
+class Rules:
+    """All rule data, loaded once from ``patterns/``."""
+
+    conferences: dict
+    chips: list[str]
+    devices: list[str]
+    hw_suffix: str
+    known_methods: set[str]
+    known_datasets: set[str]
+    generic: set[str]
+    method_heads: set[str]
+    dataset_heads: set[str]
+    function_words: set[str]
+    organizations: list[str]
+    cues: dict[str, str]
+    conf_acronyms: dict[str, str] = field(default_factory=dict)  # surface acronym -> canonical acronym
+
+
+@lru_cache(maxsize=1)
+def load_rules() -> Rules:
+    """Load the rule data from ``patterns/*.json``."""
+    venues = json.loads((PATTERNS_DIR / "venues.json").read_text("utf-8"))
+    hw = json.loads((PATTERNS_DIR / "hardware.json").read_text("utf-8"))
+    lex = json.loads((PATTERNS_DIR / "lexicon.json").read_text("utf-8"))
+    cues = json.loads((PATTERNS_DIR / "cues.json").read_text("utf-8"))
+    rules = Rules(
+        conferences=venues["conferences"],
+        chips=hw["chips"],
+        devices=hw["devices"],
+        hw_suffix=hw["suffixes"],
+        known_methods=set(lex["known_methods"]),
+        known_datasets=set(lex["known_datasets"]),
+        generic=set(lex["generic_acronyms"]),
+        method_heads=set(lex["method_heads"]),
+        dataset_heads=set(lex["dataset_heads"]),
+        function_words=set(lex["function_words"]),
+        organizations=lex.get("organizations", []),
+        cues={k: v for k, v in cues.items() if not k.startswith("_")},
+    )
+    for acr, info in rules.conferences.items():
+        rules.conf_acronyms[acr] = acr
+        for alias in info.get("aliases", []):
+            rules.conf_acronyms[alias] = acr
+    return rules
+
+
+def _is_title_word(core: str, function_words: set[str]) -> bool:
+    if not core:
+        return False
+    if core in function_words:
+        return True
+    return core[0].isupper() or core[0].isdigit() or any(ch.isupper() for ch in core[1:])
+
+
+def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3,
+               allow_colon: bool = True, stop_words: frozenset[str] = frozenset()) -> tuple[int, int] | None:
+    """Find a title-case run (a paper title or a workshop name) starting at ``pos``.
+
+    Words must be capitalised, contain a capital or digit, or be short function words; a comma continues
+    the title only when what follows it up to the next punctuation is title-case too ("Theory, Analysis,
+    and Best Practices"); ``?`` ends the title inclusively, other punctuation exclusively.
+
+    Returns
+    -------
+    (start, end) character offsets, or None when no title of at least ``min_words`` words starts there.
+
+    Examples
+    --------
+    >>> t = "present Theory, Analysis, and Best Practices for Sigmoid Self-Attention, which explores it."
+    >>> s, e = scan_title(t, 8, {"and", "for"})
+    >>> t[s:e]
+    'Theory, Analysis, and Best Practices for Sigmoid Self-Attention'
+    >>> t = "In Name: Understanding the Limits of Models, Apple researchers show that"
+    >>> s, e = scan_title(t, 3, {"the", "of"})
+    >>> t[s:e]
+    'Name: Understanding the Limits of Models'
+    """
+    words = [(m.start(), m.end(), m.group()) for m in WORD.finditer(text, pos)]
+    if not words:
+        return None
+    end = None
+    count = 0
+    i = 0
+    while i < len(words):
+        s, e, w = words[i]
+        core = w.strip("“”\"'()[]").rstrip(",.;:?!")
+        trail = w[len(w.rstrip(",.;:?!")):]
+        if w.startswith("(") or w.startswith("["):
+            break
+        if i == 0 and (not core or not (core[0].isupper() or core[0].isdigit())):
+            return None
+        if core.lower() in stop_words and i > 0:
+            break
+        if not _is_title_word(core, function_words):
+            break
+        count += 1
+        end = s + len(w.rstrip(",.;:!?\"”)")) if trail != "?" else e
+        if trail.startswith("?"):
+            end = s + len(w.rstrip(",.;:!\"”)"))
+            break
+        if trail.startswith(":") and allow_colon:
+            i += 1
+            continue
+        if trail.startswith(","):
+            # look ahead: the segment up to the next punctuation must be title-case
+            j = i + 1
+            ok = j < len(words)
+            while j < len(words):
+                w2 = words[j][2]
+                c2 = w2.strip("“”\"'()").rstrip(",.;:?!")
+                if not _is_title_word(c2, function_words) or w2.startswith("("):
+                    ok = False
+                    break
+                if w2[len(w2.rstrip(",.;:?!")):]:
+                    break
+                j += 1
+            if not ok:
+                break
+            i += 1
+            continue
+        if trail:
+            break
+        i += 1
+    if end is None or count < min_words:
+        return None
+    # drop trailing function words
+    span = text[words[0][0]:end]
+    toks = span.split()
+    while toks and toks[-1].lower() in function_words:
+        toks.pop()
+    if len(toks) < min_words:
+        return None
+    trimmed = " ".join(toks)
+    return words[0][0], words[0][0] + len(span[: span.find(toks[-1]) + len(toks[-1])]) if trimmed else None
+
+
+def _initials(word: str) -> str:
+    out = []
+    for part in re.split(r"[-/]", word):
+        if not part:
+            continue
+        out.append(part[0].lower())
+        out.extend(ch.lower() for ch in part[1:] if ch.isupper())
+    return "".join(out)
+
+
+def _subsequence(needle: str, hay: str) -> bool:
+    it = iter(hay)
+    return all(ch in it for ch in needle)
+
+
+def acronym_long_form(acronym: str, words: list[str]) -> int | None:
+    """How many of ``words`` (the words just before an acronym, in order) form its long form, or None.
+
+    The acronym's capitals must be, in order, initials of the long form's words or of their hyphen parts,
+    and the long form must start with the acronym's first letter.
+
+    Examples
+    --------
+    >>> acronym_long_form("TSMC", "a method based on Twisted Sequential Monte Carlo".split())
+    4
+    >>> acronym_long_form("AcT", "shares Activation Transport".split())
+    2
+    >>> acronym_long_form("BGAN", "training a Boundary-seeking GAN".split())
+    2
+    >>> acronym_long_form("XYZ", "nothing to see".split()) is None
+    True
+    """
+    letters = "".join(ch.lower() for ch in acronym if ch.isupper() or ch.isdigit())
+    if len(letters) < 2:
+        return None
+    first = letters[0]
+    best = None
+    for k in range(1, min(len(words), len(letters) + 3) + 1):
+        cand = words[-k:]
+        if not cand[0] or cand[0][0].lower() != first:
+            continue
+        if cand[0].lower() in {"the", "a", "an", "of", "and", "for"}:
+            continue
+        if _subsequence(letters, "".join(_initials(w) for w in cand)):
+            best = k
+            break
+    return best
+
+
+def is_strong_name(word: str, generic: set[str]) -> bool:
+    """Whether a word looks like a coined name by its shape alone (CamelCase, capitals with more, digits).
+
+    Examples
+    --------
+    >>> [is_strong_name(w, {"LLM"}) for w in ["TarFlow", "GSM8K", "DART", "LLM", "Model", "mlx", "Mamba2", "AI"]]
+    [True, True, True, False, False, False, True, False]
+    """
+    core = word.rstrip("s") if word.endswith("s") and word[:-1].isupper() else word
+    if core in generic or word in generic:
+        return False
+    parts = [p for p in re.split(r"[-/]", word) if p]
+    if not parts or not word[0].isalnum():
+        return False
+    letters = [ch for ch in word if ch.isalpha()]
+    if not letters:
+        return False
+    uppers = sum(ch.isupper() for ch in letters)
+    if re.search(r"[a-z][A-Z]", word):
+        return True
+    if uppers >= 2 and len(core) >= 3 and (uppers >= len(letters) - 1 or any(p.isupper() and len(p) >= 2 for p in parts)):
+        return True
+    if word[0].isupper() and re.search(r"[A-Za-z]\d+[A-Za-z]?$", word) and len(word) >= 3:
+        return True
+    return False

@@ -1,0 +1,128 @@
+"""Run named SPARQL queries (``queries/*.rq``) or ``.rq`` files against a built graph, with pyoxigraph."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import QueryError
+
+__all__ = ["QUERIES_DIR", "list_queries", "load_query", "run_query", "format_result", "QueryResult", "parse_params"]
+
+QUERIES_DIR = Path(__file__).parent / "queries"
+
+
+@dataclass(frozen=True, slots=True)
+class QueryResult:
+    """Variables and rows (each value a string, or None when unbound)."""
+
+    variables: tuple[str, ...]
+    rows: tuple[tuple[str | None, ...], ...]
+
+
+def list_queries() -> dict[str, str]:
+    """Named queries and the first comment line of each (what it answers)."""
+    out = {}
+    for path in sorted(QUERIES_DIR.glob("*.rq")):
+        first = next((ln[1:].strip() for ln in path.read_text("utf-8").splitlines() if ln.startswith("#")), "")
+        out[path.stem] = first
+    return out
+
+
+def load_query(name_or_file: str) -> str:
+    """The text of a named query or a ``.rq`` file.
+
+    Raises
+    ------
+    QueryError
+        When neither a named query nor a readable file has that name.
+    """
+    path = Path(name_or_file)
+    if path.suffix == ".rq" and path.is_file():
+        return path.read_text("utf-8")
+    named = QUERIES_DIR / f"{name_or_file}.rq"
+    if named.is_file():
+        return named.read_text("utf-8")
+    raise QueryError(f"{name_or_file}: no such named query or .rq file; `mlkg query --list` shows the named queries")
+
+
+def parse_params(pairs: list[str]) -> dict[str, str]:
+    """``["venue=ICLR 2025"]`` to ``{"venue": "ICLR 2025"}``.
+
+    Examples
+    --------
+    >>> parse_params(["venue=ICLR 2025", "method=Adam"])
+    {'venue': 'ICLR 2025', 'method': 'Adam'}
+    """
+    out = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise QueryError(f"--param {pair!r}: expected NAME=VALUE")
+        k, v = pair.split("=", 1)
+        if not re.fullmatch(r"[A-Za-z_]\w*", k):
+            raise QueryError(f"--param {pair!r}: {k!r} is not a SPARQL variable name")
+        out[k] = v
+    return out
+
+
+def run_query(query: str, graph_path: Path, params: dict[str, str] | None = None) -> QueryResult:
+    """Run a SELECT query over the Turtle graph at ``graph_path`` in an in-memory pyoxigraph store.
+
+    Parameters are bound as literals through the engine's substitutions, never pasted into the text.
+    """
+    import pyoxigraph as ox
+
+    graph_path = Path(graph_path)
+    if not graph_path.is_file():
+        raise QueryError(f"{graph_path}: no graph there; run `mlkg build` first or pass --graph")
+    store = ox.Store()
+    with graph_path.open("rb") as fh:
+        store.bulk_load(fh, ox.RdfFormat.TURTLE)
+    for k in params or {}:
+        if not re.search(r"[?$]" + re.escape(k) + r"\b", query):
+            raise QueryError(f"--param {k}: the query has no variable ?{k}")
+    subs = {ox.Variable(k): ox.Literal(v) for k, v in (params or {}).items()}
+    try:
+        result = store.query(query, substitutions=subs) if subs else store.query(query)
+    except (SyntaxError, RuntimeError) as exc:
+        raise QueryError(f"query cannot run: {exc}") from exc
+    if not isinstance(result, ox.QuerySolutions):
+        raise QueryError("only SELECT queries are supported here")
+    variables = tuple(v.value for v in result.variables)
+    rows = []
+    for sol in result:
+        row = []
+        for v in variables:
+            term = sol[v]
+            row.append(None if term is None else term.value)
+        rows.append(tuple(row))
+    return QueryResult(variables=variables, rows=tuple(rows))
+
+
+def format_result(result: QueryResult, fmt: str = "table") -> str:
+    """Format as an aligned ``table``, ``csv``, or SPARQL 1.1 Query Results ``json``."""
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(result.variables)
+        w.writerows([["" if v is None else v for v in row] for row in result.rows])
+        return buf.getvalue()
+    if fmt == "json":
+        bindings = [{k: {"type": "uri" if v.startswith("http") else "literal", "value": v}
+                     for k, v in zip(result.variables, row) if v is not None} for row in result.rows]
+        return json.dumps({"head": {"vars": list(result.variables)}, "results": {"bindings": bindings}}, indent=2, ensure_ascii=False)
+    if fmt != "table":
+        raise QueryError(f"--format {fmt!r}: use table, csv or json")
+    cells = [list(result.variables)] + [["" if v is None else v.replace("\n", " ") for v in row] for row in result.rows]
+    widths = [min(60, max(len(r[i]) for r in cells)) for i in range(len(result.variables))]
+    lines = []
+    for n, r in enumerate(cells):
+        lines.append("  ".join((c if len(c) <= 60 else c[:59] + "…").ljust(w) for c, w in zip(r, widths)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    lines.append(f"({len(result.rows)} rows)")
+    return "\n".join(lines)

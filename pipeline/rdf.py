@@ -1,0 +1,91 @@
+"""Resolution in, rdflib Graph out: the only module that mints resource IRIs and adds triples."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from urllib.parse import quote
+
+from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.namespace import RDF, RDFS, SKOS, XSD
+
+from .model import Resolution
+from .vocab import MLKG, RES, bind_prefixes, local_name
+
+__all__ = ["to_graph", "entity_iri", "document_iri", "slug"]
+
+
+def slug(text: str, limit: int = 80) -> str:
+    """An IRI-safe slug: ASCII letters and digits joined by hyphens, with a hash when anything was lost.
+
+    Examples
+    --------
+    >>> slug("ICLR 2025")
+    'iclr-2025'
+    >>> slug("Ωmega <script>")[:6]
+    'mega-s'
+    """
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    s = re.sub(r"[^A-Za-z0-9]+", "-", ascii_text).strip("-").lower()
+    lossless = s.replace("-", "") == re.sub(r"[^a-z0-9]", "", text.casefold()) and ascii_text == text
+    if len(s) > limit or not lossless or not s:
+        digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+        s = f"{s[:limit].strip('-')}-{digest}".strip("-")
+    return s
+
+
+def entity_iri(key: str) -> URIRef:
+    """The IRI of an entity from its key (class and normalised label): stable across runs and corpora.
+
+    Examples
+    --------
+    >>> entity_iri("Venue/iclr2025")
+    rdflib.term.URIRef('https://w3id.org/mlkg/resource/venue/iclr2025')
+    """
+    cls, name = key.split("/", 1)
+    return RES[f"{cls.lower()}/{slug(name)}"]
+
+
+def document_iri(doc_id: str) -> URIRef:
+    """The IRI of a source document from its id (its path relative to the input folder)."""
+    return RES["document/" + quote(doc_id, safe="")]
+
+
+def _evidence_iri(s: str, p: str, o: str, doc_id: str, start: int, end: int) -> URIRef:
+    digest = hashlib.sha1(f"{s}|{p}|{o}|{doc_id}|{start}|{end}".encode()).hexdigest()[:16]
+    return RES[f"evidence/{digest}"]
+
+
+def to_graph(resolution: Resolution) -> Graph:
+    """Build the knowledge graph: entities with labels and documents, relations, and their evidence."""
+    g = bind_prefixes(Graph())
+    for e in resolution.entities:
+        iri = entity_iri(e.key)
+        g.add((iri, RDF.type, e.cls))
+        g.add((iri, RDFS.label, Literal(e.label)))
+        for alt in sorted(e.alt_labels):
+            g.add((iri, SKOS.altLabel, Literal(alt)))
+        for d in e.doc_ids:
+            doc = document_iri(d)
+            g.add((iri, MLKG.mentionedIn, doc))
+            g.add((doc, RDF.type, MLKG.Document))
+            g.add((doc, RDFS.label, Literal(d)))
+    for r in resolution.relations:
+        s, o = entity_iri(r.subject), entity_iri(r.object)
+        g.add((s, r.predicate, o))
+        support = len({ev.doc_id for ev, _, _ in r.evidence})
+        for ev, rule, conf in r.evidence:
+            node = _evidence_iri(r.subject, local_name(r.predicate), r.object, ev.doc_id, ev.start_char, ev.end_char)
+            g.add((node, RDF.type, MLKG.Evidence))
+            g.add((node, RDF.subject, s))
+            g.add((node, RDF.predicate, r.predicate))
+            g.add((node, RDF.object, o))
+            g.add((node, MLKG.source, document_iri(ev.doc_id)))
+            g.add((node, MLKG.sentence, Literal(ev.sentence)))
+            g.add((node, MLKG.startChar, Literal(ev.start_char)))
+            g.add((node, MLKG.endChar, Literal(ev.end_char)))
+            g.add((node, MLKG.rule, Literal(rule)))
+            g.add((node, MLKG.confidence, Literal(f"{conf:.2f}", datatype=XSD.decimal)))
+            g.add((node, MLKG.supportCount, Literal(support)))
+    return g

@@ -1,0 +1,51 @@
+"""The mlkg command end to end, in a subprocess as a user runs it."""
+
+import subprocess
+import sys
+
+import pytest
+
+from data import CORPUS_DIR
+
+
+def _mlkg(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_cli_build_then_query(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for f in sorted(CORPUS_DIR.glob("*.txt"))[:2]:
+        (docs / f.name).write_text(f.read_text("utf-8"), "utf-8")
+    out = tmp_path / "out"
+    r = _mlkg("build", str(docs), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "read 2 documents" in r.stdout and (out / "graph.ttl").exists() and (out / "graph.html").exists()
+    q = _mlkg("query", "papers_at_venue", "--graph", str(out / "graph.ttl"), "--param", "venue=ICML 2025", "--format", "csv")
+    assert q.returncode == 0 and "Normalizing Flows are Capable Generative Models" in q.stdout
+
+
+def test_cli_build_with_a_bad_document_exits_1_and_names_it(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.txt").write_text("We will present our work at ICLR 2025.")
+    (docs / "bad.txt").write_bytes(b"\x00\x00binary")
+    r = _mlkg("build", str(docs), "--out", str(tmp_path / "out"), "--no-html")
+    assert r.returncode == 1
+    assert "bad.txt" in r.stderr and "binary" in r.stderr
+
+
+def test_cli_missing_input_exits_3(tmp_path):
+    r = _mlkg("build", str(tmp_path / "nothing"), "--out", str(tmp_path / "out"))
+    assert r.returncode == 3 and "no such file" in r.stderr
+
+
+@pytest.mark.parametrize("args", [["--help"], ["build", "--help"], ["query", "--list"]])
+def test_cli_help_and_list(args):
+    r = _mlkg(*args)
+    assert r.returncode == 0 and r.stdout.strip()
+
+
+def test_cli_explain_prints_evidence(corpus_build):
+    r = _mlkg("explain", "AdEMAMix", "--graph", str(corpus_build[1] / "graph.ttl"))
+    assert r.returncode == 0 and "extends" in r.stdout and "modification of the Adam optimizer" in r.stdout
