@@ -57,7 +57,9 @@ class _Group:
 
 
 def _mention_names(m: Mention) -> list[str]:
-    return [_clean(n) for n in (m.name, m.text, *m.aliases) if n and norm(n)]
+    # the surface text is among the aliases when it differs from the canonical name; an untitled paper's
+    # surface ("we propose") is not a name at all
+    return [_clean(n) for n in (m.name, *m.aliases) if n and norm(n)]
 
 
 def resolve(extractions: Sequence[Extraction]) -> Resolution:

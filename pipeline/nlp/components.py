@@ -43,6 +43,8 @@ def mark_paragraphs(doc: Doc) -> Doc:
 # ----------------------------------------------------------------------------- mention rules
 
 _TW = r"(?:[A-Z0-9][\w'’&/.-]*|&)"  # a title-case word in a workshop or long name
+_MONTHS = {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December"}
 
 
 def _conference_mentions(text: str, rules) -> list[Found]:
@@ -86,10 +88,13 @@ def _workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
     fw = rules.function_words - {"at"}
     out: list[Found] = []
     for m in re.finditer(r"(?:(?P<ord>" + ORDINAL + r")\s+)?[Ww]orkshop\s+on\s+", text, re.I):
-        span = scan_title(text, m.end(), fw, min_words=1, stop_words=frozenset({"at"}))
+        span = scan_title(text, m.end(), fw, min_words=1, stop_words=frozenset({"at"}),
+                          fail_words=frozenset(rules.conf_acronyms))
         if not span:
             continue
         name = text[span[0]:span[1]]
+        if name.split()[0] in _MONTHS or ")" in name:
+            continue
         end = span[1]
         aliases = {text[m.start():end]}
         acr = re.match(r"\s*\(([A-Za-z][\w-]*)\)", text[end:])
@@ -295,8 +300,12 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         key = norm(name)
         if not key or "\n" in name or sum(ch.isalpha() for ch in name) < 2:
             return
-        first = re.split(r"[\s-]", name)[0]
+        first = re.split(r"[/-]", name)[0] if " " not in name else name
         if key in generic_norms or key.rstrip("s") in generic_norms or norm(first) in generic_norms:
+            return
+        if name.lower() in rules.method_heads or name.lower() in rules.dataset_heads:
+            return
+        if name.split()[0] in rules.organizations and not is_strong_name(name.split()[-1], rules.generic):
             return
         if w == 1:  # shape alone: one vote per name, however often it occurs
             votes[key][cls] = max(votes[key][cls], 1)
@@ -406,6 +415,11 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             vote(name, "Method", 2)
             cands.append((t.start + m.start(1), t.start + m.start(1) + len(name), name))
             surface.setdefault(key, name)
+    # code names of a known method's companions: "MLX, mlx-lm and ..."
+    for m in re.finditer(r"(?<![\w-])([a-z][a-z0-9]*)([-_][a-z0-9]+)+(?![\w-])", text):
+        if votes.get(norm(m.group(1)), Counter())["Method"] >= 1 and m.group(1) not in rules.function_words:
+            vote(m.group(0), "Method", 2)
+            cands.append((m.start(), m.end(), m.group(0)))
     # a name that the document shows as a method or dataset is that wherever it occurs
     out: list[Found] = []
     known = {k for k, c in votes.items() if c}
@@ -527,6 +541,9 @@ def _fill_years(venues: list[Found], doc: Doc) -> list[Found]:
         if v.canonical in years and years[v.canonical]:
             year = years[v.canonical].most_common(1)[0][0]
             out.append(replace(v, canonical=f"{v.canonical} {year}"))
+        elif v.rule in {"venue.acronym", "venue.long_name"} and not re.search(r"\d{4}$", v.canonical):
+            # a conference series with no year anywhere in the document is no one occurrence: claim, don't emit
+            out.append(replace(v, generic=True))
         else:
             out.append(v)
     return out

@@ -15,18 +15,19 @@ _PAPER_ANAPHOR = re.compile(r"\b(?:[Tt]he|[Tt]his|[Oo]ur)\s+(?:paper|work|study|
 _METHOD_ANAPHOR = re.compile(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:new\s+)?(?:method|approach|technique|model|framework|work|architecture|optimizer|paper)\b|\bthis\s+work\b")
 _WE = re.compile(r"\b(?:[Ww]e|[Ii]n\s+this\s+(?:paper|work))\b")
 _UNTITLED_CUE = re.compile(
-    r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work))\s+(?:\w+\s+){0,3}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases)\b"
+    r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work))\s+(?:\w+\s+){0,5}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases)\b"
 )
 _INTRO_CUE = re.compile(
-    r"\b(?:propos\w*|introduc\w*|present\w*|describ\w*|shares?|sharing|releas\w*|develop\w*|details|unveil\w*|accompanied)\b"
+    r"\b(?:propos\w*|introduc\w*|present\w*|describ\w*|shares?|sharing|releas\w*|develop\w*|details|unveil\w*)\b"
 )
-_NOVEL = re.compile(r"\b(?:novel|new)\s+(?:[\w-]+\s+){0,1}$")
+_NOVEL = re.compile(r"\b(?:[Aa]n?)\s+(?:novel|new)\s+(?:[\w-]+\s+){0,1}$")
 _LIST_HEAD = re.compile(r"^\s*(?:[-•*]\s*)?(.{2,90}?)(?::\s|\s+[–—]\s+)")
 
 
 @dataclass
 class _State:
     cur_paper: Span | None = None
+    paper_para: int = -10
     cur_method: Span | None = None
     demo_method: Span | None = None
     demo_list: bool = False
@@ -51,8 +52,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
     para = 0
     prev_end = 0
     for s in sents:
-        para += len(re.findall(r"\n[\s]*", doc.text[prev_end:s.start_char]))
-        prev_end = s.start_char
+        first_char = s.start_char + (len(s.text) - len(s.text.lstrip()))
+        para += len(re.findall(r"\n[\s]*", doc.text[prev_end:first_char]))
+        prev_end = first_char
         para_of[s.start] = para
     by_sent = {s.start: [m for m in mentions if s.start_char <= m.start_char < s.end_char] for s in sents}
     event = doc._.mlkg_event
@@ -83,8 +85,11 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         text = sent.text
         papers = [m for m in ms if m.label_ == "Paper"]
         things = [m for m in ms if m.label_ in {"Method", "Dataset"}]
+        pidx = para_of[sent.start]
         if papers:
-            st.cur_paper = papers[-1]
+            st.cur_paper, st.paper_para = papers[-1], pidx
+        if pidx - st.paper_para > 1 or (pidx != st.paper_para and st.cur_paper is not None and st.cur_paper._.mlkg_rule == "paper.untitled_abstract"):
+            st.cur_paper = None  # "the paper" refers to a paper of this paragraph or the one before
         # title prefix: "Name: Subtitle" introduces Name
         for p in papers:
             for t in things:
@@ -108,7 +113,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     new_spans.append(paper)
                 add(paper, "introduces", objs[0], sent, "introduces.we_propose", 0.85)
                 st.paper_methods.setdefault(norm(_canon(paper)), []).append(objs[0])
-                st.cur_paper, st.cur_method = paper, objs[0]
+                st.cur_paper, st.cur_method, st.paper_para = paper, objs[0], pidx
                 continue
         # "a novel X" / "A new X" in an abstract whose paper is known
         pidx = para_of[sent.start]
@@ -151,10 +156,13 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         hardware = [m for m in ms if m.label_ == "Hardware"]
         orgs = [m for m in ms if m.label_ == "Organization"]
         if papers:
-            st.cur_paper = papers[-1]
+            st.cur_paper, st.paper_para = papers[-1], pidx
             intro = st.paper_methods.get(norm(_canon(papers[-1])))
             if intro:
                 st.cur_method = intro[0]
+        elif pidx - st.paper_para > 1 or (pidx != st.paper_para and st.cur_paper is not None
+                                          and st.cur_paper._.mlkg_rule == "paper.untitled_abstract"):
+            st.cur_paper = st.cur_method = None
         if pidx in st.untitled and not [m for m in ms if m.label_ == "Paper"]:
             st.cur_paper = st.untitled[pidx]
         anaphor_method = None
@@ -193,7 +201,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
             target = None
             if pidx in st.untitled:
                 target = st.untitled[pidx]
-            elif pidx - 1 in st.untitled:
+            elif pidx - 1 in st.untitled and not re.match(r"\s*This\s+paper\b", text):
                 target = st.untitled[pidx - 1]
             if target is not None:
                 for v in venues:
@@ -221,6 +229,10 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 if venue is not None and not negated(sent, s0, sent.end_char):
                     add(s, "demoedAt", venue, sent, "demoedAt.demo_sentence", 0.8)
                 for h in hardware:
+                    # with several demoed methods, a device belongs to the one named nearest to it
+                    nearest = min(subjects, key=lambda x: abs(x.start_char - h.start_char) if x.doc is doc else 10**9)
+                    if len(subjects) > 1 and nearest is not s:
+                        continue
                     if re.search(r"(?:optimi[sz]ed|built|designed)\s+for\s+$", doc.text[max(s0, h.start_char - 30):h.start_char]):
                         add(s, "runsOn", h, sent, "runsOn.built_for", 0.8)
                     else:
@@ -297,7 +309,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         if hardware and not demo and not st.demo_list:
             for h in hardware:
                 window = doc.text[max(s0, h.start_char - 60):h.start_char]
-                if not re.search(r"\b(?:on|for)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}$", window):
+                if not re.search(r"\b(?:on|for)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}$", window):
                     continue
                 subs = [m for m in methods if m.end_char <= h.start_char]
                 subj_list = subs[:1]

@@ -137,7 +137,8 @@ def _is_title_word(core: str, function_words: set[str]) -> bool:
 
 
 def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3,
-               allow_colon: bool = True, stop_words: frozenset[str] = frozenset()) -> tuple[int, int] | None:
+               allow_colon: bool = True, stop_words: frozenset[str] = frozenset(),
+               fail_words: frozenset[str] = frozenset()) -> tuple[int, int] | None:
     """Find a title-case run (a paper title or a workshop name) starting at ``pos``.
 
     Words must be capitalised, contain a capital or digit, or be short function words; a comma continues
@@ -173,7 +174,7 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
             break
         if i == 0 and (not core or not (core[0].isupper() or core[0].isdigit())):
             return None
-        if core.lower() in stop_words and i > 0:
+        if (core.lower() in stop_words or core in fail_words) and i > 0:
             break
         if not _is_title_word(core, function_words):
             break
@@ -192,7 +193,9 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
             while j < len(words):
                 w2 = words[j][2]
                 c2 = w2.strip("“”\"'()").rstrip(",.;:?!")
-                if not _is_title_word(c2, function_words) or w2.startswith("("):
+                if c2.lower() in stop_words and j > i + 1:
+                    break
+                if c2 in fail_words or not _is_title_word(c2, function_words) or w2.startswith("("):
                     ok = False
                     break
                 if w2[len(w2.rstrip(",.;:?!")):]:
