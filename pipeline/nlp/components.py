@@ -194,7 +194,8 @@ _TITLE_CUE = re.compile(
 
 def _paper_titles(text: str, sentences, rules) -> list[Found]:
     """Paper titles after presentation cues, after "In"/"The paper," and before ", a new ... paper"."""
-    fw = rules.function_words - {"at", "when"} | {"when"}
+    fw = rules.function_words
+    confs = frozenset(rules.conf_acronyms)
     out: list[Found] = []
 
     def add(a: int, b: int, rule: str, need_colon: bool = False) -> None:
@@ -213,11 +214,11 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
     for s_start, s_end in sentences:
         sent = text[s_start:s_end]
         for m in _TITLE_CUE.finditer(sent):
-            span = scan_title(text, s_start + m.end(), fw, min_words=3)
+            span = scan_title(text, s_start + m.end(), fw, min_words=3, fail_words=confs)
             if span:  # a title may run past a sentence boundary the parser put inside it
                 add(*span, "paper.present_title")
         for m in re.finditer(r"\b[Ii]n\s+(?=[A-Z0-9])", sent):
-            span = scan_title(text, s_start + m.end(), fw, min_words=3)
+            span = scan_title(text, s_start + m.end(), fw, min_words=3, fail_words=confs)
             if span and text[span[1]:span[1] + 1] == ",":
                 add(*span, "paper.in_title", need_colon=True)
         m = re.match(r"(?:The|the)\s+paper,\s+", sent)
@@ -225,9 +226,16 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
             span = scan_title(text, s_start + m.end(), fw, min_words=3)
             if span:
                 add(*span, "paper.the_paper_title")
-        span = scan_title(text, s_start, fw, min_words=3)
+        span = scan_title(text, s_start, fw, min_words=3, fail_words=confs)
         if span and re.match(r",\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}(?:paper|work|study)\b", text[span[1]:s_end]):
             add(*span, "paper.title_apposition")
+        elif span and ":" in text[span[0]:span[1]] and re.match(
+                r"\s+(?:presents|introduces|proposes|describes|shows|studies|explores|revisits)\b", text[span[1]:s_end]):
+            add(*span, "paper.title_subject")
+        for m in re.finditer(r"\b(?:[Oo]ur|[Tt]heir|[Tt]he)\s+(?:[\w-]+\s+)?(?:paper|work|study),?\s+(?=[A-Z])", sent):
+            span = scan_title(text, s_start + m.end(), fw, min_words=3, fail_words=confs)
+            if span:
+                add(*span, "paper.our_paper_title")
         for m in re.finditer(r"(?:[a-z]{3,}):\s+(?=[A-Z])", sent):
             before = sent[: m.start()]
             if re.search(r"\b(?:present|share|sharing|presenting)\b", before):
@@ -305,6 +313,8 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             return
         if name.lower() in rules.method_heads or name.lower() in rules.dataset_heads:
             return
+        if name in rules.organizations:
+            return
         if name.split()[0] in rules.organizations and not is_strong_name(name.split()[-1], rules.generic):
             return
         if w == 1:  # shape alone: one vote per name, however often it occurs
@@ -331,6 +341,11 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         else:
             continue
         cands.append((m.start(), end, w))
+    versioned = re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in sorted(rules.known_methods, key=len, reverse=True))
+                           + r")((?:[ \t]+\d+(?:\.\d+)?)(?:[ \t]+\d+(?:\.\d+)?[BMK])?|[ \t]+\d+(?:\.\d+)?[BMK])(?![\w-])")
+    for m in versioned.finditer(text):
+        vote(m.group(0), "Method", 3)
+        cands.append((m.start(), m.end(), m.group(0)))
     for lex, cls in ((rules.known_methods, "Method"), (rules.known_datasets, "Dataset")):
         for name in lex:
             if " " in name:
@@ -361,6 +376,17 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         vote(m.group(1), "Dataset", 3)
     for m in re.finditer(r"\b(?:[Pp]erformance|[Aa]ccuracy|results?|evaluated|tested|benchmarked|FID|perplexity)\s+(?:of\s+[\w-]+\s+)?(?:\w+\s+){0,3}?on\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{3,}[\w-]*)", text):
         vote(m.group(1), "Dataset", 3)
+    name_item = r"[A-Z][\w.-]*(?:[ \t]+[A-Z][\w.-]*){0,2}"
+    eval_list = re.compile(r"(?:^|(?<=[.;]\s)|\b(?:evaluated|evaluate|tested|test|benchmarked|benchmarks?|accuracy|loss|perplexity|scores?|results?|"
+                           r"performance|improves?|achieves?|reaches|reach|state[- ]of[- ]the[- ]art|gains?|WER|FID|nDCG|error)\b[^.;]{0,40}?)"
+                           r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set)\s+of\s+)?(" + name_item + r"(?:(?:,\s+|,?\s+and\s+)" + name_item + r")*)")
+    for m in eval_list.finditer(text):
+        for item in re.finditer(name_item, m.group(1)):
+            w = item.group(0).rstrip(".")
+            if w in rules.conf_acronyms or re.match(r"(?:Apple|NVIDIA|iPhone|iPad|Mac)\b", w):
+                continue
+            vote(w, "Dataset", 3)
+            cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
     # capitalised name + head noun: "the Adam optimizer", "Foundation Models framework"
     for m in re.finditer(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)\s+(" + mheads + r")\b", text):
         if m.start() in sent_starts or m.group(1).split()[0] in {"The", "A", "An", "This", "Our", "These", "Each"}:

@@ -293,6 +293,11 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     continue
                 subs = [m for m in methods if m.end_char <= d.start_char]
                 subj = subs[0] if subs else None
+                if subj is None and re.match(r"\s*On\b", text):
+                    after = [m for m in methods if m.start_char > d.end_char]
+                    subj = after[0] if after else None
+                if subj is None and re.match(r"\s*(?:It|They)\b", text):
+                    subj = st.cur_method
                 if subj is None:
                     ps = [m for m in ms if m.label_ == "Paper" and m.end_char <= d.start_char]
                     if ps:
