@@ -376,7 +376,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         vote(m.group(1), "Dataset", 3)
     for m in re.finditer(r"\b(?:[Pp]erformance|[Aa]ccuracy|results?|evaluated|tested|benchmarked|FID|perplexity)\s+(?:of\s+[\w-]+\s+)?(?:\w+\s+){0,3}?on\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{3,}[\w-]*)", text):
         vote(m.group(1), "Dataset", 3)
-    name_item = r"[A-Z][\w.-]*(?:[ \t]+[A-Z][\w.-]*){0,2}"
+    name_item = r"[A-Z][\w-]*(?:\.\d+)?(?:[ \t]+[A-Z][\w-]*(?:\.\d+)?){0,2}"
     eval_list = re.compile(r"(?:^|(?<=[.;]\s)|\b(?:evaluated|evaluate|tested|test|benchmarked|benchmarks?|accuracy|loss|perplexity|scores?|results?|"
                            r"performance|improves?|achieves?|reaches|reach|state[- ]of[- ]the[- ]art|gains?|WER|FID|nDCG|error)\b[^.;]{0,40}?)"
                            r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set)\s+of\s+)?(" + name_item + r"(?:(?:,\s+|,?\s+and\s+)" + name_item + r")*)")
