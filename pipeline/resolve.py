@@ -20,7 +20,7 @@ def norm(name: str) -> str:
     --------
     >>> norm("The FlashAttention-2") == norm("FLASHATTENTION2")
     True
-    >>> norm("Soup-of-Experts") == norm("Soup of Experts")
+    >>> norm("Mix-of-Adapters") == norm("Mix of Adapters")
     True
     """
     s = unicodedata.normalize("NFKC", name).casefold().strip()

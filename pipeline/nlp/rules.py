@@ -275,7 +275,7 @@ def is_strong_name(word: str, generic: set[str]) -> bool:
 
     Examples
     --------
-    >>> [is_strong_name(w, {"LLM"}) for w in ["TarFlow", "GSM8K", "DART", "LLM", "Model", "mlx", "Mamba2", "AI"]]
+    >>> [is_strong_name(w, {"LLM"}) for w in ["QuillNet", "GSM8K", "DART", "LLM", "Model", "mlx", "Mamba2", "AI"]]
     [True, True, True, False, False, False, True, False]
     """
     core = word.rstrip("s") if word.endswith("s") and word[:-1].isupper() else word
