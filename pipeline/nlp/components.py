@@ -134,8 +134,7 @@ def _venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]
                 if any(f.start < c1 and c0 < f.end for f in taken):
                     if any(f.start < c1 and c0 < f.end and f.rule.startswith("venue.") and "workshop" not in f.rule
                            and "Workshop" not in f.canonical for f in taken):
-                        return_after = True
-                        break
+                        break  # a conference ends the list: what follows is its place
                     continue
                 words = text[c0:c1].split()
                 if 2 <= len(words) <= 8 and all(w[0].isupper() or w in {"and", "of", "for", "on", "in", "&"} for w in words):
@@ -449,9 +448,6 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     # a name that the document shows as a method or dataset is that wherever it occurs
     out: list[Found] = []
     known = {k for k, c in votes.items() if c}
-    if known:
-        for m in re.finditer(r"(?<![\w-])([A-Za-z][\w]*(?:[-/][\w]+)*(?:\s+[A-Z][\w-]*){0,3})", text):
-            pass
     for key in known:
         name = surface[key]
         pat = re.compile(r"(?<![\w-])" + r"[\s-]?".join(re.escape(p) for p in re.split(r"[\s-]+", name)) + r"s?(?![\w-])", re.I)
@@ -503,11 +499,7 @@ class MentionFinder:
         confs.sort(key=lambda f: (f.start, -(f.end - f.start)))
         confs = _resolve_overlaps(sorted(confs, key=lambda f: -(f.end - f.start)))
         workshops = _workshop_mentions(text, rules, confs)
-        venues = _resolve_overlaps(sorted(workshops, key=lambda f: -(f.end - f.start)) + confs)
-        # a conference prefix inside a workshop name ("ICML 2019 Workshop on ...") stays a conference
-        for f in list(workshops):
-            if f in venues:
-                continue
+        # a conference prefix before a workshop name ("ICML 2019 Workshop on ...") stays a conference
         venues = _resolve_overlaps(confs + sorted(workshops, key=lambda f: -(f.end - f.start)))
         venues += _venue_lists(text, sentences, rules, venues)
         venues = _fill_years(venues, doc)
