@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from collections import defaultdict
 from pathlib import Path
 
 from rdflib import Dataset, URIRef
 from rdflib.namespace import RDF, RDFS, SKOS
 
+from .resolve import norm as _norm
 from .vocab import ENTITY_CLASSES, MLKG, RELATIONS, local_name
 
 __all__ = ["evaluate", "load_gold", "format_scores"]
 
 CLASSES = [local_name(c) for c in ENTITY_CLASSES]
 PROPERTIES = [local_name(p) for p in RELATIONS]
-
-
-def _norm(name: str) -> str:
-    s = unicodedata.normalize("NFKC", name).casefold().strip()
-    s = re.sub(r"^the\s+", "", s)
-    return "".join(ch for ch in s if ch.isalnum())
 
 
 def load_gold(path: Path) -> dict:

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from ..resolve import norm  # one definition of name identity, shared with resolution
+
 __all__ = [
     "Rules", "load_rules", "Found", "scan_title", "acronym_long_form", "ordinal_value", "norm",
     "WORD", "is_strong_name",
@@ -51,21 +53,6 @@ def ordinal_value(word: str) -> int | None:
     if len(parts) == 2 and parts[0] in _TENS and parts[1] in _UNITS and _UNITS[parts[1]] < 10:
         return _TENS[parts[0]] + _UNITS[parts[1]]
     return None
-
-
-def norm(name: str) -> str:
-    """Normalise a name for comparison: case-folded letters and digits only, without a leading "the".
-
-    Examples
-    --------
-    >>> norm("The FlashAttention-2") == norm("FLASHATTENTION2")
-    True
-    """
-    import unicodedata
-
-    s = unicodedata.normalize("NFKC", name).casefold().strip()
-    s = re.sub(r"^the\s+", "", s)
-    return "".join(ch for ch in s if ch.isalnum())
 
 
 @dataclass(frozen=True)
