@@ -305,7 +305,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
 
     def vote(name: str, cls: str, w: int = 1) -> None:
         key = norm(name)
-        if not key or "\n" in name or sum(ch.isalpha() for ch in name) < 2:
+        if not key or "\n" in name or (sum(ch.isalpha() for ch in name) < 2 and not (cls == "Dataset" and re.fullmatch(r"[A-Z][1-9]\d?", name))):
             return
         first = re.split(r"[/-]", name)[0] if " " not in name else name
         if key in generic_norms or key.rstrip("s") in generic_norms or norm(first) in generic_norms:
@@ -355,6 +355,8 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3})\s+(?:and\s+([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})\s+)?(" + dheads + r")\b", text):
         if m.start() in sent_starts and not any(is_strong_name(w, rules.generic) for w in m.group(1).split()):
             continue
+        if re.search(r"[A-Z][\w-]*,\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}$", text[max(0, m.start() - 80):m.start()]):
+            continue  # "SwaText, the 48-billion-token Swahili corpus": the appositive names SwaText, not "Swahili"
         for g in (1, 2):
             if m.group(g):
                 vote(m.group(g), "Dataset", 4)
@@ -375,13 +377,32 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         vote(m.group(1), "Dataset", 3)
     for m in re.finditer(r"\b(?:[Pp]erformance|[Aa]ccuracy|results?|evaluated|tested|benchmarked|FID|perplexity)\s+(?:of\s+[\w-]+\s+)?(?:\w+\s+){0,3}?on\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{3,}[\w-]*)", text):
         vote(m.group(1), "Dataset", 3)
-    name_item = r"[A-Z][\w-]*(?:\.\d+)?(?:[ \t]+[A-Z][\w-]*(?:\.\d+)?){0,2}"
-    eval_list = re.compile(r"(?:^|(?<=[.;]\s)|\b(?:evaluated|evaluate|tested|test|benchmarked|benchmarks?|accuracy|loss|perplexity|scores?|results?|"
-                           r"performance|improves?|achieves?|reaches|reach|state[- ]of[- ]the[- ]art|gains?|WER|FID|nDCG|error)\b[^.;]{0,40}?)"
-                           r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set)\s+of\s+)?(" + name_item + r"(?:(?:,\s+|,?\s+and\s+)" + name_item + r")*)")
-    for m in eval_list.finditer(text):
-        for item in re.finditer(name_item, m.group(1)):
+    # a dataset name: capitalised ("MedQA", "Long Range Arena"), or lower-case with a hyphen ("ogbg-molhiv")
+    name_item = r"(?:[A-Z][\w-]*(?:\.\d+)?(?:[ \t]+[A-Z][\w-]*(?:\.\d+)?){0,2}|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9])"
+    sep = r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)(?:on\s+)?(?:the\s+)?"
+    eval_cue = re.compile(r"\b(?i:evaluated|evaluate|evaluating|evaluation|tested|test|testing|benchmarked|benchmarks?|"
+                          r"accuracy|loss|perplexity|scores?|results?|measured|measuring|trained|training|pretrained|pre-trained|fine-tuned|"
+                          r"performance|improves?|achieves?|reaches|reach|state[- ]of[- ]the[- ]art|gains?|WER|FID|nDCG|error)\b")
+    on_list = re.compile(r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set|version)\s+of\s+)?(" + name_item + r"(?:" + sep + name_item + r")*)")
+
+    def in_eval_context(at: int) -> bool:
+        """An "on X" at ``at`` opens its sentence or follows a result cue in the same sentence."""
+        window = text[max(0, at - 90):at]
+        window = re.split(r"[.;:](?!\d)\s|\n", window)[-1]
+        return not window.strip() or bool(eval_cue.search(window))
+
+    for m in on_list.finditer(text):
+        if not in_eval_context(m.start()):
+            continue
+        items = list(re.finditer(name_item, m.group(1)))
+        while len(items) > 1 and not re.search(r"\b(?:and|or)\b", m.group(1)[items[-2].end():items[-1].start()]):
+            items.pop()  # a list ends "Y and Z": in "on X, Driftless reaches" the comma closes a fronted phrase
+        for item in items:
             w = item.group(0).rstrip(".")
+            after = text[m.start(1) + item.end():m.start(1) + item.end() + 12]
+            if w[0].islower() and (not re.match(r"\s*(?:[,.;:)]|and\b|or\b|$)", after)
+                                   or re.match(r"[ \t]+(?!(?:" + dheads + r"|tasks?|splits?|subsets?)\b)[a-z]", text[m.end(1):m.end(1) + 20])):
+                continue  # "on large-scale data", "on real-world tasks": a lower-case word before a noun is an adjective
             if w in rules.conf_acronyms or re.match(r"(?:Apple|NVIDIA|iPhone|iPad|Mac)\b", w):
                 continue
             vote(w, "Dataset", 3)
@@ -445,6 +466,12 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         if votes.get(norm(m.group(1)), Counter())["Method"] >= 1 and m.group(1) not in rules.function_words:
             vote(m.group(0), "Method", 2)
             cands.append((m.start(), m.end(), m.group(0)))
+    # what a dataset extends or builds on is a dataset too: "Marrow extends MedQA"
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*)\s+(?:extends|builds\s+(?:up)?on|is\s+an?\s+extension\s+of)\s+([A-Z][\w-]*)", text):
+        c = votes.get(norm(m.group(1)))
+        if c and c["Dataset"] > c["Method"]:
+            vote(m.group(2), "Dataset", 3)
+            cands.append((m.start(2), m.end(2), m.group(2)))
     # a name that the document shows as a method or dataset is that wherever it occurs
     out: list[Found] = []
     known = {k for k, c in votes.items() if c}

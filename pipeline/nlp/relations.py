@@ -43,6 +43,40 @@ def _between(doc: Doc, a: int, b: int) -> str:
     return doc.text[min(a, b):max(a, b)]
 
 
+def _introduced(st: _State) -> set[str]:
+    """Normalised names of the methods the papers read so far introduce, and of the current method."""
+    names = {norm(_canon(m)) for ms in st.paper_methods.values() for m in ms}
+    return names | ({norm(_canon(st.cur_method))} if st.cur_method is not None else set())
+
+
+def _clause_subject(sent: Span, methods: list[Span], introduced: set) -> Span | None:
+    """The method named in the subject of the sentence's main verb (by the dependency parse), preferring one a
+    paper introduces: "On X, a transformer equipped with HopSketch matches ..." is about HopSketch."""
+    root = sent.root
+    for t in root.children:
+        if t.dep_ not in {"nsubj", "nsubjpass"}:
+            continue
+        lo, hi = t.left_edge.idx, t.right_edge.idx + len(t.right_edge)
+        found = [m for m in methods if lo <= m.start_char < hi]
+        if found:
+            named = [m for m in found if norm(_canon(m)) in introduced]
+            return (named or found)[0]
+    return None
+
+
+def _listed_before(doc: Doc, methods: list[Span], d: Span) -> list[Span]:
+    """Methods coordinated right before "on <dataset>": "we benchmarked CLIP and DINOv2 on X" gives both."""
+    before = [m for m in methods if m.end_char <= d.start_char]
+    if not before or not re.fullmatch(r"\s+on\s+(?:the\s+)?", doc.text[before[-1].end_char:d.start_char]):
+        return []
+    out = [before[-1]]
+    for m in reversed(before[:-1]):
+        if not re.fullmatch(r",\s*|,?\s+(?:and|or)\s+", doc.text[m.end_char:out[0].start_char]):
+            break
+        out.insert(0, m)
+    return out
+
+
 def find_relations(doc: Doc, finder) -> list[tuple]:
     """All relations in ``doc`` as ``(subject, property, object, sentence, rule, confidence)``."""
     cues, negation = finder.re, finder.negation
@@ -287,12 +321,31 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 add(subj, pred, obj, sent, f"{pred}.cue", conf)
 
         # ---- evaluatedOn
-        if datasets and cues["evaluated"].search(text):
+        fronted = re.match(r"\s*(?:On|Across|Evaluated|Tested|Benchmarked|Measured|Measuring|Trained|Training|When)\b", text)
+        if datasets and (cues["evaluated"].search(text) or fronted):
+            clause_subj = _clause_subject(sent, methods, _introduced(st))
             for d in datasets:
                 if re.search(r"(?:introduc\w*|propos\w*|releas\w*|present\w*)\s+(?:\w+\s+){0,3}$", doc.text[max(s0, d.start_char - 40):d.start_char]):
                     continue
-                subs = [m for m in methods if m.end_char <= d.start_char]
-                subj = subs[0] if subs else None
+                subjects = []
+                if fronted and clause_subj is not None and clause_subj.start_char > d.start_char:
+                    subjects = [clause_subj]  # "Evaluated on X and Y, TAPO beats ...", "When training A on X, B reaches"
+                elif fronted and clause_subj is None:
+                    # no usable parse: the main clause starts after the fronted phrase's last dataset
+                    last = max(x.end_char for x in datasets)
+                    after = [m for m in methods if m.start_char > last]
+                    named = [m for m in after if norm(_canon(m)) in _introduced(st)]
+                    subjects = (named or after)[:1]
+                if not subjects:
+                    subjects = _listed_before(doc, methods, d)  # "we benchmarked CLIP and DINOv2 on X"
+                if not subjects:
+                    subs = [m for m in methods if m.end_char <= d.start_char]
+                    subjects = subs[:1]
+                if not subjects:
+                    subjects = [m for m in methods if m.start_char > d.end_char
+                                and re.fullmatch(r",?\s+(?:including|such\s+as|e\.g\.,?)\s+(?:[^.;:()]|\.(?=\d))*",
+                                                 doc.text[d.end_char:m.start_char])]  # "LLMs on X, including A and B"
+                subj = subjects[0] if subjects else None
                 if subj is None and re.match(r"\s*On\b", text):
                     after = [m for m in methods if m.start_char > d.end_char]
                     subj = after[0] if after else None
@@ -302,13 +355,20 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     ps = [m for m in ms if m.label_ == "Paper" and m.end_char <= d.start_char]
                     if ps:
                         subj = ps[-1]
-                    elif _WE.search(text) and pidx in st.untitled:
+                    elif (_WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and pidx in st.untitled:
                         subj = st.untitled[pidx]
+                    elif re.search(r"\b[Tt]he\s+authors\b", text) and st.cur_paper is not None:
+                        subj = st.cur_paper
                     elif re.match(r"\s*(?:\(\w\)\s*)?(?:Performance|Accuracy|Results)\b", text) and st.cur_method is not None:
                         subj = st.cur_method
-                if subj is None or negated(sent, subj.end_char if subj.end_char <= d.start_char else s0, d.start_char):
-                    continue
-                add(subj, "evaluatedOn", d, sent, "evaluatedOn.cue", 0.75)
+                if subj is not None and subj.label_ == "Paper":
+                    # the subject is the method where one is named, else the paper
+                    intro = [m for m in st.paper_methods.get(norm(_canon(subj)), []) if m.label_ == "Method"]
+                    subj = intro[0] if intro else subj
+                for s_ in (subjects if len(subjects) > 1 else [subj]):
+                    if s_ is None or negated(sent, s_.end_char if s_.end_char <= d.start_char else s0, d.start_char):
+                        continue
+                    add(s_, "evaluatedOn", d, sent, "evaluatedOn.cue", 0.75)
 
         # ---- runsOn (outside demos)
         if hardware and not demo and not st.demo_list:
