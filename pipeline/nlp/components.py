@@ -35,8 +35,8 @@ def mark_paragraphs(doc: Doc) -> Doc:
     for i, token in enumerate(doc[:-1]):
         if "\n" in token.text or "\n" in token.whitespace_:
             doc[i + 1].is_sent_start = True
-        elif token.text in {":", ",", ";", "(", "-", "–", "—"}:
-            doc[i + 1].is_sent_start = False  # "Title: Subtitle" is one sentence
+        elif token.text in {":", ",", ";", "(", "-", "–", "—"} or doc[i + 1].text in {"–", "—", ":"}:
+            doc[i + 1].is_sent_start = False  # "Title: Subtitle" and "Name – what it does" are one sentence
     return doc
 
 

@@ -12,7 +12,7 @@ from .rules import norm
 __all__ = ["find_relations"]
 
 _PAPER_ANAPHOR = re.compile(r"\b(?:[Tt]he|[Tt]his|[Oo]ur)\s+(?:paper|work|study|report)\b")
-_METHOD_ANAPHOR = re.compile(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:new\s+)?(?:method|approach|technique|model|framework|work|architecture|optimizer|paper)\b|\bthis\s+work\b")
+_METHOD_ANAPHOR = re.compile(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:new\s+)?(?:method|approach|technique|model|framework|work|architecture|optimizer|paper)\b|\bthis\s+work\b|\b[Ii]ts\b")
 _WE = re.compile(r"\b(?:[Ww]e|[Ii]n\s+this\s+(?:paper|work))\b")
 _UNTITLED_CUE = re.compile(
     r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work))\s+(?:\w+\s+){0,5}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases)\b"
@@ -21,6 +21,7 @@ _INTRO_CUE = re.compile(
     r"\b(?:propos\w*|introduc\w*|present\w*|describ\w*|shares?|sharing|releas\w*|develop\w*|details|unveil\w*)\b"
 )
 _NOVEL = re.compile(r"\b(?:[Aa]n?)\s+(?:novel|new)\s+(?:[\w-]+\s+){0,1}$")
+_CLAUSE_BREAK = re.compile(r";|[,:]\s+(?:but|while|whereas|although|which|who)\b|\b(?:but|while|whereas|although)\b")
 _LIST_HEAD = re.compile(r"^\s*(?:[-•*]\s*)?(.{2,90}?)(?::\s|\s+[–—]\s+)")
 
 
@@ -108,7 +109,14 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         out.append((s, p, o, sent, rule, conf))
 
     def negated(sent: Span, a: int, b: int) -> bool:
-        return bool(negation.search(_between(doc, a, b)))
+        """A negation or hedge in the clause that states the relation: from the start of the clause holding
+        the earlier end (``a`` or ``b``) to the later one. "not only ... but also" is no negation."""
+        lo, hi = min(a, b), max(a, b)
+        clause_start = sent.start_char
+        for cm in _CLAUSE_BREAK.finditer(doc.text, sent.start_char, lo):
+            clause_start = cm.end()
+        span = re.sub(r"\bnot\s+(?:only|just|merely)\b", "", doc.text[clause_start:hi])
+        return bool(negation.search(span))
 
     st = _State()
     new_spans: list[Span] = []
@@ -214,8 +222,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
             prefix = [c for c in confs if 0 <= w.start_char - c.end_char <= 2]
             after = [c for c in confs if c.start_char >= w.end_char]
             target = prefix[0] if prefix else (after[0] if after else None)
-            if target is None and event_span is not None and re.search(r"\bat\s+(?:the\s+)?(?:main\s+)?conference\b", text):
-                target = event_span
+            if target is None and event_span is not None:
+                target = event_span  # a workshop in a post about one conference is that conference's workshop
             if target is not None:
                 add(w, "partOf", target, sent, "partOf.workshop_at_conference", 0.9)
 
@@ -273,7 +281,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                         add(s, "demoedOn", h, sent, "demoedOn.demo_sentence", 0.75)
             if subjects:
                 st.demo_method = subjects[0]
-            if re.search(r"including:?\s*$", text):
+            if re.search(r"(?:including:?|:)\s*$", text):
                 st.demo_list = True
         elif st.demo_list and prev_sent is not None and para_of[prev_sent.start] != pidx and not _LIST_HEAD.match(text):
             st.demo_list, st.demo_method = False, None
@@ -309,6 +317,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 if kind == "extends":
                     subs = [m for m in subs if m.label_ == obj.label_]
                 subj = subs[-1] if subs else None
+                if re.search(r"\b(?:[Ii]t|[Tt]hey|[Ii]ts\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:\w+\s+){0,2}$", doc.text[max(s0, c_start - 40):c_start]):
+                    # "..., and it outperforms X": the pronoun is the sentence's subject or the method in focus
+                    subj = _clause_subject(sent, methods, _introduced(st)) or anaphor_method or subj
                 if subj is None and kind == "uses":
                     if re.match(r"\s*Using\b", text):
                         subj = st.cur_paper
@@ -374,7 +385,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         if hardware and not demo and not st.demo_list:
             for h in hardware:
                 window = doc.text[max(s0, h.start_char - 60):h.start_char]
-                if not re.search(r"\b(?:on|for)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}$", window):
+                if not re.search(r"\b(?i:on|for)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}(?:(?:such\s+as|like|including)\s+(?:an?\s+|the\s+)?)?$", window):
                     continue
                 subs = [m for m in methods if m.end_char <= h.start_char]
                 subj_list = subs[:1]
@@ -382,6 +393,14 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     subj_list = [anaphor_method]
                 if not subj_list and re.match(r"\s*(?:\(\w\)\s*)?(?:Inference|Runtime|Latency|Training)\b", text):
                     subj_list = methods[:1]
+                if not subj_list and re.match(r"\s*On\b", text):
+                    # "On an NVIDIA Jetson AGX Orin, CTP reduces latency": the main clause's method
+                    subj_list = [m for m in [_clause_subject(sent, methods, _introduced(st))] if m is not None] or \
+                                [m for m in methods if m.start_char > h.end_char][:1]
+                if not subj_list and not methods and st.cur_paper is not None and re.search(
+                        r"\b(?:[Ee]xperiments|[Rr]esults|[Mm]easurements|[Bb]enchmarks)\b", text):
+                    # "All experiments were run on TPU v5e pods": the method of the paper in focus
+                    subj_list = [m for m in st.paper_methods.get(norm(_canon(st.cur_paper)), []) if m.label_ == "Method"][:1]
                 for s in subj_list:
                     if negated(sent, s.end_char if s.end_char <= h.start_char else s0, h.start_char):
                         continue
