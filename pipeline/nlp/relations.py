@@ -250,10 +250,19 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     add(target, "presentedAt", v, sent, "presentedAt.venue_line", 0.85)
 
         # ---- affiliatedWith
-        for p in [m for m in ms if m.label_ == "Paper"]:
+        aff_papers = [m for m in ms if m.label_ == "Paper"] or (
+            [st.cur_paper] if st.cur_paper is not None and _PAPER_ANAPHOR.search(text) else [])
+        joint = re.search(r"\b(?:joint\s+(?:research|work|project)|(?:a\s+)?collaboration|partnership)\s+(?:between|with)\s+", text)
+        for p in aff_papers:
             for o in orgs:
+                before = doc.text[max(s0, o.start_char - 40):o.start_char]
                 if re.search(re.escape(o.text) + r"\s+(?:\w+\s+){0,2}(?:researchers|scientists|paper|authors)", text):
                     add(p, "affiliatedWith", o, sent, "affiliatedWith.org_researchers", 0.7)
+                elif re.search(r"\b(?:researchers|scientists|collaborators|colleagues|authors|co-authors|teams?|partners)\s+"
+                               r"(?:\w+\s+)?(?:from|at|of)\s+(?:the\s+)?$", before):
+                    add(p, "affiliatedWith", o, sent, "affiliatedWith.colleagues_from", 0.7)
+                elif joint and o.start_char >= s0 + joint.end():
+                    add(p, "affiliatedWith", o, sent, "affiliatedWith.joint_work", 0.7)
 
         # ---- demos
         demo = re.search(r"\b(?:demo|demos|demonstrations?|booth|showcase)\b", text, re.I)
