@@ -66,12 +66,12 @@ def _conference_mentions(text: str, rules) -> list[Found]:
             words = long.split()
             body = r"\s*".join(re.escape(w) for w in words)
             pat = re.compile(
-                r"(?:(?:the\s+)?(?P<ord>" + ORDINAL + r")\s+)?(?:Annual\s+)?(?:(?:IEEE/CVF|IEEE|ACM)\s+)?"
+                r"(?:(?:the\s+)?(?:(?P<ord>" + ORDINAL + r")|(?P<pre>(?:19|20)\d{2}))\s+)?(?:Annual\s+)?(?:(?:IEEE/CVF|IEEE|ACM)\s+)?"
                 + body + r"(?:\s*\((?P<acr>[A-Za-z]+)(?:\s+(?P<py>(?:19|20)\d{2}))?\))?(?:\s+(?P<year>(?:19|20)\d{2}))?",
                 re.I,
             )
             for m in pat.finditer(text):
-                year = m.group("py") or m.group("year")
+                year = m.group("py") or m.group("year") or m.group("pre")
                 if not year and m.group("ord") and info.get("base"):
                     n = ordinal_value(m.group("ord"))
                     if n:
@@ -446,7 +446,8 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             vote(w, "Method", 2)
             cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
     # "called X", "named X", "dubbed X"
-    for m in re.finditer(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\s+([A-Z][\w-]*)", text):
+    for m in re.finditer(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed|(?:[Cc]all|[Nn]ame|[Tt]erm)\s+(?:the|this|our)\s+(?:[\w-]+\s+)?"
+                         r"(?:method|model|approach|algorithm|framework|system|technique|architecture))\s+([A-Z][\w-]*)", text):
         vote(m.group(1), "Method", 2)
         cands.append((m.start(1), m.end(1), m.group(1)))
     # "we propose/introduce/present X" where X is capitalised
@@ -483,12 +484,24 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         if votes.get(norm(m.group(1)), Counter())["Method"] >= 1 and m.group(1) not in rules.function_words:
             vote(m.group(0), "Method", 2)
             cands.append((m.start(), m.end(), m.group(0)))
-    # what a dataset extends or builds on is a dataset too: "Marrow extends MedQA"
-    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*)\s+(?:extends|builds\s+(?:up)?on|is\s+an?\s+extension\s+of)\s+([A-Z][\w-]*)", text):
+    # what a method or dataset extends, builds on, uses or beats is of its class: "Marrow extends MedQA" (datasets),
+    # "DRAFTWISE extends Medusa", "it is a direct successor of our earlier Hydra" (methods)
+    rel_cue = (r"(?:extends|extending|builds\s+(?:up)?on|built\s+(?:up)?on(?:\s+top\s+of)?|generali[sz]es|adapts|"
+               r"is\s+an?\s+(?:direct\s+)?(?:extension|successor|variant|generali[sz]ation)\s+(?:of|to)|"
+               r"replaces\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?of|uses|relies\s+on|outperforms|beats|surpasses)")
+    obj = r"([A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,2}(?:[ \t]+\d+(?:\.\d+)?)?)"
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*|[Ii]t)\s+" + rel_cue + r"\s+(?:(?:the|our|an?|both)\s+)?(?:(?:earlier|original|popular|standard|prior)\s+)?" + obj, text):
         c = votes.get(norm(m.group(1)))
+        o = m.group(2)
+        if o in rules.generic or o.split()[0] in rules.generic or o in rules.conf_acronyms or o.split()[0] in rules.organizations:
+            continue
         if c and c["Dataset"] > c["Method"]:
-            vote(m.group(2), "Dataset", 3)
-            cands.append((m.start(2), m.end(2), m.group(2)))
+            vote(o, "Dataset", 3)
+        elif (c and c["Method"]) or m.group(1).lower() == "it":
+            vote(o, "Method", 2)
+        else:
+            continue
+        cands.append((m.start(2), m.end(2), o))
     # a name that the document shows as a method or dataset is that wherever it occurs
     out: list[Found] = []
     known = {k for k, c in votes.items() if c}

@@ -12,10 +12,10 @@ from .rules import norm
 __all__ = ["find_relations"]
 
 _PAPER_ANAPHOR = re.compile(r"\b(?:[Tt]he|[Tt]his|[Oo]ur)\s+(?:paper|work|study|report)\b")
-_METHOD_ANAPHOR = re.compile(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:new\s+)?(?:method|approach|technique|model|framework|work|architecture|optimizer|paper)\b|\bthis\s+work\b|\b[Ii]ts\b")
+_METHOD_ANAPHOR = re.compile(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:[\w-]+\s+)?(?:method|approach|technique|model|framework|work|architecture|optimizer|paper)\b|\bthis\s+work\b|\b[Ii]ts\b")
 _WE = re.compile(r"\b(?:[Ww]e|[Ii]n\s+this\s+(?:paper|work))\b")
 _UNTITLED_CUE = re.compile(
-    r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work))\s+(?:\w+\s+){0,5}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases)\b"
+    r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work))\s+(?:\w+\s+){0,5}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases|call|name|term|dub)\b"
 )
 _INTRO_CUE = re.compile(
     r"\b(?:propos\w*|introduc\w*|present\w*|describ\w*|shares?|sharing|releas\w*|develop\w*|details|unveil\w*)\b"
@@ -65,10 +65,25 @@ def _clause_subject(sent: Span, methods: list[Span], introduced: set) -> Span | 
     return None
 
 
+_ANAPHOR_HEADS = {"method", "approach", "technique", "model", "framework", "system", "architecture", "network",
+                  "algorithm", "optimizer", "pipeline", "student", "encoder", "decoder", "tokenizer", "agent"}
+
+
+def _subject_is_anaphor(sent: Span) -> bool:
+    """The main clause's subject is "it"/"they" or "the (student) model", "this method": a method named before."""
+    for t in sent.root.children:
+        if t.dep_ in {"nsubj", "nsubjpass"}:
+            if t.lower_ in {"it", "they"}:
+                return True
+            if t.lower_ in _ANAPHOR_HEADS and any(c.dep_ == "det" and c.lower_ in {"the", "this", "our"} for c in t.children):
+                return True
+    return False
+
+
 def _listed_before(doc: Doc, methods: list[Span], d: Span) -> list[Span]:
     """Methods coordinated right before "on <dataset>": "we benchmarked CLIP and DINOv2 on X" gives both."""
     before = [m for m in methods if m.end_char <= d.start_char]
-    if not before or not re.fullmatch(r"\s+on\s+(?:the\s+)?", doc.text[before[-1].end_char:d.start_char]):
+    if not before or not re.fullmatch(r",?\s+on\s+(?:the\s+)?", doc.text[before[-1].end_char:d.start_char]):
         return []
     out = [before[-1]]
     for m in reversed(before[:-1]):
@@ -243,7 +258,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
             target = None
             if pidx in st.untitled:
                 target = st.untitled[pidx]
-            elif pidx - 1 in st.untitled and not re.match(r"\s*This\s+paper\b", text):
+            elif pidx - 1 in st.untitled and not re.match(r"\s*This\s+paper\b", text) and (
+                    prev_sent is None or para_of[prev_sent.start] != pidx):  # a venue line of its own follows its abstract
                 target = st.untitled[pidx - 1]
             if target is not None:
                 for v in venues:
@@ -350,6 +366,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 subjects = []
                 if fronted and clause_subj is not None and clause_subj.start_char > d.start_char:
                     subjects = [clause_subj]  # "Evaluated on X and Y, TAPO beats ...", "When training A on X, B reaches"
+                elif fronted and anaphor_method is not None and _subject_is_anaphor(sent):
+                    subjects = [anaphor_method]  # "Benchmarked on X and Y, it is 1.4x faster than Z"
                 elif fronted and clause_subj is None:
                     # no usable parse: the main clause starts after the fronted phrase's last dataset
                     last = max(x.end_char for x in datasets)
@@ -358,6 +376,11 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     subjects = (named or after)[:1]
                 if not subjects:
                     subjects = _listed_before(doc, methods, d)  # "we benchmarked CLIP and DINOv2 on X"
+                if not subjects:
+                    colon = [m for m in methods if m.start_char > d.end_char and re.match(r"\s*:", doc.text[d.end_char:])]
+                    subjects = colon  # "three encoders on X: A, B and C"
+                if not subjects and anaphor_method is not None and _subject_is_anaphor(sent):
+                    subjects = [anaphor_method]  # "It is benchmarked on X", "The student model is evaluated on X"
                 if not subjects:
                     subs = [m for m in methods if m.end_char <= d.start_char]
                     subjects = subs[:1]
@@ -375,6 +398,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     ps = [m for m in ms if m.label_ == "Paper" and m.end_char <= d.start_char]
                     if ps:
                         subj = ps[-1]
+                    elif _PAPER_ANAPHOR.search(text) and st.cur_paper is not None:
+                        subj = st.cur_paper  # "The paper reports results on X"
                     elif (_WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and pidx in st.untitled:
                         subj = st.untitled[pidx]
                     elif re.search(r"\b[Tt]he\s+authors\b", text) and st.cur_paper is not None:
@@ -393,11 +418,18 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         # ---- runsOn (outside demos)
         if hardware and not demo and not st.demo_list:
             for h in hardware:
+                # "a single Inferentia2 chip serves 1,200 RGR queries per second": the device serves the method
+                served = [m for m in methods if m.start_char > h.end_char and re.fullmatch(
+                    r"(?:\s+(?:chips?|GPUs?|boards?|devices?))?\s+(?:serves|runs|processes|handles|executes)\s+(?:[\w,]+\s+){0,3}?",
+                    doc.text[h.end_char:m.start_char])]
                 window = doc.text[max(s0, h.start_char - 60):h.start_char]
-                if not re.search(r"\b(?i:on|for)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}(?:(?:such\s+as|like|including)\s+(?:an?\s+|the\s+)?)?$", window):
+                if not served and not re.search(r"\b(?i:on|for)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}(?:(?:such\s+as|like|including)\s+(?:an?\s+|the\s+)?)?$", window):
                     continue
                 subs = [m for m in methods if m.end_char <= h.start_char]
-                subj_list = subs[:1]
+                subj_list = served[:1] or subs[:1]
+                if not served and anaphor_method is not None and _subject_is_anaphor(sent) and (
+                        not subs or re.search(r"\b(?:it|they)\b", doc.text[subs[0].end_char:h.start_char])):
+                    subj_list = [anaphor_method]  # "..., and it runs entirely on X": the method in focus
                 if not subj_list and anaphor_method is not None:
                     subj_list = [anaphor_method]
                 if not subj_list and re.match(r"\s*(?:\(\w\)\s*)?(?:Inference|Runtime|Latency|Training)\b", text):
@@ -407,8 +439,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     subj_list = [m for m in [_clause_subject(sent, methods, _introduced(st))] if m is not None] or \
                                 [m for m in methods if m.start_char > h.end_char][:1]
                 if not subj_list and not methods and st.cur_paper is not None and re.search(
-                        r"\b(?:[Ee]xperiments|[Rr]esults|[Mm]easurements|[Bb]enchmarks)\b", text):
-                    # "All experiments were run on TPU v5e pods": the method of the paper in focus
+                        r"\b(?:[Ee]xperiments|[Rr]esults|[Mm]easurements|[Bb]enchmarks|takes|took|minutes|hours|seconds|per\s+second|fps)\b", text):
+                    # "All experiments were run on TPU v5e pods", "Fitting a scene takes eight minutes on X":
+                    # the method of the paper in focus
                     subj_list = [m for m in st.paper_methods.get(norm(_canon(st.cur_paper)), []) if m.label_ == "Method"][:1]
                 for s in subj_list:
                     if negated(sent, s.end_char if s.end_char <= h.start_char else s0, h.start_char):
