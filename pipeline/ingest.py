@@ -255,7 +255,7 @@ def decode(data: bytes, declared: str | None = None) -> tuple[str, str]:
         if codec in ("latin-1", "iso8859-1", "ascii"):  # as browsers do (WHATWG Encoding)
             candidates.append(("cp1252", f"cp1252 (declared {declared})"))
         elif codec and not codec.startswith(("utf-16", "utf-32")):
-            candidates.append((codec, f"{codec} (declared)"))
+            candidates.append((codec, f"{codec} (declared {declared})"))
     candidates += [("cp1252", "cp1252 (best guess)"), ("latin-1", "latin-1 (best guess)")]
     for codec, label in candidates:
         try:
