@@ -71,7 +71,7 @@ def source_name(document: Document) -> str:
 
 def _os_reason(exc: OSError) -> str:
     if exc.errno == errno.ELOOP:
-        return "symlink loop (the link points back to itself); skipped"
+        return "symlink loop (a link that leads back to itself); skipped"
     if exc.errno == errno.ENOENT:
         return "cannot be read (broken symlink, or removed while reading); skipped"
     if exc.errno in (errno.EACCES, errno.EPERM):
@@ -128,8 +128,18 @@ def find_files(inputs: Iterable[Path], skipped: list[SkippedDocument] | None = N
 def _walk(root: Path, skipped: list[SkippedDocument]) -> Iterator[tuple[Path, str]]:
     """Document files under ``root`` (depth first, without recursion) with their relative paths."""
     st = root.stat()
+    # the folders really under root: a link to one of them is read there, not twice
     seen = {(st.st_dev, st.st_ino): ""}
-    stack = [(root, "", frozenset(seen))]
+    for folder, subfolders, _ in os.walk(root):
+        for sub in subfolders:
+            sub_path = os.path.join(folder, sub)
+            try:
+                if not os.path.islink(sub_path):
+                    sst = os.stat(sub_path)
+                    seen.setdefault((sst.st_dev, sst.st_ino), Path(os.path.relpath(sub_path, root)).as_posix())
+            except OSError:
+                pass
+    stack = [(root, "", frozenset({(st.st_dev, st.st_ino)}))]
     while stack:
         folder, rel, ancestors = stack.pop()
         try:
@@ -150,12 +160,14 @@ def _walk(root: Path, skipped: list[SkippedDocument]) -> Iterator[tuple[Path, st
                 continue
             if stat.S_ISDIR(st.st_mode):
                 key = (st.st_dev, st.st_ino)
-                if key in ancestors:
+                if not entry.is_symlink():
+                    stack.append((path, name, ancestors | {key}))
+                elif key in ancestors:
                     skipped.append(SkippedDocument(display_path(path), "symlink loop (links back to the folder "
-                                                   f"{seen[key] or display_path(root)!r}); not followed"))
+                                                   f"{display_path(seen[key] or root)!r}); not followed"))
                 elif key in seen:
                     skipped.append(SkippedDocument(display_path(path), "links to the folder "
-                                                   f"{seen[key]!r}, which is read already; not followed"))
+                                                   f"{display_path(seen[key])!r}, which is read already; not followed"))
                 else:
                     seen[key] = name
                     stack.append((path, name, ancestors | {key}))
@@ -404,7 +416,7 @@ def read_jsonl(path: Path, file_id: str, max_bytes: int, skipped: list[SkippedDo
             lines = _jsonl_lines(fh, wide, max_bytes)
             for n, line, encoding in lines:
                 def skip(reason: str) -> None:
-                    skipped.append(SkippedDocument(f"{where}:{n}", f"line {n}: {reason}; skipped"))
+                    skipped.append(SkippedDocument(f"{where}:{n}", f"{reason}; skipped"))
 
                 if line is None:
                     nonblank += 1
@@ -418,7 +430,7 @@ def read_jsonl(path: Path, file_id: str, max_bytes: int, skipped: list[SkippedDo
                 except ValueError as exc:
                     msg = getattr(exc, "msg", str(exc))
                     col = getattr(exc, "colno", None)
-                    skip(f"not valid JSON ({msg}" + (f" at column {col})" if col else ")"))
+                    skip(f"not valid JSON ({msg}" + (f", column {col})" if col else ")"))
                     continue
                 if not isinstance(obj, dict):
                     skip(f"a JSON {type(obj).__name__}, not an object with \"id\" and \"text\"")

@@ -35,11 +35,23 @@ JOURNAL = ".mlkg-commit.json"
 """The commit journal's file name inside the output folder; present only while (or after a crash during) renames."""
 
 
+def _mkstemp(path: Path) -> tuple[int, str]:
+    """A temporary file beside ``path``, with the permissions a new file gets (mkstemp's are 0600)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    mask = os.umask(0)
+    os.umask(mask)
+    try:
+        os.fchmod(fd, 0o666 & ~mask)
+    except (AttributeError, OSError):  # not POSIX
+        pass
+    return fd, tmp
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new one, never a part."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _mkstemp(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -160,7 +172,7 @@ def write_outputs(out_dir: Path, files: dict[str, bytes]) -> None:
             staged: list[tuple[str, str]] = []
             try:
                 for name, data in files.items():
-                    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
+                    fd, tmp = _mkstemp(out / name)
                     staged.append((Path(tmp).name, name))
                     with os.fdopen(fd, "wb") as fh:
                         fh.write(data)

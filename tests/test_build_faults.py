@@ -96,6 +96,12 @@ def make_bad_corpus(root: Path) -> dict[str, str]:
         bad["locked.txt"] = "permission denied"
     else:  # cannot make a file unreadable here (root without CAP_SETPCAP): it is simply read
         (root / "locked.txt").unlink()
+    # file names that are not UTF-8 (bytes on POSIX): shown with \x escapes, in the graph and in the report
+    with open(os.path.join(os.fsencode(root), b"caf\xe9.txt"), "wb") as fh:
+        fh.write(b"We present ByteNet at ICML 2025.\n")
+    with open(os.path.join(os.fsencode(root), b"nul\xff <\">.txt"), "wb"):
+        pass
+    bad['nul\\xff <">.txt'] = "empty"
     (root / "weird.html").write_text(HTML_THAT_RAISES)
     try:
         html_to_text(HTML_THAT_RAISES)
@@ -128,7 +134,8 @@ def test_build_faults_bad_corpus_reports_every_bad_document_and_keeps_every_good
     for doc_id, text in JSONL_GOOD.items():
         assert (document_iri(f"docs.jsonl#{doc_id}"), RDF.type, MLKG.Document) in g
         assert text.split()[2].rstrip(",") in labels
-    assert report["documents_read"] == len(GOOD) + len(JSONL_GOOD)
+    assert (document_iri("caf\\xe9.txt"), RDF.type, MLKG.Document) in g and "ByteNet" in labels
+    assert report["documents_read"] == len(GOOD) + len(JSONL_GOOD) + 1
     assert not {"ScriptNet", "StyleNet", "HugeNet", "LockedNet"} & labels
     assert "read page.html as cp1252 (declared windows-1252)" in r.stdout
     # --strict: the same corpus fails, names what it would skip, and writes nothing
