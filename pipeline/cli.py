@@ -14,7 +14,7 @@ from typing import List, Optional
 import typer
 from typer.core import TyperGroup
 
-from .errors import ExitCode, MlkgError
+from .errors import ExitCode, InputError, MlkgError
 
 __all__ = ["app"]
 
@@ -149,7 +149,7 @@ def view(
     from .render import render_file
 
     if not graph.is_file():
-        _fail(MlkgError(f"{graph}: no graph there; run `mlkg build` first"))
+        _fail(InputError(f"{graph}: no graph there; run `mlkg build` first"))
     path = render_file(graph, out)
     typer.echo(f"wrote {path}")
     if open_:
