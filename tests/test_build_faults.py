@@ -27,11 +27,10 @@ _PR_CAPBSET_DROP, _CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH = 24, 1, 2
 
 def _drop_file_read_override():
     """In the child, before exec: drop root's power to read any file, so chmod 000 really denies reading."""
-    if os.geteuid() == 0:
+    if os.geteuid() == 0:  # needs CAP_SETPCAP; without it the file stays readable and the test leaves it out
         libc = ctypes.CDLL(None, use_errno=True)
         for cap in (_CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH):
-            if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
-                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+            libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
 
 
 def _mlkg(*args, env=None, **kw):
