@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import io
 import json
 import os
 import re
@@ -461,8 +462,6 @@ def read_jsonl(path: Path, file_id: str, max_bytes: int, skipped: list[SkippedDo
 def _jsonl_lines(fh, wide: str | None, max_bytes: int) -> Iterator[tuple[int, str | None, str]]:
     """(line number, text or None when over the limit, encoding) for each line of a JSON Lines file."""
     if wide:
-        import io
-
         text = io.TextIOWrapper(fh, encoding=wide, errors="replace", newline=None)
         text.read(1)  # the BOM
         n = 0
