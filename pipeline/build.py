@@ -46,11 +46,16 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     t = {}
     t0 = time.perf_counter()
     skipped: list[SkippedDocument] = []
+    write.recover(config.out_dir)  # finish the commit of a build that died while replacing its outputs
     cb.on_stage("read")
     documents = list(ingest.read_documents(config.inputs, config.max_bytes, skipped))
     if not documents:
         raise InputError(f"no readable documents under {', '.join(map(str, config.inputs))}"
-                         + (f" ({len(skipped)} skipped)" if skipped else ""))
+                         + (f" ({len(skipped)} skipped: " + "; ".join(f"{s.path}: {s.reason}" for s in skipped) + ")"
+                            if skipped else ""))
+    if config.strict and skipped:
+        raise MlkgError(f"{len(skipped)} document(s) skipped and --strict is set; nothing written: "
+                        + "; ".join(f"{s.path}: {s.reason}" for s in skipped))
     t["read"] = time.perf_counter() - t0
 
     cb.on_stage("parse")
@@ -59,7 +64,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     cb.on_documents(len(documents))
 
     def failed(document: Document, exc: Exception) -> None:
-        skipped.append(SkippedDocument(path=str(document.path), reason=f"processing failed ({type(exc).__name__}: {exc}); skipped"))
+        skipped.append(SkippedDocument(path=ingest.source_name(document), reason=f"processing failed ({type(exc).__name__}: {exc}); skipped"))
 
     extractions = []
     for ex in extract_all(nlp, documents, batch_size=config.batch_size, on_error=failed):
@@ -91,16 +96,15 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         model=nlp.meta.get("mlkg_model", ""),
         outputs=tuple(str(config.out_dir / n) for n in (["graph.ttl", "graph.html"] if html else ["graph.ttl"]) + ["merges.json", "report.json"]),
         graph_stats=stats,
+        encodings={ex.document.id: ex.document.encoding for ex in extractions},
     )
     if config.strict and skipped:
         raise MlkgError(f"{len(skipped)} document(s) skipped and --strict is set; nothing written: "
                         + "; ".join(f"{s.path}: {s.reason}" for s in skipped))
-    out = Path(config.out_dir)
-    write.atomic_write(out / "graph.ttl", ttl)
-    if html is not None:
-        write.atomic_write(out / "graph.html", html)
-    write.write_json(rdf.merge_log(resolution), out / "merges.json")
-    write.write_json(report_dict(report, include_timing=False), out / "report.json")
+    files = {"graph.ttl": ttl, **({"graph.html": html} if html is not None else {}),
+             "merges.json": write.json_bytes(rdf.merge_log(resolution)),
+             "report.json": write.json_bytes(report_dict(report, include_timing=False))}
+    write.write_outputs(Path(config.out_dir), files)  # all replaced in one commit, or none
     t["write"] = time.perf_counter() - t0
     return report
 
@@ -114,6 +118,7 @@ def report_dict(report: BuildReport, include_timing: bool = True) -> dict:
         "relations_per_property": report.relations_per_property,
         "model": report.model,
         "graph": report.graph_stats,
+        "encodings": report.encodings,
     }
     if include_timing:
         d["seconds"] = {k: round(v, 3) for k, v in report.seconds.items()}

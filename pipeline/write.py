@@ -1,22 +1,57 @@
-"""Write graphs and reports deterministically and atomically (temporary file, then rename)."""
+"""Write graphs and reports deterministically and atomically (temporary file, then rename).
+
+A build replaces several files (graph.ttl, graph.html, report.json). :func:`write_outputs` makes that one
+all-or-nothing step, in the manner of a database commit:
+
+1. every new file is written in full to a temporary file beside its target and fsynced;
+2. a journal (``.mlkg-commit.json``) listing the renames is written atomically: this is the commit point;
+3. the temporary files are renamed over the targets, and the journal is removed.
+
+A run that dies before step 2 leaves every previous output byte-identical (only stray temporary files, which the
+next run removes). A run that dies during step 3 leaves each file either old or new, never partial, and the
+journal lets the next ``mlkg build`` (:func:`recover`) finish the renames, so the folder never stays mixed.
+A lock on the output folder keeps two builds into the same folder from interleaving.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 from rdflib import Graph
 
-__all__ = ["atomic_write", "write_turtle", "turtle_bytes", "write_json"]
+from .errors import MlkgError
+
+__all__ = ["atomic_write", "write_turtle", "turtle_bytes", "write_json", "json_bytes", "write_outputs", "recover",
+           "JOURNAL"]
+
+JOURNAL = ".mlkg-commit.json"
+"""The commit journal's file name inside the output folder; present only while (or after a crash during) renames."""
+
+
+def _mkstemp(path: Path) -> tuple[int, str]:
+    """A temporary file beside ``path``, with the permissions a new file gets (mkstemp's are 0600)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    mask = os.umask(0)
+    os.umask(mask)
+    try:
+        os.fchmod(fd, 0o666 & ~mask)
+    except (AttributeError, OSError):  # not POSIX
+        pass
+    return fd, tmp
 
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new one, never a part."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _mkstemp(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -42,6 +77,123 @@ def write_turtle(graph: Graph, path: Path) -> None:
     atomic_write(path, turtle_bytes(graph))
 
 
+def json_bytes(obj) -> bytes:
+    """``obj`` as sorted, indented UTF-8 JSON."""
+    return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def write_json(obj, path: Path) -> None:
     """Write ``obj`` as sorted, indented JSON atomically."""
-    atomic_write(path, (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8"))
+    atomic_write(path, json_bytes(obj))
+
+
+def _fault(checkpoint: str) -> None:
+    """Fault injection for the crash tests: ``MLKG_TEST_FAULT=pause:<checkpoint>`` or ``raise:<checkpoint>``."""
+    action, _, where = os.environ.get("MLKG_TEST_FAULT", "").partition(":")
+    if where != checkpoint:
+        return
+    if action == "raise":
+        raise OSError(errno.EIO, f"fault injected at {checkpoint} by MLKG_TEST_FAULT")
+    if action == "pause":
+        print(f"mlkg: paused at {checkpoint} (MLKG_TEST_FAULT)", file=sys.stderr, flush=True)
+        time.sleep(600)
+
+
+@contextlib.contextmanager
+def _locked(folder: Path):
+    """An exclusive lock on the folder itself (no lock file left behind); released when the process dies."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:  # a file system without locks (some network mounts): go on unlocked
+            pass
+        yield
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _recover_locked(out: Path) -> list[str]:
+    done = []
+    journal = out / JOURNAL
+    if journal.exists():
+        for tmp, name in json.loads(journal.read_text("utf-8"))["renames"]:
+            if (out / tmp).exists():
+                os.replace(out / tmp, out / name)
+                done.append(name)
+        _fsync_dir(out)
+        journal.unlink()
+    for stray in out.glob(".*.tmp"):  # temporary files of runs that died before their commit point
+        stray.unlink(missing_ok=True)
+    return done
+
+
+def recover(out_dir: Path) -> list[str]:
+    """Finish a commit that a dead run left half done, and remove its stray temporary files.
+
+    Returns the names of the outputs the interrupted run had not yet replaced and that are now replaced.
+    """
+    out = Path(out_dir)
+    if not out.is_dir():
+        return []
+    with _locked(out):
+        return _recover_locked(out)
+
+
+def write_outputs(out_dir: Path, files: dict[str, bytes]) -> None:
+    """Replace all of ``files`` (name to content) in ``out_dir`` as one step: all new, or all as they were.
+
+    Raises
+    ------
+    MlkgError
+        When a file cannot be written; the previous outputs are then as they were (or, if the failure came
+        after the commit point, the next run completes the replacement).
+    """
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with _locked(out):
+            _recover_locked(out)
+            staged: list[tuple[str, str]] = []
+            try:
+                for name, data in files.items():
+                    fd, tmp = _mkstemp(out / name)
+                    staged.append((Path(tmp).name, name))
+                    with os.fdopen(fd, "wb") as fh:
+                        fh.write(data)
+                        fh.flush()
+                        os.fsync(fh.fileno())
+                _fault("staged")
+                atomic_write(out / JOURNAL, json_bytes({"renames": staged}))
+                _fsync_dir(out)
+            except BaseException:
+                for tmp, _ in staged:
+                    (out / tmp).unlink(missing_ok=True)
+                raise
+            for i, (tmp, name) in enumerate(staged):
+                os.replace(out / tmp, out / name)
+                if i == 0:
+                    _fault("committing")
+            _fsync_dir(out)
+            (out / JOURNAL).unlink()
+    except OSError as exc:
+        raise MlkgError(f"cannot write the outputs in {out}: {exc}; the previous outputs are left as they were"
+                        + (" (the next build completes the replacement)" if (out / JOURNAL).exists() else "")) from exc
