@@ -18,7 +18,7 @@ __all__ = ["force_layout"]
 
 
 def force_layout(n: int, edges: Sequence[tuple[int, int]], *, iterations: int = 80, samples: int = 200,
-                 seed: int = 7, spacing: float = 60.0) -> list[tuple[float, float]]:
+                 seed: int = 7, spacing: float = 100.0) -> list[tuple[float, float]]:
     """Positions for nodes ``0 .. n-1`` joined by ``edges``, about ``spacing`` apart between neighbours.
 
     Examples
@@ -54,5 +54,17 @@ def force_layout(n: int, edges: Sequence[tuple[int, int]], *, iterations: int = 
         length = np.sqrt(np.einsum("ij,ij->i", disp, disp)) + 1e-9
         pos += disp * (np.minimum(length, temp) / length)[:, None]
         temp *= cool
-    pos = (pos - pos.mean(axis=0)) * spacing
+    pos -= pos.mean(axis=0)
+    # nodes without edges settle where the pull to the centre meets the repulsion of everything, far outside
+    # the tight core the edges make: bring them onto a ring just outside it, keeping their directions and order
+    if len(e):
+        linked = np.zeros(n, dtype=bool)
+        linked[src] = linked[dst] = True
+        r = np.sqrt(np.einsum("ij,ij->i", pos, pos))
+        core = float(np.quantile(r[linked], 0.95))
+        far = r > core
+        if far.any() and core > 0:
+            r_new = core + (r[far] - core) * (0.3 * core / max(float(r[far].max()) - core, 1e-9))
+            pos[far] *= (r_new / r[far])[:, None]
+    pos *= spacing
     return [(round(float(x), 1), round(float(y), 1)) for x, y in pos]

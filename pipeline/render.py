@@ -21,8 +21,8 @@ CLASS_COLORS = {
     "Paper": "#4e79a7", "Method": "#f28e2b", "Dataset": "#59a14f",
     "Venue": "#e15759", "Hardware": "#76b7b2", "Organization": "#b07aa1",
 }
-CLASS_SHAPES = {"Paper": "box", "Method": "dot", "Dataset": "database", "Venue": "star", "Hardware": "triangle", "Organization": "diamond"}
-LAYOUT_THRESHOLD = 300
+CLASS_SHAPES = {"Paper": "square", "Method": "dot", "Dataset": "hexagon", "Venue": "star", "Hardware": "triangle", "Organization": "diamond"}
+LAYOUT_THRESHOLD = 150
 """Above this many nodes, positions are computed in Python (:mod:`pipeline.layout`) and browser physics is off."""
 
 

@@ -117,7 +117,7 @@ def synthetic_graph(n_nodes: int, n_edges: int, seed: int = 7):
         g.add((iri, MLKG.mentionedIn, rng.choice(docs)))
     seen: set[tuple[int, int, int]] = set()
     # a few hubs, as real graphs have (venues, popular methods): preferential choice of one end
-    hubs = list(range(0, n_nodes, max(1, n_nodes // 40)))
+    hubs = rng.sample(range(n_nodes), min(n_nodes, 40))
     while len(seen) < n_edges:
         a = rng.randrange(n_nodes)
         b = rng.choice(hubs) if rng.random() < 0.3 else rng.randrange(n_nodes)
