@@ -79,7 +79,7 @@ def render_html(graph: Graph) -> str:
         degree[e["to"]] += 1
     for n in nodes:
         n["value"] = 1 + degree[n["id"]]
-    options = {"physics": {"enabled": True, "stabilization": {"iterations": 300}, "solver": "forceAtlas2Based"},
+    options = {"physics": {"enabled": True, "stabilization": {"iterations": 150}, "solver": "forceAtlas2Based"},
                "interaction": {"hover": True}, "nodes": {"scaling": {"min": 8, "max": 40}}}
     if len(nodes) > LAYOUT_THRESHOLD:
         pos = force_layout(len(nodes), [(e["from"], e["to"]) for e in edges])
