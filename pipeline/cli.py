@@ -146,11 +146,15 @@ def view(
     open_: bool = typer.Option(False, "--open", help="Open the page in a browser."),
 ) -> None:
     """Render graph.html from an existing graph, without rebuilding."""
+    from .errors import InputError
     from .render import render_file
 
     if not graph.is_file():
         _fail(InputError(f"{graph}: no graph there; run `mlkg build` first"))
-    path = render_file(graph, out)
+    try:
+        path = render_file(graph, out)
+    except MlkgError as exc:
+        _fail(exc)
     typer.echo(f"wrote {path}")
     if open_:
         import webbrowser

@@ -11,6 +11,7 @@ from pathlib import Path
 from rdflib import Graph, URIRef
 from rdflib.namespace import RDF, RDFS, SKOS
 
+from .layout import force_layout
 from .vocab import ENTITY_CLASSES, MLKG, RELATIONS, local_name
 from .write import atomic_write
 
@@ -20,9 +21,9 @@ CLASS_COLORS = {
     "Paper": "#4e79a7", "Method": "#f28e2b", "Dataset": "#59a14f",
     "Venue": "#e15759", "Hardware": "#76b7b2", "Organization": "#b07aa1",
 }
-CLASS_SHAPES = {"Paper": "box", "Method": "dot", "Dataset": "database", "Venue": "star", "Hardware": "triangle", "Organization": "diamond"}
-LAYOUT_THRESHOLD = 300
-"""Above this many nodes, positions are computed in Python and browser physics is off."""
+CLASS_SHAPES = {"Paper": "square", "Method": "dot", "Dataset": "hexagon", "Venue": "star", "Hardware": "triangle", "Organization": "diamond"}
+LAYOUT_THRESHOLD = 150
+"""Above this many nodes, positions are computed in Python (:mod:`pipeline.layout`) and browser physics is off."""
 
 
 def _vis_assets() -> tuple[str, str]:
@@ -45,8 +46,6 @@ def _norm(s: str) -> str:
 
 def render_html(graph: Graph) -> str:
     """The HTML page for ``graph``."""
-    import networkx as nx
-
     classes = {c: local_name(c) for c in ENTITY_CLASSES}
     nodes, index = [], {}
     for cls_iri, cls in classes.items():
@@ -56,7 +55,7 @@ def render_html(graph: Graph) -> str:
             docs = sorted(str(graph.value(d, RDFS.label) or d) for d in graph.objects(s, MLKG.mentionedIn))
             index[s] = len(nodes)
             nodes.append({
-                "id": len(nodes), "label": label if len(label) <= 40 else label[:38] + "…", "fullLabel": label,
+                "id": len(nodes), "iri": str(s), "label": label if len(label) <= 40 else label[:38] + "…", "fullLabel": label,
                 "group": cls, "color": CLASS_COLORS[cls], "shape": CLASS_SHAPES[cls], "altLabels": alts, "docs": docs,
                 "names": sorted({_norm(label), *(_norm(a) for a in alts)}),
             })
@@ -74,22 +73,23 @@ def render_html(graph: Graph) -> str:
                 evs = sorted(evidence.get((s, p, o), []), key=lambda e: (e["doc"], e["sentence"]))
                 edges.append({"id": len(edges), "from": index[s], "to": index[o], "label": local_name(p),
                               "arrows": "to", "evidence": evs, "font": {"size": 10}})
-    G = nx.DiGraph()
-    G.add_nodes_from(n["id"] for n in nodes)
-    G.add_edges_from((e["from"], e["to"]) for e in edges)
+    degree = [0] * len(nodes)
+    for e in edges:
+        degree[e["from"]] += 1
+        degree[e["to"]] += 1
     for n in nodes:
-        n["value"] = 1 + G.degree(n["id"])
-    options = {"physics": {"enabled": True, "stabilization": {"iterations": 300}, "solver": "forceAtlas2Based"},
+        n["value"] = 1 + degree[n["id"]]
+    options = {"physics": {"enabled": True, "stabilization": {"iterations": 150}, "solver": "forceAtlas2Based"},
                "interaction": {"hover": True}, "nodes": {"scaling": {"min": 8, "max": 40}}}
     if len(nodes) > LAYOUT_THRESHOLD:
-        pos = nx.spring_layout(G, seed=7, iterations=50)
-        scale = 40 * len(nodes) ** 0.5
-        for n in nodes:
-            x, y = pos[n["id"]]
-            n["x"], n["y"] = round(float(x) * scale, 1), round(float(y) * scale, 1)
+        pos = force_layout(len(nodes), [(e["from"], e["to"]) for e in edges])
+        for n, (x, y) in zip(nodes, pos):
+            n["x"], n["y"] = x, y
         options["physics"] = {"enabled": False}
+        options["layout"] = {"improvedLayout": False}
         options["edges"] = {"smooth": False}
-    data = {"nodes": nodes, "edges": edges, "options": options, "colors": CLASS_COLORS,
+        options["interaction"] = {"hover": True, "hideEdgesOnDrag": True, "hideEdgesOnZoom": True}
+    data = {"nodes": nodes, "edges": edges, "options": options, "colors": CLASS_COLORS, "shapes": CLASS_SHAPES,
             "properties": [local_name(p) for p in RELATIONS]}
     js, css = _vis_assets()
     template = (Path(__file__).parent / "templates" / "graph.html").read_text("utf-8")
@@ -99,6 +99,11 @@ def render_html(graph: Graph) -> str:
 
 def render_file(graph_path: Path, out: Path) -> Path:
     """Render an existing Turtle graph file to ``out`` without rebuilding."""
-    g = Graph().parse(str(graph_path), format="turtle")
+    from .errors import InputError
+
+    try:
+        g = Graph().parse(str(graph_path), format="turtle")
+    except Exception as exc:  # rdflib raises several unrelated types for a bad file
+        raise InputError(f"{graph_path}: not a readable Turtle graph ({type(exc).__name__}: {exc})") from exc
     atomic_write(out, render_html(g).encode("utf-8"))
     return out

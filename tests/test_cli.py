@@ -1,5 +1,6 @@
 """The mlkg command end to end, in a subprocess as a user runs it."""
 
+import os
 import subprocess
 import sys
 
@@ -64,3 +65,27 @@ def test_cli_export_graphml(corpus_build, tmp_path):
     assert r.returncode == 0 and out.read_text("utf-8").startswith("<?xml")
     bad = _mlkg("export", "--graph", str(corpus_build[1] / "graph.ttl"), "--format", "dot")
     assert bad.returncode == 3 and "graphml, gexf" in bad.stderr
+
+
+def test_cli_view_renders_the_committed_page_without_rebuilding(tmp_path):
+    """`mlkg view` on the committed graph gives the committed page byte for byte, and --open hands it to
+    the user's browser ($BROWSER, here a command that records the URL)."""
+    from data import OUTPUT_DIR
+
+    out, opened = tmp_path / "graph.html", tmp_path / "opened.txt"
+    recorder = f"{sys.executable} -c 'import sys; open(sys.argv[1], \"w\").write(sys.argv[2])' {opened} %s"
+    r = subprocess.run([sys.executable, "-m", "pipeline", "view", "--graph", str(OUTPUT_DIR / "graph.ttl"),
+                        "--out", str(out), "--open"], capture_output=True, text=True,
+                       env={**os.environ, "BROWSER": recorder})
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes() == (OUTPUT_DIR / "graph.html").read_bytes()
+    assert opened.read_text() == out.resolve().as_uri()
+
+
+def test_cli_view_without_a_readable_graph_exits_3(tmp_path):
+    r = _mlkg("view", "--graph", str(tmp_path / "none.ttl"), "--out", str(tmp_path / "g.html"))
+    assert r.returncode == 3 and "mlkg build" in r.stderr
+    bad = tmp_path / "bad.ttl"
+    bad.write_text("this is not turtle <<<")
+    r = _mlkg("view", "--graph", str(bad), "--out", str(tmp_path / "g.html"))
+    assert r.returncode == 3 and "not a readable Turtle graph" in r.stderr and not (tmp_path / "g.html").exists()
