@@ -1,6 +1,7 @@
 """run_build: the only module that knows the order of the stages.
 
-ingest -> nlp.extract -> resolve -> rdf -> write (graph.ttl, report.json) -> render (graph.html)
+ingest -> nlp.extract -> resolve -> rdf -> validate (quarantine.ttl) -> [infer] -> write (graph.ttl, other
+formats, report.json) -> render (graph.html)
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Protocol
 
-from .config import BuildConfig
+from .config import FORMATS, BuildConfig
 from .errors import ExitCode, InputError, MlkgError
 from .model import BuildReport, Document, SkippedDocument
 from .vocab import local_name
@@ -38,11 +39,14 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     Outputs are written atomically, all computed before the first is replaced, so a failed run leaves
     the previous graph.ttl, graph.html and report.json as they were.
     """
-    from . import analysis, ingest, rdf, resolve, write
+    from . import analysis, ingest, rdf, resolve, serialize, validate, write
     from .nlp import load_nlp
     from .nlp.extract import extract_all
 
     cb = callbacks or _Silent()
+    unknown = sorted(set(config.formats) - set(FORMATS))
+    if unknown:
+        raise InputError(f"unknown output format(s) {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
     t = {}
     t0 = time.perf_counter()
     skipped: list[SkippedDocument] = []
@@ -73,9 +77,33 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     graph = rdf.to_graph(resolution)
     t["resolve+rdf"] = time.perf_counter() - t0
 
+    cb.on_stage("validate")
+    t0 = time.perf_counter()
+    graph, quarantined, violations = validate.quarantine(graph)
+    t["validate"] = time.perf_counter() - t0
+    if config.infer:
+        from . import infer
+
+        cb.on_stage("infer")
+        t0 = time.perf_counter()
+        published = infer.entail(graph)
+        t["infer"] = time.perf_counter() - t0
+    else:
+        published = graph
+
     cb.on_stage("write")
     t0 = time.perf_counter()
-    ttl = write.turtle_bytes(graph)
+    ttl = write.turtle_bytes(published)
+    files = {"graph.ttl": ttl}
+    if "nt" in config.formats:
+        files["graph.nt"] = serialize.ntriples_bytes(published)
+    if "jsonld" in config.formats:
+        files["graph.jsonld"] = serialize.jsonld_bytes(published)
+        files[serialize.CONTEXT_FILE] = serialize.context_bytes()
+    if "trig" in config.formats:
+        files["graph.trig"] = serialize.trig_bytes(published)
+    if violations:
+        files["quarantine.ttl"] = write.turtle_bytes(quarantined)
     html = None
     if config.html:
         from . import render
@@ -89,14 +117,22 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         relations_per_property=dict(sorted(Counter(local_name(r.predicate) for r in resolution.relations).items())),
         seconds=t,
         model=nlp.meta.get("mlkg_model", ""),
-        outputs=tuple(str(config.out_dir / n) for n in (["graph.ttl", "graph.html"] if html else ["graph.ttl"]) + ["report.json"]),
+        outputs=tuple(str(config.out_dir / n) for n in ["graph.ttl", *(["graph.html"] if html else []),
+                                                          *sorted(set(files) - {"graph.ttl"}), "report.json"]),
         graph_stats=stats,
+        quarantine=violations,
     )
     if config.strict and skipped:
         raise MlkgError(f"{len(skipped)} document(s) skipped and --strict is set; nothing written: "
                         + "; ".join(f"{s.path}: {s.reason}" for s in skipped))
+    if config.strict and violations:
+        raise MlkgError(f"{len(violations)} shape violation(s) and --strict is set; nothing written:\n  "
+                        + "\n  ".join(str(v) for v in violations))
     out = Path(config.out_dir)
-    write.atomic_write(out / "graph.ttl", ttl)
+    for name, data in files.items():
+        write.atomic_write(out / name, data)
+    if not violations:  # a quarantine.ttl left by an earlier build is not about this graph
+        (out / "quarantine.ttl").unlink(missing_ok=True)
     if html is not None:
         write.atomic_write(out / "graph.html", html)
     write.write_json(report_dict(report, include_timing=False), out / "report.json")
@@ -114,11 +150,14 @@ def report_dict(report: BuildReport, include_timing: bool = True) -> dict:
         "model": report.model,
         "graph": report.graph_stats,
     }
+    if report.quarantine:  # only when there is one, so a clean build's report.json is as before
+        d["quarantine"] = [{"node": v.node, "shape": v.shape, "message": v.message, "value": v.value}
+                           for v in report.quarantine]
     if include_timing:
         d["seconds"] = {k: round(v, 3) for k, v in report.seconds.items()}
     return d
 
 
 def exit_code_for(report: BuildReport) -> ExitCode:
-    """OK, or OK_WITH_SKIPS when any document was skipped."""
-    return ExitCode.OK_WITH_SKIPS if report.skipped else ExitCode.OK
+    """OK, or OK_WITH_SKIPS when any document was skipped or any statement quarantined."""
+    return ExitCode.OK_WITH_SKIPS if report.skipped or report.quarantine else ExitCode.OK
