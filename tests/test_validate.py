@@ -224,16 +224,6 @@ def valid_graph() -> Graph:
 
 # ---------------------------------------------------------------- the shapes files
 
-@pytest.mark.parametrize("name", ["shapes.ttl", "mlkg.ttl"])
-def test_validate_ontology_files_parse_in_rdflib_and_pyoxigraph(name):
-    import pyoxigraph as ox
-
-    path = ROOT / "ontology" / name
-    g = Graph().parse(str(path), format="turtle")
-    quads = list(ox.parse(path=str(path), format=ox.RdfFormat.TURTLE))
-    assert len(g) == len(quads) > 100
-
-
 def test_validate_every_shape_has_a_message_and_a_breaking_test():
     shapes = V.shapes_graph()
     named = {str(s)[len(SHAPES_NS):] for t in (SH.NodeShape, SH.PropertyShape) for s in shapes.subjects(RDF.type, t)
