@@ -139,3 +139,22 @@ def test_ontology_is_in_owl2_dl_profile_per_owlapi():
     out = subprocess.run(["java", "-cp", f"{jars}/*", str(TEST_DATA_DIR / "owl" / "OwlDlCheck.java"), str(ONTOLOGY)],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and "IN OWL 2 DL PROFILE" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.skipif(_owlapi_jars() is None or shutil.which("java") is None,
+                    reason="MLKG_OWLAPI_JARS (a folder of OWL API jars) and java are needed for the OWL API profile check")
+def test_ontology_corpus_graph_with_ontology_is_dl_except_reification(tmp_path, corpus_graph):
+    import re
+
+    combined = Graph()
+    combined += corpus_graph
+    combined.parse(str(ONTOLOGY), format="turtle")
+    path = tmp_path / "combined.ttl"
+    combined.serialize(str(path), format="turtle")
+    out = subprocess.run(["java", "-cp", f"{_owlapi_jars()}/*", str(TEST_DATA_DIR / "owl" / "OwlDlCheck.java"), str(path)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and "IN OWL 2 DL PROFILE" in out.stdout, out.stdout + out.stderr
+    # the OWL API drops what is not OWL: exactly the reification triples of the evidence records
+    unparsed = re.findall(r"Unparsed triple: (\S+) ->", out.stdout + out.stderr)
+    assert set(unparsed) == {str(RDF.subject), str(RDF.predicate), str(RDF.object)}
+    assert len(unparsed) == 3 * len(set(corpus_graph.subjects(RDF.type, MLKG.Evidence)))
