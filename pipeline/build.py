@@ -122,6 +122,17 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         graph_stats=stats,
         quarantine=violations,
     )
+    if violations:  # count what the published graph holds, not what was resolved before the quarantine
+        from dataclasses import replace
+
+        from rdflib.namespace import RDF
+
+        from .vocab import ENTITY_CLASSES, RELATIONS
+
+        report = replace(
+            report,
+            entities_per_class=dict(sorted(Counter(local_name(o) for o in graph.objects(None, RDF.type) if o in ENTITY_CLASSES).items())),
+            relations_per_property=dict(sorted(Counter(local_name(p) for _, p, _ in graph if p in RELATIONS).items())))
     if config.strict and skipped:
         raise MlkgError(f"{len(skipped)} document(s) skipped and --strict is set; nothing written: "
                         + "; ".join(f"{s.path}: {s.reason}" for s in skipped))

@@ -396,3 +396,11 @@ def test_validate_cli_passes_committed_graph_and_fails_broken_one(tmp_path, vali
     assert f"mlkgsh:{shape}" in bad.output and V._compact(node) in bad.output
     missing = runner.invoke(app, ["validate", str(tmp_path / "nope.ttl")])
     assert missing.exit_code == 3
+
+
+def test_validate_build_report_counts_the_published_graph(broken_build):
+    report, out, expected = broken_build
+    graph = Graph().parse(str(out / "graph.ttl"))
+    published = sum(1 for _, p, _ in graph if str(p).startswith(str(MLKG._NS)) and p in set(map(MLKG.__getitem__, DOMAIN_RANGE)))
+    assert sum(report.relations_per_property.values()) == published
+    assert sum(report.entities_per_class.values()) == sum(1 for o in graph.objects(None, RDF.type) if o in {MLKG[c] for c in CLASSES})
