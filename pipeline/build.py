@@ -1,6 +1,7 @@
 """run_build: the only module that knows the order of the stages.
 
-ingest -> nlp.extract -> resolve -> rdf -> write (graph.ttl, merges.json, report.json) -> render (graph.html)
+ingest -> nlp.extract -> resolve -> rdf -> validate (quarantine.ttl) -> [infer] -> write (graph.ttl, other
+formats, merges.json, report.json) -> render (graph.html)
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Protocol
 
-from .config import BuildConfig
+from .config import FORMATS, BuildConfig
 from .errors import ExitCode, InputError, MlkgError
 from .model import BuildReport, Document, SkippedDocument
 from .vocab import local_name
@@ -38,11 +39,14 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     Outputs are written atomically, all computed before the first is replaced, so a failed run leaves
     the previous graph.ttl, graph.html and report.json as they were.
     """
-    from . import analysis, ingest, rdf, resolve, write
+    from . import analysis, ingest, rdf, resolve, serialize, validate, write
     from .nlp import load_nlp
     from .nlp.extract import extract_all
 
     cb = callbacks or _Silent()
+    unknown = sorted(set(config.formats) - set(FORMATS))
+    if unknown:
+        raise InputError(f"unknown output format(s) {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
     t = {}
     t0 = time.perf_counter()
     skipped: list[SkippedDocument] = []
@@ -78,9 +82,34 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     graph = rdf.to_graph(resolution)
     t["resolve+rdf"] = time.perf_counter() - t0
 
+    cb.on_stage("validate")
+    t0 = time.perf_counter()
+    graph, quarantined, violations = validate.quarantine(graph)
+    t["validate"] = time.perf_counter() - t0
+    if config.infer:
+        from . import infer
+
+        cb.on_stage("infer")
+        t0 = time.perf_counter()
+        published = infer.entail(graph)
+        t["infer"] = time.perf_counter() - t0
+    else:
+        published = graph
+
     cb.on_stage("write")
     t0 = time.perf_counter()
-    ttl = write.turtle_bytes(graph)
+    ttl = write.turtle_bytes(published)
+    files = {"graph.ttl": ttl}
+    if "nt" in config.formats:
+        files["graph.nt"] = serialize.ntriples_bytes(published)
+    if "jsonld" in config.formats:
+        files["graph.jsonld"] = serialize.jsonld_bytes(published)
+        files[serialize.CONTEXT_FILE] = serialize.context_bytes()
+    if "trig" in config.formats:
+        files["graph.trig"] = serialize.trig_bytes(published)
+    if violations:
+        files["quarantine.ttl"] = write.turtle_bytes(quarantined)
+    files["merges.json"] = write.json_bytes(rdf.merge_log(resolution))
     html = None
     if config.html:
         from . import render
@@ -94,17 +123,33 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         relations_per_property=dict(sorted(Counter(local_name(r.predicate) for r in resolution.relations).items())),
         seconds=t,
         model=nlp.meta.get("mlkg_model", ""),
-        outputs=tuple(str(config.out_dir / n) for n in (["graph.ttl", "graph.html"] if html else ["graph.ttl"]) + ["merges.json", "report.json"]),
+        outputs=tuple(str(config.out_dir / n) for n in ["graph.ttl", *(["graph.html"] if html else []),
+                                                          *sorted(set(files) - {"graph.ttl"}), "report.json"]),
         graph_stats=stats,
+        quarantine=violations,
         encodings={ex.document.id: ex.document.encoding for ex in extractions},
     )
-    if config.strict and skipped:
-        raise MlkgError(f"{len(skipped)} document(s) skipped and --strict is set; nothing written: "
-                        + "; ".join(f"{s.path}: {s.reason}" for s in skipped))
-    files = {"graph.ttl": ttl, **({"graph.html": html} if html is not None else {}),
-             "merges.json": write.json_bytes(rdf.merge_log(resolution)),
-             "report.json": write.json_bytes(report_dict(report, include_timing=False))}
-    write.write_outputs(Path(config.out_dir), files)  # all replaced in one commit, or none
+    if violations:  # count what the published graph holds, not what was resolved before the quarantine
+        from dataclasses import replace
+
+        from rdflib.namespace import RDF
+
+        from .vocab import ENTITY_CLASSES, RELATIONS
+
+        report = replace(
+            report,
+            entities_per_class=dict(sorted(Counter(local_name(o) for o in graph.objects(None, RDF.type) if o in ENTITY_CLASSES).items())),
+            relations_per_property=dict(sorted(Counter(local_name(p) for _, p, _ in graph if p in RELATIONS).items())))
+    if config.strict and violations:
+        raise MlkgError(f"{len(violations)} shape violation(s) and --strict is set; nothing written:\n  "
+                        + "\n  ".join(str(v) for v in violations))
+    if html is not None:
+        files["graph.html"] = html
+    files["report.json"] = write.json_bytes(report_dict(report, include_timing=False))
+    out = Path(config.out_dir)
+    write.write_outputs(out, files)  # all replaced in one commit, or none
+    if not violations:  # a quarantine.ttl left by an earlier build is not about this graph
+        (out / "quarantine.ttl").unlink(missing_ok=True)
     t["write"] = time.perf_counter() - t0
     return report
 
@@ -120,11 +165,14 @@ def report_dict(report: BuildReport, include_timing: bool = True) -> dict:
         "graph": report.graph_stats,
         "encodings": report.encodings,
     }
+    if report.quarantine:  # only when there is one, so a clean build's report.json is as before
+        d["quarantine"] = [{"node": v.node, "shape": v.shape, "message": v.message, "value": v.value}
+                           for v in report.quarantine]
     if include_timing:
         d["seconds"] = {k: round(v, 3) for k, v in report.seconds.items()}
     return d
 
 
 def exit_code_for(report: BuildReport) -> ExitCode:
-    """OK, or OK_WITH_SKIPS when any document was skipped."""
-    return ExitCode.OK_WITH_SKIPS if report.skipped else ExitCode.OK
+    """OK, or OK_WITH_SKIPS when any document was skipped or any statement quarantined."""
+    return ExitCode.OK_WITH_SKIPS if report.skipped or report.quarantine else ExitCode.OK

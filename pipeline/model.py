@@ -9,7 +9,7 @@ from rdflib import URIRef
 
 __all__ = [
     "Document", "SkippedDocument", "Evidence", "Mention", "RelationMention", "Extraction",
-    "Entity", "Relation", "Resolution", "BuildReport",
+    "Entity", "Relation", "Resolution", "BuildReport", "Violation",
 ]
 
 
@@ -183,6 +183,23 @@ class Resolution:
 
 
 @dataclass(frozen=True, slots=True)
+class Violation:
+    """One SHACL violation, readable: which node, which shape, why (``ontology/shapes.ttl``)."""
+
+    node: str
+    """The focus node, compacted with the project's prefixes (``res:paper/...``)."""
+    shape: str
+    """The shape that failed, compacted (``mlkgsh:EntityOneLabel``)."""
+    message: str
+    """Why, in words."""
+    value: str = ""
+    """The offending statement's property and value (``mlkg:presentedAt res:method/x``), when the shape names them."""
+
+    def __str__(self) -> str:
+        return f"{self.node}  [{self.shape}]  {self.message}" + (f": {self.value}" if self.value else "")
+
+
+@dataclass(frozen=True, slots=True)
 class BuildReport:
     """What a build did, for the CLI and for notebooks."""
 
@@ -204,3 +221,5 @@ class BuildReport:
     """networkx statistics of the entity graph."""
     encodings: dict[str, str] = field(default_factory=dict)
     """How each document read was decoded (``utf-8``, ``utf-16-le (BOM)``, ``cp1252 (best guess)``...), by id."""
+    quarantine: tuple[Violation, ...] = ()
+    """Shape violations found before writing; their statements went to quarantine.ttl, not graph.ttl."""
