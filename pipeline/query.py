@@ -11,7 +11,8 @@ from pathlib import Path
 
 from .errors import QueryError
 
-__all__ = ["QUERIES_DIR", "list_queries", "load_query", "run_query", "format_result", "QueryResult", "parse_params"]
+__all__ = ["QUERIES_DIR", "list_queries", "load_query", "run_query", "format_result", "QueryResult", "parse_params",
+           "open_store"]
 
 QUERIES_DIR = Path(__file__).parent / "queries"
 
@@ -69,22 +70,77 @@ def parse_params(pairs: list[str]) -> dict[str, str]:
     return out
 
 
-def run_query(query: str, graph_path: Path, params: dict[str, str] | None = None) -> QueryResult:
-    """Run a SELECT query over the Turtle graph at ``graph_path`` in an in-memory pyoxigraph store.
+def open_store(graph_path: Path, store_dir: Path | None = None):
+    """A pyoxigraph store holding the Turtle graph at ``graph_path``.
 
-    Parameters are bound as literals through the engine's substitutions, never pasted into the text.
+    With ``store_dir`` None the store is in memory and the graph is loaded on every call. With a folder, the
+    store is on disk (``store_dir/oxigraph``): the graph is loaded the first time and reused after, and loaded
+    again only when ``graph_path`` changed since (another file, a newer modification time, another size);
+    ``store_dir/mlkg-store.json`` records what was loaded. The caller closes nothing: the store is released when
+    it is garbage-collected.
+
+    Raises
+    ------
+    QueryError
+        When there is no graph at ``graph_path``, it is not valid Turtle, or the store folder cannot be opened
+        (for example while another process holds it).
     """
     import pyoxigraph as ox
 
     graph_path = Path(graph_path)
     if not graph_path.is_file():
         raise QueryError(f"{graph_path}: no graph there; run `mlkg build` first or pass --graph")
-    store = ox.Store()
-    with graph_path.open("rb") as fh:
-        store.bulk_load(fh, ox.RdfFormat.TURTLE)
+    if store_dir is None:
+        store = ox.Store()
+        _load(store, graph_path)
+        return store
+    store_dir = Path(store_dir)
+    marker = store_dir / "mlkg-store.json"
+    st = graph_path.stat()
+    source = {"graph": str(graph_path.resolve()), "mtime_ns": st.st_mtime_ns, "size": st.st_size}
+    try:
+        store_dir.mkdir(parents=True, exist_ok=True)
+        store = ox.Store(str(store_dir / "oxigraph"))
+    except (OSError, RuntimeError) as exc:
+        raise QueryError(f"--store {store_dir}: cannot open the store: {exc}") from exc
+    try:
+        loaded = json.loads(marker.read_text("utf-8"))
+    except (OSError, ValueError):
+        loaded = None
+    if loaded != source:
+        marker.unlink(missing_ok=True)  # a load that fails half-way is retried next time
+        store.clear()
+        _load(store, graph_path)
+        store.flush()
+        from .write import atomic_write
+
+        atomic_write(marker, json.dumps(source, sort_keys=True).encode("utf-8"))
+    return store
+
+
+def _load(store, graph_path: Path) -> None:
+    import pyoxigraph as ox
+
+    try:
+        with graph_path.open("rb") as fh:
+            store.bulk_load(fh, ox.RdfFormat.TURTLE)
+    except SyntaxError as exc:
+        raise QueryError(f"{graph_path}: not a valid Turtle graph: {exc}") from exc
+
+
+def run_query(query: str, graph_path: Path, params: dict[str, str] | None = None,
+              store_dir: Path | None = None) -> QueryResult:
+    """Run a SELECT query over the Turtle graph at ``graph_path`` in pyoxigraph.
+
+    The store is in memory, or on disk in ``store_dir`` (see ``open_store``). Parameters are bound as
+    literals through the engine's substitutions, never pasted into the text.
+    """
+    import pyoxigraph as ox
+
     for k in params or {}:
         if not re.search(r"[?$]" + re.escape(k) + r"\b", query):
             raise QueryError(f"--param {k}: the query has no variable ?{k}")
+    store = open_store(graph_path, store_dir)
     subs = {ox.Variable(k): ox.Literal(v) for k, v in (params or {}).items()}
     try:
         result = store.query(query, substitutions=subs) if subs else store.query(query)
