@@ -91,12 +91,16 @@ def query(
                                          "reuse it, reload when the graph changes (default: in memory)."),
 ) -> None:
     """Run a SPARQL query against a built graph."""
-    from .query import format_result, list_queries, load_query, parse_params, run_query
+    from .query import format_result, list_queries, load_query, parse_params, query_parameters, run_query
 
     try:
         if list_ or not name_or_file:
             for name, doc in list_queries().items():
                 typer.echo(f"{name:<20} {doc}")
+                params = query_parameters(load_query(name))
+                if params:
+                    typer.echo(" " * 21 + "--param " + "  --param ".join(
+                        f'{k}="{v}"' if v is not None else f"{k}=VALUE" for k, v in params.items()))
             return
         result = run_query(load_query(name_or_file), graph, parse_params(param), store)
         typer.echo(format_result(result, fmt))

@@ -12,7 +12,7 @@ from pathlib import Path
 from .errors import QueryError
 
 __all__ = ["QUERIES_DIR", "list_queries", "load_query", "run_query", "format_result", "QueryResult", "parse_params",
-           "open_store"]
+           "open_store", "query_parameters"]
 
 QUERIES_DIR = Path(__file__).parent / "queries"
 
@@ -31,6 +31,27 @@ def list_queries() -> dict[str, str]:
     for path in sorted(QUERIES_DIR.glob("*.rq")):
         first = next((ln[1:].strip() for ln in path.read_text("utf-8").splitlines() if ln.startswith("#")), "")
         out[path.stem] = first
+    return out
+
+
+def query_parameters(text: str) -> dict[str, str | None]:
+    """The parameters a query's ``# Parameters:`` comment declares, each with its example value (or None).
+
+    Examples
+    --------
+    >>> query_parameters('# Parameters: venue (a label, e.g. "Conf 2031"), n.\\nSELECT ...')
+    {'venue': 'Conf 2031', 'n': None}
+    >>> query_parameters("# Parameters: none.")
+    {}
+    """
+    line = next((ln for ln in text.splitlines() if ln.startswith("# Parameters:")), "")
+    decl = line.split(":", 1)[1].strip() if line else ""
+    if not decl or decl.rstrip(".") == "none":
+        return {}
+    out: dict[str, str | None] = {}
+    for m in re.finditer(r"(?:^|,\s*)([A-Za-z_]\w*)\s*(\((?:[^()\"]|\"[^\"]*\")*\))?", decl):
+        ex = re.search(r'e\.g\. "([^"]*)"', m.group(2) or "")
+        out[m.group(1)] = ex.group(1) if ex else None
     return out
 
 
