@@ -214,3 +214,20 @@ def push(
         typer.echo(f"{'added' if append else 'put'} {n} triples to {target_url(endpoint, graph_iri)}")
     except MlkgError as exc:
         _fail(exc)
+
+
+@app.command("bench-query")
+def bench_query(
+    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to replicate."),
+    triples: int = typer.Option(100_000, help="Replicate the graph until it has at least this many triples."),
+    repeat: int = typer.Option(5, help="Runs per query in pyoxigraph (the median is shown)."),
+    rdflib_repeat: int = typer.Option(1, help="Runs per query in rdflib."),
+) -> None:
+    """Benchmark: named-query latency in pyoxigraph against rdflib's SPARQL engine on a large replicated graph."""
+    from .bench import format_bench, run_bench
+
+    try:
+        setup, rows = run_bench(graph, triples, repeat, rdflib_repeat, log=lambda m: typer.echo(m, err=True))
+    except MlkgError as exc:
+        _fail(exc)
+    typer.echo(format_bench(setup, rows))
