@@ -129,7 +129,8 @@ def run_bench(graph_path: Path, min_triples: int = 100_000, repeat: int = 3, rdf
         rl_ms, rl_rows = _time_with_limit(lambda: sum(1 for _ in graph.query(text, initBindings=init)),
                                           rdflib_repeat, rdflib_limit_s)
         row = BenchRow(name, ox_rows, ox_ms, rl_ms, rl_rows)
-        log(f"  {name}: pyoxigraph {ox_ms:.1f} ms, rdflib {rl_ms:.1f} ms")
+        rl_text = f"stopped after {rdflib_limit_s:.0f} s" if rl_rows is None else f"{rl_ms:.1f} ms"
+        log(f"  {name}: pyoxigraph {ox_ms:.1f} ms, rdflib {rl_text}")
         out.append(row)
     return setup, out
 

@@ -295,3 +295,21 @@ def test_query_every_named_query_runs_with_its_example_parameters(corpus_build):
 def test_query_unknown_name_is_a_clear_error():
     with pytest.raises(QueryError, match="mlkg query --list"):
         load_query("no_such_query")
+
+
+def test_cli_query_with_a_store_and_list_shows_parameters(corpus_build, tmp_path):
+    import subprocess
+    import sys
+
+    def mlkg(*args):
+        out = subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    listing = mlkg("query", "--list")
+    assert 'papers_at_venue' in listing and '--param venue="ICLR 2025"' in listing
+    args = ("query", "papers_at_venue", "--graph", str(corpus_build[1] / "graph.ttl"), "--param", "venue=ICLR 2025",
+            "--format", "csv", "--store", str(tmp_path / "store"))
+    first, second = mlkg(*args), mlkg(*args)
+    assert first == second and len(first.strip().splitlines()) == 13
+    assert (tmp_path / "store" / "mlkg-store.json").is_file()
