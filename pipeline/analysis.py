@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from rdflib import Graph
-from rdflib.namespace import RDF, RDFS
+from rdflib.namespace import RDF, RDFS, SKOS
 
 from .vocab import ENTITY_CLASSES, MLKG, RELATIONS, local_name
 
-__all__ = ["to_networkx", "graph_stats"]
+__all__ = ["to_networkx", "graph_stats", "export", "EXPORT_FORMATS"]
+
+EXPORT_FORMATS = ("graphml", "gexf")
 
 
 def to_networkx(graph: Graph):
@@ -24,7 +26,10 @@ def to_networkx(graph: Graph):
     G = nx.MultiDiGraph()
     for cls in ENTITY_CLASSES:
         for s in sorted(set(graph.subjects(RDF.type, cls)), key=str):
-            G.add_node(str(s), label=str(graph.value(s, RDFS.label) or s), cls=local_name(cls))
+            alts = sorted(str(a) for a in graph.objects(s, SKOS.altLabel))
+            docs = sorted(str(graph.value(d, RDFS.label) or d) for d in graph.objects(s, MLKG.mentionedIn))
+            G.add_node(str(s), label=str(graph.value(s, RDFS.label) or s), cls=local_name(cls),
+                       altLabels=" | ".join(alts), documents=" | ".join(docs))
     for p in RELATIONS:
         for s, o in sorted(graph.subject_objects(p), key=lambda so: (str(so[0]), str(so[1]))):
             if str(s) in G and str(o) in G:
@@ -43,3 +48,19 @@ def graph_stats(G, top: int = 5) -> dict:
         "components": nx.number_weakly_connected_components(G) if G.number_of_nodes() else 0,
         "most_connected_methods": [f"{label} ({d})" for d, label in sorted(methods, key=lambda x: (-x[0], x[1]))[:top]],
     }
+
+
+def export(graph: Graph, path, fmt: str = "graphml") -> None:
+    """Write the entity graph for Gephi, Cytoscape, yEd or igraph: GraphML or GEXF, one node per entity
+    (attributes label, cls, altLabels, documents) and one edge per relation (attribute predicate)."""
+    import networkx as nx
+
+    from .errors import InputError
+
+    if fmt not in EXPORT_FORMATS:
+        raise InputError(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
+    G = to_networkx(graph)
+    if fmt == "graphml":
+        nx.write_graphml(G, str(path))
+    else:
+        nx.write_gexf(G, str(path))

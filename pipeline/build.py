@@ -1,6 +1,6 @@
 """run_build: the only module that knows the order of the stages.
 
-ingest -> nlp.extract -> resolve -> rdf -> write (graph.ttl, report.json) -> render (graph.html)
+ingest -> nlp.extract -> resolve -> rdf -> write (graph.ttl, merges.json, report.json) -> render (graph.html)
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         relations_per_property=dict(sorted(Counter(local_name(r.predicate) for r in resolution.relations).items())),
         seconds=t,
         model=nlp.meta.get("mlkg_model", ""),
-        outputs=tuple(str(config.out_dir / n) for n in (["graph.ttl", "graph.html"] if html else ["graph.ttl"]) + ["report.json"]),
+        outputs=tuple(str(config.out_dir / n) for n in (["graph.ttl", "graph.html"] if html else ["graph.ttl"]) + ["merges.json", "report.json"]),
         graph_stats=stats,
     )
     if config.strict and skipped:
@@ -99,6 +99,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     write.atomic_write(out / "graph.ttl", ttl)
     if html is not None:
         write.atomic_write(out / "graph.html", html)
+    write.write_json(rdf.merge_log(resolution), out / "merges.json")
     write.write_json(report_dict(report, include_timing=False), out / "report.json")
     t["write"] = time.perf_counter() - t0
     return report

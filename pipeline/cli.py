@@ -127,6 +127,27 @@ def view(
         webbrowser.open(path.resolve().as_uri())
 
 
+@app.command()
+def export(
+    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to export."),
+    fmt: str = typer.Option("graphml", "--format", "-f", help="graphml (yEd, Cytoscape, igraph, Gephi) or gexf (Gephi)."),
+    out: Path = typer.Option(None, "--out", "-o", help="Where to write; default: beside the graph, graph.<format>."),
+) -> None:
+    """Export the entity graph (entities as nodes, relations as edges) as GraphML or GEXF."""
+    from rdflib import Graph
+
+    from .analysis import export as export_graph
+
+    if not graph.is_file():
+        _fail(MlkgError(f"{graph}: no graph there; run `mlkg build` first"))
+    target = out or graph.with_suffix(f".{fmt}")
+    try:
+        export_graph(Graph().parse(graph, format="turtle"), target, fmt)
+    except MlkgError as exc:
+        _fail(exc)
+    typer.echo(f"wrote {target}")
+
+
 @app.command("eval")
 def eval_(
     graph: Path = typer.Argument(..., help="A built graph (Turtle)."),
@@ -146,17 +167,23 @@ def explain(
     name: str = typer.Argument(..., help="An entity's label, one of its other names, or its IRI."),
     graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph."),
 ) -> None:
-    """Print every fact about an entity with the sentence it came from."""
-    from .query import load_query, run_query
+    """Print how an entity was merged (each mention and the rule) and every fact about it with its sentence."""
+    from .explain import explain as explain_name
 
     try:
-        result = run_query(load_query("facts"), graph, {"name": name})
+        result = explain_name(name, graph)
     except MlkgError as exc:
         _fail(exc)
-    if not result.rows:
-        typer.echo(f"no facts about {name!r} in {graph}")
+    if not result.entities and not result.facts:
+        typer.echo(f"no entity or fact named {name!r} in {graph}")
         raise typer.Exit(int(ExitCode.FAILED))
-    for subject, prop, obj, doc, sentence, *_ in result.rows:
+    for e in result.entities:
+        typer.echo(f"{e['label']} ({e['class']}) <{e['iri']}>, merged from {len(e['mentions'])} mention(s):")
+        for m in e["mentions"]:
+            typer.echo(f"    {m['document']}:{m['start']}-{m['end']} {m['text']!r} as {m['read_as']!r} [{m['rule']}]")
+    if result.facts:
+        typer.echo("facts:")
+    for subject, prop, obj, doc, sentence, *_ in result.facts:
         typer.echo(f"{subject} --{prop}--> {obj}\n    [{doc}] {sentence}")
 
 

@@ -108,6 +108,33 @@ class Extraction:
     """Relation mentions, in document order."""
 
 
+MERGE_RULES = {
+    "label": "the mention's name is the canonical label",
+    "same-normalised-name": "the name equals the label up to case, spacing, punctuation and a leading 'the'",
+    "own-acronym-pair": "the mention itself pairs its name with the label ('Long Form (LF)' in the text)",
+    "shared-alias": "another mention of the class pairs this name with the label (an acronym learned elsewhere)",
+}
+"""The merge rules a ``MergeRecord`` can name, with what each means."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class MergeRecord:
+    """One mention merged into an entity, and the rule that put it there."""
+
+    doc_id: str
+    """The document of the mention."""
+    start_char: int
+    """Offset of the mention in the document text."""
+    end_char: int
+    """End offset of the mention."""
+    text: str
+    """The text as written."""
+    name: str
+    """The name the mention was read as."""
+    rule: str
+    """One of ``MERGE_RULES``."""
+
+
 @dataclass(frozen=True, slots=True)
 class Entity:
     """One real-world thing: merged mentions with a canonical label."""
@@ -122,8 +149,8 @@ class Entity:
     """Other names (``skos:altLabel``)."""
     doc_ids: tuple[str, ...]
     """Documents that mention it, sorted."""
-    merge_log: tuple[str, ...] = ()
-    """One line per merged surface form: which form, from which document, by which rule."""
+    merge_log: tuple[MergeRecord, ...] = ()
+    """One record per merged mention: which form, from which document, by which rule, sorted."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from rdflib.namespace import RDF, RDFS, SKOS, XSD
 from .model import Resolution
 from .vocab import MLKG, RES, bind_prefixes, local_name
 
-__all__ = ["to_graph", "entity_iri", "document_iri", "slug"]
+__all__ = ["to_graph", "entity_iri", "document_iri", "slug", "merge_log"]
 
 
 def slug(text: str, limit: int = 80) -> str:
@@ -89,3 +89,28 @@ def to_graph(resolution: Resolution) -> Graph:
             g.add((node, MLKG.confidence, Literal(f"{conf:.2f}", datatype=XSD.decimal)))
             g.add((node, MLKG.supportCount, Literal(support)))
     return g
+
+
+def merge_log(resolution: Resolution) -> dict:
+    """The merge log as JSON-ready data, keyed by entity IRI: each mention merged into the entity and the
+    rule that put it there (``model.MERGE_RULES``), so a wrong merge can be traced to its text.
+
+    Examples
+    --------
+    >>> merge_log(Resolution(entities=(), relations=()))["entities"]
+    {}
+    """
+    from .model import MERGE_RULES
+
+    return {
+        "rules": dict(MERGE_RULES),
+        "entities": {
+            str(entity_iri(e.key)): {
+                "label": e.label,
+                "class": local_name(e.cls),
+                "mentions": [{"document": r.doc_id, "start": r.start_char, "end": r.end_char, "text": r.text,
+                              "read_as": r.name, "rule": r.rule} for r in e.merge_log],
+            }
+            for e in resolution.entities
+        },
+    }

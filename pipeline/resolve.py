@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
 
-from .model import Entity, Evidence, Extraction, Mention, Relation, Resolution
+from .model import Entity, Evidence, Extraction, MergeRecord, Mention, Relation, Resolution
 from .vocab import local_name
 
 __all__ = ["resolve", "norm", "entity_key"]
@@ -52,7 +53,7 @@ class _Group:
         self.names: set[str] = set()  # normalised names
         self.surface: set[str] = set()
         self.docs: set[str] = set()
-        self.log: list[str] = []
+        self.log: list[Mention] = []
         self.canonical_votes: dict[str, int] = defaultdict(int)
 
 
@@ -60,6 +61,20 @@ def _mention_names(m: Mention) -> list[str]:
     # the surface text is among the aliases when it differs from the canonical name; an untitled paper's
     # surface ("we propose") is not a name at all
     return [_clean(n) for n in (m.name, *m.aliases) if n and norm(n)]
+
+
+def _merge_record(m: Mention, label: str) -> MergeRecord:
+    """Why mention ``m`` belongs to the entity labelled ``label`` (see ``model.MERGE_RULES``)."""
+    name = _clean(m.name)
+    if name == label:
+        rule = "label"
+    elif norm(name) == norm(label):
+        rule = "same-normalised-name"
+    elif any(norm(n) == norm(label) for n in _mention_names(m)):
+        rule = "own-acronym-pair"
+    else:
+        rule = "shared-alias"
+    return MergeRecord(doc_id=m.doc_id, start_char=m.start_char, end_char=m.end_char, text=m.text, name=name, rule=rule)
 
 
 def resolve(extractions: Sequence[Extraction]) -> Resolution:
@@ -116,7 +131,7 @@ def resolve(extractions: Sequence[Extraction]) -> Resolution:
         g.canonical_votes[_clean(m.name)] += 1
         for n in _mention_names(m):
             g.surface.add(n)
-        g.log.append(f"{m.doc_id}:{m.start_char}-{m.end_char} {m.text!r} as {_clean(m.name)!r}")
+        g.log.append(m)
 
     entities: dict[tuple, Entity] = {}
     for root, g in groups.items():
@@ -127,10 +142,9 @@ def resolve(extractions: Sequence[Extraction]) -> Resolution:
         by_norm: dict[str, str] = {}
         for s in sorted(alts):
             by_norm.setdefault((norm(s), s.casefold()), s)
-        log = sorted(set(g.log))
-        rule_lines = tuple(f"{line} [merged by {'same normalised name' if norm(line.split(' as ')[-1].strip(chr(39))) == norm(label) else 'acronym/alias'}]" for line in log)
+        log = tuple(sorted({_merge_record(m, label) for m in g.log}))
         entities[root] = Entity(key=key, cls=g.cls, label=label, alt_labels=frozenset(by_norm.values()),
-                                doc_ids=tuple(sorted(g.docs)), merge_log=rule_lines)
+                                doc_ids=tuple(sorted(g.docs)), merge_log=log)
 
     rel_ev: dict[tuple, list] = defaultdict(list)
     for ex in extractions:
@@ -150,8 +164,11 @@ def resolve(extractions: Sequence[Extraction]) -> Resolution:
     for e in entities.values():
         if e.key in merged:
             old = merged[e.key]
-            e = Entity(key=e.key, cls=e.cls, label=min(old.label, e.label), alt_labels=old.alt_labels | e.alt_labels,
-                       doc_ids=tuple(sorted(set(old.doc_ids) | set(e.doc_ids))), merge_log=tuple(sorted(set(old.merge_log) | set(e.merge_log))))
+            label = min(old.label, e.label)
+            log = {dataclasses.replace(r, rule="same-normalised-name") if r.rule == "label" and r.name != label else r
+                   for r in (*old.merge_log, *e.merge_log)}
+            e = Entity(key=e.key, cls=e.cls, label=label, alt_labels=(old.alt_labels | e.alt_labels) - {label},
+                       doc_ids=tuple(sorted(set(old.doc_ids) | set(e.doc_ids))), merge_log=tuple(sorted(log)))
         merged[e.key] = e
     ents = tuple(sorted(merged.values(), key=lambda e: e.key))
     return Resolution(entities=ents, relations=tuple(relations))

@@ -11,7 +11,7 @@ from data import CORPUS_DIR, GENERALISATION_DIR, OUTPUT_DIR, SHARED_EVAL
 from pipeline import BuildConfig, build
 
 
-@pytest.mark.parametrize("name", ["graph.ttl", "graph.html", "report.json"])
+@pytest.mark.parametrize("name", ["graph.ttl", "graph.html", "merges.json", "report.json"])
 def test_build_reproduces_committed_output(corpus_build, name):
     assert (corpus_build[1] / name).read_bytes() == (OUTPUT_DIR / name).read_bytes()
 

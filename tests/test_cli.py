@@ -49,3 +49,18 @@ def test_cli_help_and_list(args):
 def test_cli_explain_prints_evidence(corpus_build):
     r = _mlkg("explain", "AdEMAMix", "--graph", str(corpus_build[1] / "graph.ttl"))
     assert r.returncode == 0 and "extends" in r.stdout and "modification of the Adam optimizer" in r.stdout
+
+
+def test_cli_explain_shows_the_merge_log(corpus_build):
+    r = _mlkg("explain", "CCE", "--graph", str(corpus_build[1] / "graph.ttl"))
+    assert r.returncode == 0, r.stderr
+    assert "Cut Cross-Entropy (Method)" in r.stdout and "merged from" in r.stdout
+    assert "'Cut Cross-Entropy (CCE)'" in r.stdout and "[label]" in r.stdout
+
+
+def test_cli_export_graphml(corpus_build, tmp_path):
+    out = tmp_path / "g.graphml"
+    r = _mlkg("export", "--graph", str(corpus_build[1] / "graph.ttl"), "--out", str(out))
+    assert r.returncode == 0 and out.read_text("utf-8").startswith("<?xml")
+    bad = _mlkg("export", "--graph", str(corpus_build[1] / "graph.ttl"), "--format", "dot")
+    assert bad.returncode == 3 and "graphml, gexf" in bad.stderr

@@ -50,7 +50,30 @@ def test_resolve_is_independent_of_document_order():
     assert {e.key for e in forward.entities} == {"Method/tarflowx", "Method/maskedflows"}
 
 
-def test_resolve_merge_log_names_each_merged_form():
-    res = resolve([_ex("d1", _m("d1", "GigaNet")), _ex("d2", _m("d2", "GIGANET"))])
-    log = "\n".join(res.entities[0].merge_log)
-    assert "'GigaNet'" in log and "'GIGANET'" in log and "d2" in log
+def _rules(entity):
+    return {(r.doc_id, r.text, r.rule) for r in entity.merge_log}
+
+
+def test_merge_log_names_each_merged_form_and_its_rule():
+    res = resolve([_ex("d1", _m("d1", "GigaNet"), _m("d1", "GigaNet")), _ex("d2", _m("d2", "GIGANET"))])
+    (entity,) = res.entities
+    assert entity.label == "GigaNet"
+    assert _rules(entity) == {("d1", "GigaNet", "label"), ("d2", "GIGANET", "same-normalised-name")}
+
+
+def test_merge_log_tells_an_acronym_pair_from_an_alias_learned_elsewhere():
+    pair = _m("d1", "Masked Flows (MF)", canonical="Masked Flows", aliases=("MF",))
+    acronym_first = _m("d2", "MF (Masked Flows)", canonical="MF", aliases=("Masked Flows",))
+    bare = _m("d3", "MF")
+    res = resolve([_ex("d1", pair), _ex("d2", acronym_first), _ex("d3", bare), _ex("d4", _m("d4", "Masked Flows"))])
+    (entity,) = res.entities
+    assert entity.label == "Masked Flows"
+    assert _rules(entity) == {("d1", "Masked Flows (MF)", "label"), ("d4", "Masked Flows", "label"),
+                              ("d2", "MF (Masked Flows)", "own-acronym-pair"), ("d3", "MF", "shared-alias")}
+
+
+def test_merge_log_rules_are_documented():
+    from pipeline.model import MERGE_RULES
+
+    res = resolve([_ex("d1", _m("d1", "Masked Flows (MF)", canonical="Masked Flows", aliases=("MF",)), _m("d1", "MF"))])
+    assert {r.rule for e in res.entities for r in e.merge_log} <= set(MERGE_RULES)

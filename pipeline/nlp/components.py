@@ -35,8 +35,8 @@ def mark_paragraphs(doc: Doc) -> Doc:
     for i, token in enumerate(doc[:-1]):
         if "\n" in token.text or "\n" in token.whitespace_:
             doc[i + 1].is_sent_start = True
-        elif token.text in {":", ",", ";", "(", "-", "–", "—"}:
-            doc[i + 1].is_sent_start = False  # "Title: Subtitle" is one sentence
+        elif token.text in {":", ",", ";", "(", "-", "–", "—"} or doc[i + 1].text in {"–", "—", ":"}:
+            doc[i + 1].is_sent_start = False  # "Title: Subtitle" and "Name – what it does" are one sentence
     return doc
 
 
@@ -66,12 +66,12 @@ def _conference_mentions(text: str, rules) -> list[Found]:
             words = long.split()
             body = r"\s*".join(re.escape(w) for w in words)
             pat = re.compile(
-                r"(?:(?:the\s+)?(?P<ord>" + ORDINAL + r")\s+)?(?:Annual\s+)?(?:(?:IEEE/CVF|IEEE|ACM)\s+)?"
+                r"(?:(?:the\s+)?(?:(?P<ord>" + ORDINAL + r")|(?P<pre>(?:19|20)\d{2}))\s+)?(?:Annual\s+)?(?:(?:IEEE/CVF|IEEE|ACM)\s+)?"
                 + body + r"(?:\s*\((?P<acr>[A-Za-z]+)(?:\s+(?P<py>(?:19|20)\d{2}))?\))?(?:\s+(?P<year>(?:19|20)\d{2}))?",
                 re.I,
             )
             for m in pat.finditer(text):
-                year = m.group("py") or m.group("year")
+                year = m.group("py") or m.group("year") or m.group("pre")
                 if not year and m.group("ord") and info.get("base"):
                     n = ordinal_value(m.group("ord"))
                     if n:
@@ -178,6 +178,16 @@ def _organization_mentions(text: str, rules) -> list[Found]:
                          r"(?:\s*\(([A-Za-z]+)\))?", text):
         aliases = (m.group(2),) if m.group(2) else ()
         out.append(Found(m.start(), m.end(), "Organization", m.group(1), aliases, "org.affinity_group"))
+    # universities and institutes by their naming patterns
+    inst = (r"(?:University\s+of\s+(?:[A-Z][\w-]+\s+){0,2}[A-Z][\w-]+(?:\s+at\s+[A-Z][\w-]+)?"
+            r"|(?:[A-Z][\w-]+\s+){1,3}(?:University|Institute\s+of\s+Technology|Institute|Polytechnic)"
+            r"(?:\s+of\s+(?:[A-Z][\w-]+\s+)?[A-Z][\w-]+)?"
+            r"|(?:[A-Z][\w-]+\s+){1,2}(?:Labs|Laboratory|Laboratories)"
+            r"|ETH\s+Z(?:u|ü)rich|EPFL|MIT|CMU|Carnegie\s+Mellon|Stanford|UC\s+Berkeley|Max\s+Planck\s+Institute(?:\s+for\s+[A-Z][\w\s]+?)?(?=[,.;)]|\s+and\b))")
+    for m in re.finditer(r"(?<![\w-])(?:the\s+)?(" + inst + r")(?![\w-])", text):
+        if m.group(1).split()[0] in {"The", "A", "An", "Our", "This"}:
+            continue
+        out.append(Found(m.start(1), m.end(1), "Organization", m.group(1), (), "org.institution"))
     if rules.organizations:
         pat = re.compile(r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(rules.organizations, key=len, reverse=True)) + r")(?![\w-])")
         for m in pat.finditer(text):
@@ -226,12 +236,14 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
             if span:
                 add(*span, "paper.the_paper_title")
         span = scan_title(text, s_start, fw, min_words=3, fail_words=confs)
-        if span and re.match(r",\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}(?:paper|work|study)\b", text[span[1]:s_end]):
+        if span and re.match(r",\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}(?:paper|work|study)\b"
+                             r"|,\s+(?:which|that)\s+(?:will\s+|has\s+been\s+|was\s+|is\s+)?(?:appear|be\s+presented|presented|accepted)\b"
+                             r"|,\s+(?:accepted|to\s+appear|presented)\s+(?:at|to|in)\b", text[span[1]:s_end]):
             add(*span, "paper.title_apposition")
         elif span and ":" in text[span[0]:span[1]] and re.match(
                 r"\s+(?:presents|introduces|proposes|describes|shows|studies|explores|revisits)\b", text[span[1]:s_end]):
             add(*span, "paper.title_subject")
-        for m in re.finditer(r"\b(?:[Oo]ur|[Tt]heir|[Tt]he)\s+(?:[\w-]+\s+)?(?:paper|work|study),?\s+(?=[A-Z])", sent):
+        for m in re.finditer(r"\b(?:[Oo]ur|[Tt]heir|[Tt]he)\s+(?:[\w-]+\s+){0,2}(?:paper|work|study),?\s+(?=[A-Z])", sent):
             span = scan_title(text, s_start + m.end(), fw, min_words=3, fail_words=confs)
             if span:
                 add(*span, "paper.our_paper_title")
@@ -305,7 +317,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
 
     def vote(name: str, cls: str, w: int = 1) -> None:
         key = norm(name)
-        if not key or "\n" in name or sum(ch.isalpha() for ch in name) < 2:
+        if not key or "\n" in name or (sum(ch.isalpha() for ch in name) < 2 and not (cls == "Dataset" and re.fullmatch(r"[A-Z][1-9]\d?", name))):
             return
         first = re.split(r"[/-]", name)[0] if " " not in name else name
         if key in generic_norms or key.rstrip("s") in generic_norms or norm(first) in generic_norms:
@@ -329,6 +341,10 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         lm = re.match(r"[ \t]+(LM|LLM|GPT|Net|NN)\b", text[end:])
         if lm and w.isupper() and len(w) >= 3:
             w, end = w + lm.group(0).replace("\t", " "), end + lm.end()
+        # a version or size written after the name is part of it: "FastSpeech 2", "VideoMAE V2", "Mip-NeRF 360"
+        ver = re.match(r"[ \t]+(?:[Vv]\d+(?:\.\d+)?|\d{1,3}(?:\.\d+)?[kK]?|QA)(?![\w.%×-])(?!\s*(?:%|×|x\b|points?|pp\b|times|percent))", text[end:])
+        if ver and is_strong_name(w, rules.generic) and w not in rules.known_methods and w not in rules.known_datasets:
+            w, end = w + ver.group(0).replace("\t", " "), end + ver.end()
         if w in rules.conf_acronyms or w in rules.generic:
             continue
         if w in rules.known_datasets:
@@ -352,15 +368,18 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
                     vote(name, cls, 3)
                     cands.append((m.start(), m.end(), name))
     # "X dataset", "the X and Y datasets", "datasets including X and Y", "X, a ... benchmark"
-    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3})\s+(?:and\s+([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})\s+)?(" + dheads + r")\b", text):
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,3})\s+(?:and\s+([A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,2})\s+)?(" + dheads + r")\b", text):
         if m.start() in sent_starts and not any(is_strong_name(w, rules.generic) for w in m.group(1).split()):
             continue
+        if re.search(r"[A-Z][\w-]*,\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}$", text[max(0, m.start() - 80):m.start()]):
+            continue  # "SwaText, the 48-billion-token Swahili corpus": the appositive names SwaText, not "Swahili"
         for g in (1, 2):
             if m.group(g):
                 vote(m.group(g), "Dataset", 4)
                 cands.append((m.start(g), m.end(g), m.group(g)))
-    for m in re.finditer(r"\b(?:" + dheads + r")\s+(?:including|such\s+as|like)\s+((?:[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}(?:,\s+|\s+and\s+|\s+or\s+)?)+)", text):
-        for item in re.finditer(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}", m.group(1)):
+    ds_item = r"(?:[A-Z][a-z]{1,2}\.\s+)?[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,3}"
+    for m in re.finditer(r"\b(?:" + dheads + r")(?:\s+(?:including|such\s+as|like)\s+|\s*:\s*)((?:" + ds_item + r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)?)+)", text):
+        for item in re.finditer(ds_item, m.group(1)):
             vote(item.group(0), "Dataset", 4)
             cands.append((m.start(1) + item.start(), m.start(1) + item.end(), item.group(0)))
     for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(" + dheads + r")\b", text):
@@ -375,13 +394,32 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         vote(m.group(1), "Dataset", 3)
     for m in re.finditer(r"\b(?:[Pp]erformance|[Aa]ccuracy|results?|evaluated|tested|benchmarked|FID|perplexity)\s+(?:of\s+[\w-]+\s+)?(?:\w+\s+){0,3}?on\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{3,}[\w-]*)", text):
         vote(m.group(1), "Dataset", 3)
-    name_item = r"[A-Z][\w-]*(?:\.\d+)?(?:[ \t]+[A-Z][\w-]*(?:\.\d+)?){0,2}"
-    eval_list = re.compile(r"(?:^|(?<=[.;]\s)|\b(?:evaluated|evaluate|tested|test|benchmarked|benchmarks?|accuracy|loss|perplexity|scores?|results?|"
-                           r"performance|improves?|achieves?|reaches|reach|state[- ]of[- ]the[- ]art|gains?|WER|FID|nDCG|error)\b[^.;]{0,40}?)"
-                           r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set)\s+of\s+)?(" + name_item + r"(?:(?:,\s+|,?\s+and\s+)" + name_item + r")*)")
-    for m in eval_list.finditer(text):
-        for item in re.finditer(name_item, m.group(1)):
+    # a dataset name: capitalised ("MedQA", "Long Range Arena"), or lower-case with a hyphen ("ogbg-molhiv")
+    name_item = r"(?:[A-Z][\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\d{1,3}[kK]?(?![\w.%]))(?:\.\d+)?){0,2}|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9])"
+    sep = r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)(?:on\s+)?(?:the\s+)?"
+    eval_cue = re.compile(r"\b(?i:evaluated|evaluate|evaluating|evaluation|tested|test|testing|benchmarked|benchmarks?|"
+                          r"accuracy|loss|perplexity|scores?|results?|measured|measuring|trained|training|pretrained|pre-trained|fine-tuned|"
+                          r"performance|improves?|achieves?|reaches|reach|state[- ]of[- ]the[- ]art|gains?|WER|FID|nDCG|error)\b")
+    on_list = re.compile(r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set|version)\s+of\s+)?(" + name_item + r"(?:" + sep + name_item + r")*)")
+
+    def in_eval_context(at: int) -> bool:
+        """An "on X" at ``at`` opens its sentence or follows a result cue in the same sentence."""
+        window = text[max(0, at - 90):at]
+        window = re.split(r"[.;:](?!\d)\s|\n", window)[-1]
+        return not window.strip() or bool(eval_cue.search(window))
+
+    for m in on_list.finditer(text):
+        if not in_eval_context(m.start()):
+            continue
+        items = list(re.finditer(name_item, m.group(1)))
+        while len(items) > 1 and not re.search(r"\b(?:and|or)\b", m.group(1)[items[-2].end():items[-1].start()]):
+            items.pop()  # a list ends "Y and Z": in "on X, Driftless reaches" the comma closes a fronted phrase
+        for item in items:
             w = item.group(0).rstrip(".")
+            after = text[m.start(1) + item.end():m.start(1) + item.end() + 12]
+            if w[0].islower() and (not re.match(r"\s*(?:[,.;:)]|and\b|or\b|$)", after)
+                                   or re.match(r"[ \t]+(?!(?:" + dheads + r"|tasks?|splits?|subsets?)\b)[a-z]", text[m.end(1):m.end(1) + 20])):
+                continue  # "on large-scale data", "on real-world tasks": a lower-case word before a noun is an adjective
             if w in rules.conf_acronyms or re.match(r"(?:Apple|NVIDIA|iPhone|iPad|Mac)\b", w):
                 continue
             vote(w, "Dataset", 3)
@@ -408,7 +446,8 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             vote(w, "Method", 2)
             cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
     # "called X", "named X", "dubbed X"
-    for m in re.finditer(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\s+([A-Z][\w-]*)", text):
+    for m in re.finditer(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed|(?:[Cc]all|[Nn]ame|[Tt]erm)\s+(?:the|this|our)\s+(?:[\w-]+\s+)?"
+                         r"(?:method|model|approach|algorithm|framework|system|technique|architecture))\s+([A-Z][\w-]*)", text):
         vote(m.group(1), "Method", 2)
         cands.append((m.start(1), m.end(1), m.group(1)))
     # "we propose/introduce/present X" where X is capitalised
@@ -445,6 +484,24 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         if votes.get(norm(m.group(1)), Counter())["Method"] >= 1 and m.group(1) not in rules.function_words:
             vote(m.group(0), "Method", 2)
             cands.append((m.start(), m.end(), m.group(0)))
+    # what a method or dataset extends, builds on, uses or beats is of its class: "Marrow extends MedQA" (datasets),
+    # "DRAFTWISE extends Medusa", "it is a direct successor of our earlier Hydra" (methods)
+    rel_cue = (r"(?:extends|extending|builds\s+(?:up)?on|built\s+(?:up)?on(?:\s+top\s+of)?|generali[sz]es|adapts|"
+               r"is\s+an?\s+(?:direct\s+)?(?:extension|successor|variant|generali[sz]ation)\s+(?:of|to)|"
+               r"replaces\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?of|uses|relies\s+on|outperforms|beats|surpasses)")
+    obj = r"([A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,2}(?:[ \t]+\d+(?:\.\d+)?)?)"
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*|[Ii]t)\s+" + rel_cue + r"\s+(?:(?:the|our|an?|both)\s+)?(?:(?:earlier|original|popular|standard|prior)\s+)?" + obj, text):
+        c = votes.get(norm(m.group(1)))
+        o = m.group(2)
+        if o in rules.generic or o.split()[0] in rules.generic or o in rules.conf_acronyms or o.split()[0] in rules.organizations:
+            continue
+        if c and c["Dataset"] > c["Method"]:
+            vote(o, "Dataset", 3)
+        elif (c and c["Method"]) or m.group(1).lower() == "it":
+            vote(o, "Method", 2)
+        else:
+            continue
+        cands.append((m.start(2), m.end(2), o))
     # a name that the document shows as a method or dataset is that wherever it occurs
     out: list[Found] = []
     known = {k for k, c in votes.items() if c}
@@ -504,8 +561,11 @@ class MentionFinder:
         venues += _venue_lists(text, sentences, rules, venues)
         venues = _fill_years(venues, doc)
         hardware = _resolve_overlaps(_hardware_mentions(text, rules))
-        orgs_affinity = [f for f in _organization_mentions(text, rules) if f.rule == "org.affinity_group"]
-        orgs_lex = [f for f in _organization_mentions(text, rules) if f.rule == "org.lexicon"]
+        orgs_affinity = [f for f in _organization_mentions(text, rules) if f.rule in {"org.affinity_group", "org.institution"}]
+        # a company named as the maker of a device is no research actor: "NVIDIA H100", "Google's TPU v5e"
+        orgs_lex = [f for f in _organization_mentions(text, rules) if f.rule == "org.lexicon"
+                    and not any(0 <= h.start - f.end <= 3 and re.fullmatch(r"(?:'s|’s)?\s*", text[f.end:h.start])
+                                or h.start <= f.start < h.end for h in hardware)]
         titles = _resolve_overlaps(sorted(_paper_titles(text, sentences, rules), key=lambda f: -(f.end - f.start)))
         first = _resolve_overlaps(venues + hardware + orgs_affinity)
         titles = [t for t in titles if not any(k.start < t.end and t.start < k.end for k in first)]

@@ -12,15 +12,16 @@ from .rules import norm
 __all__ = ["find_relations"]
 
 _PAPER_ANAPHOR = re.compile(r"\b(?:[Tt]he|[Tt]his|[Oo]ur)\s+(?:paper|work|study|report)\b")
-_METHOD_ANAPHOR = re.compile(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:new\s+)?(?:method|approach|technique|model|framework|work|architecture|optimizer|paper)\b|\bthis\s+work\b")
+_METHOD_ANAPHOR = re.compile(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:[\w-]+\s+)?(?:method|approach|technique|model|framework|work|architecture|optimizer|paper)\b|\bthis\s+work\b|\b[Ii]ts\b")
 _WE = re.compile(r"\b(?:[Ww]e|[Ii]n\s+this\s+(?:paper|work))\b")
 _UNTITLED_CUE = re.compile(
-    r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work))\s+(?:\w+\s+){0,5}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases)\b"
+    r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work))\s+(?:\w+\s+){0,5}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases|call|name|term|dub)\b"
 )
 _INTRO_CUE = re.compile(
     r"\b(?:propos\w*|introduc\w*|present\w*|describ\w*|shares?|sharing|releas\w*|develop\w*|details|unveil\w*)\b"
 )
 _NOVEL = re.compile(r"\b(?:[Aa]n?)\s+(?:novel|new)\s+(?:[\w-]+\s+){0,1}$")
+_CLAUSE_BREAK = re.compile(r";|[,:]\s+(?:but|while|whereas|although|which|who)\b|\b(?:but|while|whereas|although)\b")
 _LIST_HEAD = re.compile(r"^\s*(?:[-•*]\s*)?(.{2,90}?)(?::\s|\s+[–—]\s+)")
 
 
@@ -41,6 +42,55 @@ def _canon(span: Span) -> str:
 
 def _between(doc: Doc, a: int, b: int) -> str:
     return doc.text[min(a, b):max(a, b)]
+
+
+def _introduced(st: _State) -> set[str]:
+    """Normalised names of the methods the papers read so far introduce, and of the current method."""
+    names = {norm(_canon(m)) for ms in st.paper_methods.values() for m in ms}
+    return names | ({norm(_canon(st.cur_method))} if st.cur_method is not None else set())
+
+
+def _clause_subject(sent: Span, methods: list[Span], introduced: set) -> Span | None:
+    """The method named in the subject of the sentence's main verb (by the dependency parse), preferring one a
+    paper introduces: "On X, a transformer equipped with HopSketch matches ..." is about HopSketch."""
+    root = sent.root
+    for t in root.children:
+        if t.dep_ not in {"nsubj", "nsubjpass"}:
+            continue
+        lo, hi = t.left_edge.idx, t.right_edge.idx + len(t.right_edge)
+        found = [m for m in methods if lo <= m.start_char < hi]
+        if found:
+            named = [m for m in found if norm(_canon(m)) in introduced]
+            return (named or found)[0]
+    return None
+
+
+_ANAPHOR_HEADS = {"method", "approach", "technique", "model", "framework", "system", "architecture", "network",
+                  "algorithm", "optimizer", "pipeline", "student", "encoder", "decoder", "tokenizer", "agent"}
+
+
+def _subject_is_anaphor(sent: Span) -> bool:
+    """The main clause's subject is "it"/"they" or "the (student) model", "this method": a method named before."""
+    for t in sent.root.children:
+        if t.dep_ in {"nsubj", "nsubjpass"}:
+            if t.lower_ in {"it", "they"}:
+                return True
+            if t.lower_ in _ANAPHOR_HEADS and any(c.dep_ == "det" and c.lower_ in {"the", "this", "our"} for c in t.children):
+                return True
+    return False
+
+
+def _listed_before(doc: Doc, methods: list[Span], d: Span) -> list[Span]:
+    """Methods coordinated right before "on <dataset>": "we benchmarked CLIP and DINOv2 on X" gives both."""
+    before = [m for m in methods if m.end_char <= d.start_char]
+    if not before or not re.fullmatch(r",?\s+on\s+(?:the\s+)?", doc.text[before[-1].end_char:d.start_char]):
+        return []
+    out = [before[-1]]
+    for m in reversed(before[:-1]):
+        if not re.fullmatch(r",\s*|,?\s+(?:and|or)\s+", doc.text[m.end_char:out[0].start_char]):
+            break
+        out.insert(0, m)
+    return out
 
 
 def find_relations(doc: Doc, finder) -> list[tuple]:
@@ -74,7 +124,14 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         out.append((s, p, o, sent, rule, conf))
 
     def negated(sent: Span, a: int, b: int) -> bool:
-        return bool(negation.search(_between(doc, a, b)))
+        """A negation or hedge in the clause that states the relation: from the start of the clause holding
+        the earlier end (``a`` or ``b``) to the later one. "not only ... but also" is no negation."""
+        lo, hi = min(a, b), max(a, b)
+        clause_start = sent.start_char
+        for cm in _CLAUSE_BREAK.finditer(doc.text, sent.start_char, lo):
+            clause_start = cm.end()
+        span = re.sub(r"\bnot\s+(?:only|just|merely)\b", "", doc.text[clause_start:hi])
+        return bool(negation.search(span))
 
     st = _State()
     new_spans: list[Span] = []
@@ -180,8 +237,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
             prefix = [c for c in confs if 0 <= w.start_char - c.end_char <= 2]
             after = [c for c in confs if c.start_char >= w.end_char]
             target = prefix[0] if prefix else (after[0] if after else None)
-            if target is None and event_span is not None and re.search(r"\bat\s+(?:the\s+)?(?:main\s+)?conference\b", text):
-                target = event_span
+            if target is None and event_span is not None:
+                target = event_span  # a workshop in a post about one conference is that conference's workshop
             if target is not None:
                 add(w, "partOf", target, sent, "partOf.workshop_at_conference", 0.9)
 
@@ -201,17 +258,27 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
             target = None
             if pidx in st.untitled:
                 target = st.untitled[pidx]
-            elif pidx - 1 in st.untitled and not re.match(r"\s*This\s+paper\b", text):
+            elif pidx - 1 in st.untitled and not re.match(r"\s*This\s+paper\b", text) and (
+                    prev_sent is None or para_of[prev_sent.start] != pidx):  # a venue line of its own follows its abstract
                 target = st.untitled[pidx - 1]
             if target is not None:
                 for v in venues:
                     add(target, "presentedAt", v, sent, "presentedAt.venue_line", 0.85)
 
         # ---- affiliatedWith
-        for p in [m for m in ms if m.label_ == "Paper"]:
+        aff_papers = [m for m in ms if m.label_ == "Paper"] or (
+            [st.cur_paper] if st.cur_paper is not None and _PAPER_ANAPHOR.search(text) else [])
+        joint = re.search(r"\b(?:joint\s+(?:research|work|project)|(?:a\s+)?collaboration|partnership)\s+(?:between|with)\s+", text)
+        for p in aff_papers:
             for o in orgs:
+                before = doc.text[max(s0, o.start_char - 40):o.start_char]
                 if re.search(re.escape(o.text) + r"\s+(?:\w+\s+){0,2}(?:researchers|scientists|paper|authors)", text):
                     add(p, "affiliatedWith", o, sent, "affiliatedWith.org_researchers", 0.7)
+                elif re.search(r"\b(?:researchers|scientists|collaborators|colleagues|authors|co-authors|teams?|partners)\s+"
+                               r"(?:\w+\s+)?(?:from|at|of)\s+(?:the\s+)?$", before):
+                    add(p, "affiliatedWith", o, sent, "affiliatedWith.colleagues_from", 0.7)
+                elif joint and o.start_char >= s0 + joint.end():
+                    add(p, "affiliatedWith", o, sent, "affiliatedWith.joint_work", 0.7)
 
         # ---- demos
         demo = re.search(r"\b(?:demo|demos|demonstrations?|booth|showcase)\b", text, re.I)
@@ -239,7 +306,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                         add(s, "demoedOn", h, sent, "demoedOn.demo_sentence", 0.75)
             if subjects:
                 st.demo_method = subjects[0]
-            if re.search(r"including:?\s*$", text):
+            if re.search(r"(?:including:?|:)\s*$", text):
                 st.demo_list = True
         elif st.demo_list and prev_sent is not None and para_of[prev_sent.start] != pidx and not _LIST_HEAD.match(text):
             st.demo_list, st.demo_method = False, None
@@ -275,6 +342,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 if kind == "extends":
                     subs = [m for m in subs if m.label_ == obj.label_]
                 subj = subs[-1] if subs else None
+                if re.search(r"\b(?:[Ii]t|[Tt]hey|[Ii]ts\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:\w+\s+){0,2}$", doc.text[max(s0, c_start - 40):c_start]):
+                    # "..., and it outperforms X": the pronoun is the sentence's subject or the method in focus
+                    subj = _clause_subject(sent, methods, _introduced(st)) or anaphor_method or subj
                 if subj is None and kind == "uses":
                     if re.match(r"\s*Using\b", text):
                         subj = st.cur_paper
@@ -287,12 +357,38 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 add(subj, pred, obj, sent, f"{pred}.cue", conf)
 
         # ---- evaluatedOn
-        if datasets and cues["evaluated"].search(text):
+        fronted = re.match(r"\s*(?:On|Across|Evaluated|Tested|Benchmarked|Measured|Measuring|Trained|Training|When)\b", text)
+        if datasets and (cues["evaluated"].search(text) or fronted):
+            clause_subj = _clause_subject(sent, methods, _introduced(st))
             for d in datasets:
                 if re.search(r"(?:introduc\w*|propos\w*|releas\w*|present\w*)\s+(?:\w+\s+){0,3}$", doc.text[max(s0, d.start_char - 40):d.start_char]):
                     continue
-                subs = [m for m in methods if m.end_char <= d.start_char]
-                subj = subs[0] if subs else None
+                subjects = []
+                if fronted and clause_subj is not None and clause_subj.start_char > d.start_char:
+                    subjects = [clause_subj]  # "Evaluated on X and Y, TAPO beats ...", "When training A on X, B reaches"
+                elif fronted and anaphor_method is not None and _subject_is_anaphor(sent):
+                    subjects = [anaphor_method]  # "Benchmarked on X and Y, it is 1.4x faster than Z"
+                elif fronted and clause_subj is None:
+                    # no usable parse: the main clause starts after the fronted phrase's last dataset
+                    last = max(x.end_char for x in datasets)
+                    after = [m for m in methods if m.start_char > last]
+                    named = [m for m in after if norm(_canon(m)) in _introduced(st)]
+                    subjects = (named or after)[:1]
+                if not subjects:
+                    subjects = _listed_before(doc, methods, d)  # "we benchmarked CLIP and DINOv2 on X"
+                if not subjects:
+                    colon = [m for m in methods if m.start_char > d.end_char and re.match(r"\s*:", doc.text[d.end_char:])]
+                    subjects = colon  # "three encoders on X: A, B and C"
+                if not subjects and anaphor_method is not None and _subject_is_anaphor(sent):
+                    subjects = [anaphor_method]  # "It is benchmarked on X", "The student model is evaluated on X"
+                if not subjects:
+                    subs = [m for m in methods if m.end_char <= d.start_char]
+                    subjects = subs[:1]
+                if not subjects:
+                    subjects = [m for m in methods if m.start_char > d.end_char
+                                and re.fullmatch(r",?\s+(?:including|such\s+as|e\.g\.,?)\s+(?:[^.;:()]|\.(?=\d))*",
+                                                 doc.text[d.end_char:m.start_char])]  # "LLMs on X, including A and B"
+                subj = subjects[0] if subjects else None
                 if subj is None and re.match(r"\s*On\b", text):
                     after = [m for m in methods if m.start_char > d.end_char]
                     subj = after[0] if after else None
@@ -302,26 +398,51 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     ps = [m for m in ms if m.label_ == "Paper" and m.end_char <= d.start_char]
                     if ps:
                         subj = ps[-1]
-                    elif _WE.search(text) and pidx in st.untitled:
+                    elif _PAPER_ANAPHOR.search(text) and st.cur_paper is not None:
+                        subj = st.cur_paper  # "The paper reports results on X"
+                    elif (_WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and pidx in st.untitled:
                         subj = st.untitled[pidx]
+                    elif re.search(r"\b[Tt]he\s+authors\b", text) and st.cur_paper is not None:
+                        subj = st.cur_paper
                     elif re.match(r"\s*(?:\(\w\)\s*)?(?:Performance|Accuracy|Results)\b", text) and st.cur_method is not None:
                         subj = st.cur_method
-                if subj is None or negated(sent, subj.end_char if subj.end_char <= d.start_char else s0, d.start_char):
-                    continue
-                add(subj, "evaluatedOn", d, sent, "evaluatedOn.cue", 0.75)
+                if subj is not None and subj.label_ == "Paper":
+                    # the subject is the method where one is named, else the paper
+                    intro = [m for m in st.paper_methods.get(norm(_canon(subj)), []) if m.label_ == "Method"]
+                    subj = intro[0] if intro else subj
+                for s_ in (subjects if len(subjects) > 1 else [subj]):
+                    if s_ is None or negated(sent, s_.end_char if s_.end_char <= d.start_char else s0, d.start_char):
+                        continue
+                    add(s_, "evaluatedOn", d, sent, "evaluatedOn.cue", 0.75)
 
         # ---- runsOn (outside demos)
         if hardware and not demo and not st.demo_list:
             for h in hardware:
+                # "a single Inferentia2 chip serves 1,200 RGR queries per second": the device serves the method
+                served = [m for m in methods if m.start_char > h.end_char and re.fullmatch(
+                    r"(?:\s+(?:chips?|GPUs?|boards?|devices?))?\s+(?:serves|runs|processes|handles|executes)\s+(?:[\w,]+\s+){0,3}?",
+                    doc.text[h.end_char:m.start_char])]
                 window = doc.text[max(s0, h.start_char - 60):h.start_char]
-                if not re.search(r"\b(?:on|for)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}$", window):
+                if not served and not re.search(r"\b(?i:on|for)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}(?:(?:such\s+as|like|including)\s+(?:an?\s+|the\s+)?)?$", window):
                     continue
                 subs = [m for m in methods if m.end_char <= h.start_char]
-                subj_list = subs[:1]
+                subj_list = served[:1] or subs[:1]
+                if not served and anaphor_method is not None and _subject_is_anaphor(sent) and (
+                        not subs or re.search(r"\b(?:it|they)\b", doc.text[subs[0].end_char:h.start_char])):
+                    subj_list = [anaphor_method]  # "..., and it runs entirely on X": the method in focus
                 if not subj_list and anaphor_method is not None:
                     subj_list = [anaphor_method]
                 if not subj_list and re.match(r"\s*(?:\(\w\)\s*)?(?:Inference|Runtime|Latency|Training)\b", text):
                     subj_list = methods[:1]
+                if not subj_list and re.match(r"\s*On\b", text):
+                    # "On an NVIDIA Jetson AGX Orin, CTP reduces latency": the main clause's method
+                    subj_list = [m for m in [_clause_subject(sent, methods, _introduced(st))] if m is not None] or \
+                                [m for m in methods if m.start_char > h.end_char][:1]
+                if not subj_list and not methods and st.cur_paper is not None and re.search(
+                        r"\b(?:[Ee]xperiments|[Rr]esults|[Mm]easurements|[Bb]enchmarks|takes|took|minutes|hours|seconds|per\s+second|fps)\b", text):
+                    # "All experiments were run on TPU v5e pods", "Fitting a scene takes eight minutes on X":
+                    # the method of the paper in focus
+                    subj_list = [m for m in st.paper_methods.get(norm(_canon(st.cur_paper)), []) if m.label_ == "Method"][:1]
                 for s in subj_list:
                     if negated(sent, s.end_char if s.end_char <= h.start_char else s0, h.start_char):
                         continue
