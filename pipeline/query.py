@@ -19,10 +19,33 @@ QUERIES_DIR = Path(__file__).parent / "queries"
 
 @dataclass(frozen=True, slots=True)
 class QueryResult:
-    """Variables and rows (each value a string, or None when unbound)."""
+    """Variables and rows (each value a string, or None when unbound).
+
+    ``terms`` has, for each row, each value as a SPARQL 1.1 Query Results JSON term (``{"type": "uri" |
+    "literal" | "bnode", "value": ..., "datatype"?: ..., "xml:lang"?: ...}``) or None; empty when unknown.
+    """
 
     variables: tuple[str, ...]
     rows: tuple[tuple[str | None, ...], ...]
+    terms: tuple[tuple[dict | None, ...], ...] = ()
+
+
+_PLAIN = "http://www.w3.org/2001/XMLSchema#string"
+
+
+def _json_term(term) -> dict:
+    import pyoxigraph as ox
+
+    if isinstance(term, ox.NamedNode):
+        return {"type": "uri", "value": term.value}
+    if isinstance(term, ox.BlankNode):
+        return {"type": "bnode", "value": term.value}
+    out = {"type": "literal", "value": term.value}
+    if term.language:
+        out["xml:lang"] = term.language
+    elif term.datatype.value != _PLAIN:
+        out["datatype"] = term.datatype.value
+    return out
 
 
 def list_queries() -> dict[str, str]:
@@ -170,14 +193,12 @@ def run_query(query: str, graph_path: Path, params: dict[str, str] | None = None
     if not isinstance(result, ox.QuerySolutions):
         raise QueryError("only SELECT queries are supported here")
     variables = tuple(v.value for v in result.variables)
-    rows = []
+    rows, terms = [], []
     for sol in result:
-        row = []
-        for v in variables:
-            term = sol[v]
-            row.append(None if term is None else term.value)
-        rows.append(tuple(row))
-    return QueryResult(variables=variables, rows=tuple(rows))
+        values = [sol[v] for v in variables]
+        rows.append(tuple(None if t is None else t.value for t in values))
+        terms.append(tuple(None if t is None else _json_term(t) for t in values))
+    return QueryResult(variables=variables, rows=tuple(rows), terms=tuple(terms))
 
 
 def format_result(result: QueryResult, fmt: str = "table") -> str:
@@ -189,8 +210,11 @@ def format_result(result: QueryResult, fmt: str = "table") -> str:
         w.writerows([["" if v is None else v for v in row] for row in result.rows])
         return buf.getvalue()
     if fmt == "json":
-        bindings = [{k: {"type": "uri" if v.startswith("http") else "literal", "value": v}
-                     for k, v in zip(result.variables, row) if v is not None} for row in result.rows]
+        if result.terms:
+            bindings = [{k: t for k, t in zip(result.variables, row) if t is not None} for row in result.terms]
+        else:  # a result made by hand, without term kinds
+            bindings = [{k: {"type": "uri" if v.startswith("http") else "literal", "value": v}
+                         for k, v in zip(result.variables, row) if v is not None} for row in result.rows]
         return json.dumps({"head": {"vars": list(result.variables)}, "results": {"bindings": bindings}}, indent=2, ensure_ascii=False)
     if fmt != "table":
         raise QueryError(f"--format {fmt!r}: use table, csv or json")

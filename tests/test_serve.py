@@ -200,3 +200,21 @@ def test_push_errors_are_clear(tmp_path):
         push(good, "ftp://127.0.0.1/store")
     with pytest.raises(MlkgError, match="cannot reach"):
         push(good, f"http://127.0.0.1:{free_port()}/store")
+
+
+def test_cli_json_output_is_what_a_sparql_endpoint_returns(endpoint, corpus_build):
+    import json
+
+    from pipeline.query import format_result, list_queries, load_query, query_parameters, run_query
+
+    checked = 0
+    for name in list_queries():
+        text = load_query(name)
+        if query_parameters(text):
+            continue  # the endpoint has no parameter binding
+        ours = json.loads(format_result(run_query(text, corpus_build[1] / "graph.ttl"), "json"))
+        theirs = client(endpoint.url + "/query", text)
+        assert ours["head"]["vars"] == theirs["head"]["vars"], name
+        assert ours["results"]["bindings"] == theirs["results"]["bindings"], name
+        checked += 1
+    assert checked >= 5
