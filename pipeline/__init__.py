@@ -19,8 +19,13 @@ __all__ = ["build", "BuildConfig", "MLKG", "query", "__version__"]
 __version__ = "0.1.0"
 
 
-def query(name_or_file: str, graph: Path | str = Path("output/graph.ttl"), params: dict[str, str] | None = None):
-    """Run a named query (or a ``.rq`` file) against a built graph; returns a ``QueryResult``."""
+def query(name_or_file: str, graph: Path | str = Path("output/graph.ttl"), params: dict[str, str] | None = None,
+          store: Path | str | None = None):
+    """Run a named query (or a ``.rq`` file) against a built graph; returns a ``QueryResult``.
+
+    ``store``: a folder for an on-disk pyoxigraph store, loaded once and reused while the graph is unchanged
+    (default: an in-memory store loaded on each call).
+    """
     from .query import load_query, run_query
 
-    return run_query(load_query(name_or_file), Path(graph), params)
+    return run_query(load_query(name_or_file), Path(graph), params, None if store is None else Path(store))

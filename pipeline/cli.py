@@ -157,16 +157,22 @@ def query(
     param: List[str] = typer.Option([], "--param", "-p", help="NAME=VALUE, bound as a literal (repeatable)."),
     fmt: str = typer.Option("table", "--format", "-f", help="table, csv or json (SPARQL 1.1 results)."),
     list_: bool = typer.Option(False, "--list", help="List the named queries and what each answers."),
+    store: Optional[Path] = typer.Option(None, "--store", help="On-disk pyoxigraph store folder: load the graph once, "
+                                         "reuse it, reload when the graph changes (default: in memory)."),
 ) -> None:
     """Run a SPARQL query against a built graph."""
-    from .query import format_result, list_queries, load_query, parse_params, run_query
+    from .query import format_result, list_queries, load_query, parse_params, query_parameters, run_query
 
     try:
         if list_ or not name_or_file:
             for name, doc in list_queries().items():
                 typer.echo(f"{name:<20} {doc}")
+                params = query_parameters(load_query(name))
+                if params:
+                    typer.echo(" " * 21 + "--param " + "  --param ".join(
+                        f'{k}="{v}"' if v is not None else f"{k}=VALUE" for k, v in params.items()))
             return
-        result = run_query(load_query(name_or_file), graph, parse_params(param))
+        result = run_query(load_query(name_or_file), graph, parse_params(param), store)
         typer.echo(format_result(result, fmt))
     except MlkgError as exc:
         _fail(exc)
@@ -253,3 +259,76 @@ def explain(
         typer.echo("facts:")
     for subject, prop, obj, doc, sentence, *_ in result.facts:
         typer.echo(f"{subject} --{prop}--> {obj}\n    [{doc}] {sentence}")
+
+
+@app.command()
+def serve(
+    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to serve."),
+    port: int = typer.Option(7878, help="Port on 127.0.0.1 (0: any free port)."),
+    allow_updates: bool = typer.Option(False, "--allow-updates",
+                                       help="Accept SPARQL updates and Graph Store writes (kept until the server stops)."),
+    html: Optional[Path] = typer.Option(None, help="The page to serve at /graph.html (default: graph.html beside the graph)."),
+) -> None:
+    """Serve the graph as a SPARQL 1.1 Protocol endpoint on localhost (the Oxigraph server), with graph.html."""
+    import signal
+    import threading
+
+    from .serve import Endpoint
+
+    def _stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)  # so `kill` stops the oxigraph server and deletes its store too
+
+    endpoint = Endpoint(graph, port=port, allow_updates=allow_updates, html=html)
+    try:
+        endpoint.start()
+    except MlkgError as exc:
+        _fail(exc)
+    try:
+        typer.echo(f"SPARQL endpoint  {endpoint.url}/query" + ("" if allow_updates else "   (read-only)"))
+        if allow_updates:
+            typer.echo(f"SPARQL update    {endpoint.url}/update")
+        typer.echo(f"Graph Store      {endpoint.url}/store")
+        typer.echo(f"graph page       {endpoint.url}/graph.html")
+        typer.echo("Ctrl-C stops it.")
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        endpoint.stop()
+
+
+@app.command()
+def push(
+    endpoint: str = typer.Option(..., help="Graph Store Protocol URL, e.g. http://localhost:7878/store (Oxigraph), "
+                                 "http://localhost:3030/DATASET/data (Fuseki)."),
+    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to send."),
+    graph_iri: Optional[str] = typer.Option(None, "--graph-iri", help="Named graph to write (default: the default graph)."),
+    append: bool = typer.Option(False, "--append", help="POST (add to the graph) instead of PUT (replace it)."),
+) -> None:
+    """Send the graph to a store over the SPARQL 1.1 Graph Store HTTP Protocol."""
+    from .push import push as push_graph, target_url
+
+    try:
+        n = push_graph(graph, endpoint, graph_iri, replace=not append)
+        typer.echo(f"{'added' if append else 'put'} {n} triples to {target_url(endpoint, graph_iri)}")
+    except MlkgError as exc:
+        _fail(exc)
+
+
+@app.command("bench-query")
+def bench_query(
+    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to replicate."),
+    triples: int = typer.Option(100_000, help="Replicate the graph until it has at least this many triples."),
+    repeat: int = typer.Option(5, help="Runs per query in pyoxigraph (the median is shown)."),
+    rdflib_repeat: int = typer.Option(1, help="Runs per query in rdflib."),
+) -> None:
+    """Benchmark: named-query latency in pyoxigraph against rdflib's SPARQL engine on a large replicated graph."""
+    from .bench import format_bench, run_bench
+
+    try:
+        setup, rows = run_bench(graph, triples, repeat, rdflib_repeat, log=lambda m: typer.echo(m, err=True))
+    except MlkgError as exc:
+        _fail(exc)
+    typer.echo(format_bench(setup, rows))

@@ -1,0 +1,220 @@
+"""`mlkg serve` and `mlkg push` against the real Oxigraph server, queried with SPARQLWrapper as any client would.
+
+Every server here listens on 127.0.0.1 on a free port and is stopped at the end of its test, pass or fail.
+"""
+
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from rdflib import BNode, Graph, Literal
+from rdflib.compare import isomorphic
+from SPARQLWrapper import JSON, POST, TURTLE, SPARQLWrapper
+from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
+
+from pipeline.errors import InputError, MlkgError
+from pipeline.push import push
+from pipeline.serve import Endpoint, free_port, oxigraph_binary
+
+PREFIXES = """PREFIX mlkg: <https://w3id.org/mlkg/ontology#>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+"""
+ICLR_PAPERS = PREFIXES + """SELECT ?title WHERE {
+  ?v rdfs:label "ICLR 2025" . ?p mlkg:presentedAt/mlkg:partOf* ?v ; rdfs:label ?title } ORDER BY ?title"""
+
+
+def values(graph):
+    """The triples with typed literals by value: stores write "0.90"^^xsd:decimal as "0.9", the same number.
+
+    The graph has no blank nodes, so equal sets mean isomorphic graphs.
+    """
+    assert not any(isinstance(t, BNode) for tr in graph for t in tr)
+    return {(s, p, (o.value, o.datatype) if isinstance(o, Literal) and o.datatype else o) for s, p, o in graph}
+
+
+def client(url, query, fmt=JSON, method=None):
+    sw = SPARQLWrapper(url)
+    sw.setQuery(query)
+    sw.setReturnFormat(fmt)
+    if method:
+        sw.setMethod(method)
+    return sw.query().convert()
+
+
+@pytest.fixture(scope="module")
+def endpoint(corpus_build):
+    with Endpoint(corpus_build[1] / "graph.ttl", port=0) as ep:
+        yield ep
+
+
+def test_endpoint_answers_select_like_the_embedded_engine(endpoint, corpus_build):
+    from pipeline.query import load_query, run_query
+
+    res = client(endpoint.url + "/query", ICLR_PAPERS)
+    titles = [b["title"]["value"] for b in res["results"]["bindings"]]
+    embedded = run_query(load_query("papers_at_venue"), corpus_build[1] / "graph.ttl", {"venue": "ICLR 2025"})
+    assert len(titles) == 12 and titles == sorted(r[1] for r in embedded.rows)
+    assert "The AdEMAMix Optimizer: Better, Faster, Older" in titles
+
+
+def test_endpoint_answers_ask(endpoint):
+    assert client(endpoint.url + "/query", PREFIXES + 'ASK { ?m rdfs:label "AdEMAMix" ; mlkg:extends ?b . ?b rdfs:label "Adam" }')["boolean"] is True
+    assert client(endpoint.url + "/query", PREFIXES + 'ASK { ?m rdfs:label "Adam" ; mlkg:extends ?b }')["boolean"] is False
+
+
+def test_endpoint_answers_construct(endpoint, corpus_graph):
+    q = PREFIXES + "CONSTRUCT { ?a mlkg:extends ?b } WHERE { ?a mlkg:extends ?b }"
+    got = client(endpoint.url + "/query", q, fmt=TURTLE)
+    g = Graph().parse(data=got, format="turtle")
+    expected = corpus_graph.query(q).graph
+    assert len(g) == len(expected) >= 3 and isomorphic(g, expected)
+    everything = Graph().parse(data=client(endpoint.url + "/query", "CONSTRUCT WHERE { ?s ?p ?o }", fmt=TURTLE), format="turtle")
+    assert len(everything) == len(corpus_graph) and values(everything) == values(corpus_graph)
+
+
+def test_endpoint_rejects_updates_by_default(endpoint):
+    count = PREFIXES + "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    before = client(endpoint.url + "/query", count)["results"]["bindings"][0]["n"]["value"]
+    sw = SPARQLWrapper(endpoint.url + "/query", updateEndpoint=endpoint.url + "/update")
+    sw.setMethod(POST)
+    for update in ("DROP ALL", "INSERT DATA { <https://example.org/a> <https://example.org/b> <https://example.org/c> }"):
+        sw.setQuery(update)
+        with pytest.raises((urllib.error.HTTPError, SPARQLWrapperException)) as err:
+            sw.query()
+        assert "403" in str(err.value) or getattr(err.value, "code", None) == 403
+    with pytest.raises(MlkgError, match="HTTP 403"):
+        push(endpoint.graph, endpoint.url + "/store")   # Graph Store writes are refused too
+    assert client(endpoint.url + "/query", count)["results"]["bindings"][0]["n"]["value"] == before
+
+
+def test_endpoint_serves_graph_html(endpoint, corpus_build):
+    with urllib.request.urlopen(endpoint.url + "/graph.html", timeout=30) as resp:
+        assert resp.headers["Content-Type"].startswith("text/html")
+        assert resp.read() == (corpus_build[1] / "graph.html").read_bytes()
+    with urllib.request.urlopen(endpoint.url + "/", timeout=30) as resp:   # redirected to the page
+        assert resp.geturl().endswith("/graph.html")
+
+
+def test_endpoint_accepts_updates_when_allowed(corpus_build):
+    with Endpoint(corpus_build[1] / "graph.ttl", port=0, allow_updates=True) as ep:
+        sw = SPARQLWrapper(ep.url + "/query", updateEndpoint=ep.url + "/update")
+        sw.setMethod(POST)
+        sw.setQuery(PREFIXES + 'INSERT DATA { <https://example.org/m> a mlkg:Method ; rdfs:label "Zeta" ; mlkg:extends <https://example.org/n> }')
+        sw.query()
+        assert client(ep.url + "/query", PREFIXES + 'ASK { ?m rdfs:label "Zeta" ; mlkg:extends ?x }')["boolean"] is True
+    assert corpus_build[1].joinpath("graph.ttl").read_text("utf-8").count("Zeta") == 0
+
+
+def test_serve_command_starts_and_stops(corpus_build, tmp_path):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline", "serve", "--graph", str(corpus_build[1] / "graph.ttl"),
+                             "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                res = client(f"http://127.0.0.1:{port}/query", "ASK { ?s ?p ?o }")
+                break
+            except Exception:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        assert res["boolean"] is True
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=30)
+    assert f"http://127.0.0.1:{port}/query" in out and "(read-only)" in out
+    assert not [ln for ln in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
+                if "oxigraph serve" in ln and f":{port}" in ln]
+
+
+def test_serve_missing_graph_is_a_clear_error(tmp_path):
+    with pytest.raises(MlkgError, match="no graph there"):
+        Endpoint(tmp_path / "none.ttl", port=0).start()
+
+
+@pytest.fixture()
+def oxigraph_store():
+    """A plain read-write Oxigraph server (in memory), as a user's own store would be."""
+    port = free_port()
+    proc = subprocess.Popen([oxigraph_binary(), "serve", "--bind", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                client(f"http://127.0.0.1:{port}/query", "ASK {}")
+                break
+            except Exception:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_push_to_the_default_graph_and_read_it_back(oxigraph_store, corpus_build, corpus_graph):
+    n = push(corpus_build[1] / "graph.ttl", oxigraph_store + "/store")
+    assert n == len(corpus_graph) > 1000
+    back = Graph().parse(data=client(oxigraph_store + "/query", "CONSTRUCT WHERE { ?s ?p ?o }", fmt=TURTLE), format="turtle")
+    assert len(back) == len(corpus_graph) and values(back) == values(corpus_graph)
+    push(corpus_build[1] / "graph.ttl", oxigraph_store + "/store")            # PUT replaces: no duplicates, same count
+    count = client(oxigraph_store + "/query", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+    assert int(count["results"]["bindings"][0]["n"]["value"]) == len(corpus_graph)
+
+
+def test_push_to_a_named_graph(oxigraph_store, corpus_build, corpus_graph, tmp_path):
+    iri = "https://example.org/graphs/mlkg"
+    out = subprocess.run([sys.executable, "-m", "pipeline", "push", "--endpoint", oxigraph_store + "/store",
+                          "--graph", str(corpus_build[1] / "graph.ttl"), "--graph-iri", iri],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert f"put {len(corpus_graph)} triples" in out.stdout
+    named = client(oxigraph_store + "/query", f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o }} }}")
+    default = client(oxigraph_store + "/query", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+    assert int(named["results"]["bindings"][0]["n"]["value"]) == len(corpus_graph)
+    assert int(default["results"]["bindings"][0]["n"]["value"]) == 0
+    # --append adds a second graph's triples to the same named graph
+    extra = tmp_path / "extra.ttl"
+    extra.write_text("<https://example.org/a> <https://example.org/b> <https://example.org/c> .\n", "utf-8")
+    push(extra, oxigraph_store + "/store", iri, replace=False)
+    named = client(oxigraph_store + "/query", f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o }} }}")
+    assert int(named["results"]["bindings"][0]["n"]["value"]) == len(corpus_graph) + 1
+
+
+def test_push_errors_are_clear(tmp_path):
+    with pytest.raises(InputError, match="no graph there"):
+        push(tmp_path / "none.ttl", "http://127.0.0.1:1/store")
+    bad = tmp_path / "bad.ttl"
+    bad.write_text("not turtle", "utf-8")
+    with pytest.raises(InputError, match="not a valid Turtle"):
+        push(bad, "http://127.0.0.1:1/store")
+    good = tmp_path / "good.ttl"
+    good.write_text("<https://example.org/a> <https://example.org/b> <https://example.org/c> .\n", "utf-8")
+    with pytest.raises(InputError, match="http"):
+        push(good, "ftp://127.0.0.1/store")
+    with pytest.raises(MlkgError, match="cannot reach"):
+        push(good, f"http://127.0.0.1:{free_port()}/store")
+
+
+def test_cli_json_output_is_what_a_sparql_endpoint_returns(endpoint, corpus_build):
+    import json
+
+    from pipeline.query import format_result, list_queries, load_query, query_parameters, run_query
+
+    checked = 0
+    for name in list_queries():
+        text = load_query(name)
+        if query_parameters(text):
+            continue  # the endpoint has no parameter binding
+        ours = json.loads(format_result(run_query(text, corpus_build[1] / "graph.ttl"), "json"))
+        theirs = client(endpoint.url + "/query", text)
+        assert ours["head"]["vars"] == theirs["head"]["vars"], name
+        assert ours["results"]["bindings"] == theirs["results"]["bindings"], name
+        checked += 1
+    assert checked >= 5
