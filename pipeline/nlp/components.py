@@ -257,7 +257,37 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
             span = scan_title(text, s_start + m.end(), fw, min_words=2)
             if span:
                 add(*span, "paper.titled")
+    # a title set off by emphasis or quotes in a sentence about a paper: "Our oral is *Name: Subtitle*"
+    for m in re.finditer(r"(?<![*\w])[*_“\"]((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^*_“”\"\n]{8,200}?)[*_”\"](?![*\w])", text):
+        line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) if "\n" in text[m.end():] else len(text)]
+        if re.search(r"\b(?:paper|oral|poster|spotlight|work|accepted|present\w*|appear\w*|publish\w*|talk)\b", line, re.I) \
+                and _title_like(m.group(1), fw):
+            add(m.start(1), m.end(1), "paper.emphasised_title")
+    # a title on a line of its own, perhaps as a list item: with a colon or a question mark, or followed by
+    # an "Authors:" line ("1. Name: Subtitle", "-- Where Does the Gripper Look? ...", "Paperweight: ...")
+    for m in re.finditer(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|[-–—*•]{1,2}|>+)[ \t]+)?((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)[ \t]*$", text):
+        title = m.group(1)
+        if re.match(r"(?:Authors?|By|Comments?|Notes?|Venue|Keywords|Abstract|Title|Code|Links?|Contact)\s*:", title):
+            continue
+        nxt = text[m.end():m.end() + 200].lstrip("\n").lstrip()
+        if title.endswith((".", ",", ";")) or "|" in title or " -- " in title:
+            continue
+        if not (re.search(r"[:?]", title) or re.match(r"(?:Authors?|By)\b", nxt)):
+            continue
+        if _title_like(title, fw):
+            add(m.start(1), m.end(1), "paper.title_line")
     return out
+
+
+def _title_like(title: str, fw) -> bool:
+    """Title case: most words that are not function words start with a capital or a digit, and no sentence
+    punctuation inside ("We Propose X." is a sentence)."""
+    words = [w.strip("“”\"'()[]:?!,") for w in title.split()]
+    content = [w for w in words if w and w.lower() not in fw]
+    if len(words) < 3 or len(content) < 2 or re.search(r"[.!;]\s", title):
+        return False
+    caps = sum(1 for w in content if w[0].isupper() or w[0].isdigit() or re.match(r"[a-z]{1,4}[A-Z]", w))
+    return caps / len(content) >= 0.75
 
 
 def _acronym_pairs(text: str, rules) -> list[Found]:
@@ -343,7 +373,8 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             w, end = w + lm.group(0).replace("\t", " "), end + lm.end()
         # a version or size written after the name is part of it: "FastSpeech 2", "VideoMAE V2", "Mip-NeRF 360"
         ver = re.match(r"[ \t]+(?:[Vv]\d+(?:\.\d+)?|\d{1,3}(?:\.\d+)?[kK]?|QA)(?![\w.%×-])(?!\s*(?:%|×|x\b|points?|pp\b|times|percent))", text[end:])
-        if ver and is_strong_name(w, rules.generic) and w not in rules.known_methods and w not in rules.known_datasets:
+        if ver and (is_strong_name(w, rules.generic) or w in rules.known_datasets) and (
+                w not in rules.known_methods or ver.group(0).strip()[0] in "vV"):
             w, end = w + ver.group(0).replace("\t", " "), end + ver.end()
         if w in rules.conf_acronyms or w in rules.generic:
             continue
@@ -368,7 +399,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
                     vote(name, cls, 3)
                     cands.append((m.start(), m.end(), name))
     # "X dataset", "the X and Y datasets", "datasets including X and Y", "X, a ... benchmark"
-    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,3})\s+(?:and\s+([A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,2})\s+)?(" + dheads + r")\b", text):
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,3})\s+(?:and\s+([A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,2})\s+)?(?:[a-z]+(?:-[a-z]+)?\s+)?(" + dheads + r")\b", text):
         if m.start() in sent_starts and not any(is_strong_name(w, rules.generic) for w in m.group(1).split()):
             continue
         if re.search(r"[A-Z][\w-]*,\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}$", text[max(0, m.start() - 80):m.start()]):
@@ -395,7 +426,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     for m in re.finditer(r"\b(?:[Pp]erformance|[Aa]ccuracy|results?|evaluated|tested|benchmarked|FID|perplexity)\s+(?:of\s+[\w-]+\s+)?(?:\w+\s+){0,3}?on\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{3,}[\w-]*)", text):
         vote(m.group(1), "Dataset", 3)
     # a dataset name: capitalised ("MedQA", "Long Range Arena"), or lower-case with a hyphen ("ogbg-molhiv")
-    name_item = r"(?:[A-Z][\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\d{1,3}[kK]?(?![\w.%]))(?:\.\d+)?){0,2}|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9])"
+    name_item = r"(?:[A-Z][\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\d{1,3}[kK]?(?![\w.%])|v\d+(?:\.\d+)?)(?:\.\d+)?){0,2}|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9]|[a-z]{1,3}[A-Z][\w-]*)"
     sep = r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)(?:on\s+)?(?:the\s+)?"
     eval_cue = re.compile(r"\b(?i:evaluated|evaluate|evaluating|evaluation|tested|test|testing|benchmarked|benchmarks?|"
                           r"accuracy|loss|perplexity|scores?|results?|measured|measuring|trained|training|pretrained|pre-trained|fine-tuned|"
@@ -489,11 +520,12 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     rel_cue = (r"(?:extends|extending|builds\s+(?:up)?on|built\s+(?:up)?on(?:\s+top\s+of)?|generali[sz]es|adapts|"
                r"is\s+an?\s+(?:direct\s+)?(?:extension|successor|variant|generali[sz]ation)\s+(?:of|to)|"
                r"replaces\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?of|uses|relies\s+on|outperforms|beats|surpasses)")
-    obj = r"([A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,2}(?:[ \t]+\d+(?:\.\d+)?)?)"
-    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*|[Ii]t)\s+" + rel_cue + r"\s+(?:(?:the|our|an?|both)\s+)?(?:(?:earlier|original|popular|standard|prior)\s+)?" + obj, text):
+    obj = r"([A-Z0-9][\w-]*(?:[ \t]+[A-Z][\w-]*){0,2}(?:[ \t]+\d+(?:\.\d+)?)?|[a-z][a-z0-9]*(?:[.-][a-z0-9]+)+|[a-z]{1,3}[A-Z][\w-]*)"
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*|[Ii]t)\s+(?:(?:also|further|even|still|consistently|clearly|directly|is|was)\s+)?" + rel_cue + r"\s+(?:(?:the|our|an?|both)\s+)?(?:(?:earlier|original|popular|standard|prior)\s+)?" + obj, text):
         c = votes.get(norm(m.group(1)))
         o = m.group(2)
-        if o in rules.generic or o.split()[0] in rules.generic or o in rules.conf_acronyms or o.split()[0] in rules.organizations:
+        if o in rules.generic or o.split()[0] in rules.generic or o in rules.conf_acronyms or o.split()[0] in rules.organizations \
+                or not re.search(r"[A-Z]|\d|\.", o) or o.lower() in rules.function_words:
             continue
         if c and c["Dataset"] > c["Method"]:
             vote(o, "Dataset", 3)
@@ -512,7 +544,13 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             if not m.group(0)[0].isupper() and not name[0].islower():
                 continue
             cands.append((m.start(), m.end(), m.group(0)))
+    # capitals that are typography, not names: all-caps heading lines ("ABOUT THE RESEARCH") and datelines
+    # ("TORONTO, August 4, 2025 --")
+    shouting = [(m.start(), m.end()) for m in re.finditer(r"(?m)^[^a-z\n]*[A-Z]{2,}[^a-z\n]*\s[^a-z\n]*[A-Z]{2,}[^a-z\n]*$", text)]
+    shouting += [(m.start(), m.end(1)) for m in re.finditer(r"(?m)^([A-Z]{3,}(?:[ \t]+[A-Z]{3,})*),[ \t]+(?:" + "|".join(_MONTHS) + r")\b", text)]
     for a, b, w in cands:
+        if any(x <= a < y for x, y in shouting):
+            continue
         key = norm(w)
         if key not in votes and key.endswith("s") and key[:-1] in votes:
             key = key[:-1]

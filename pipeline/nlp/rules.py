@@ -262,8 +262,8 @@ def is_strong_name(word: str, generic: set[str]) -> bool:
 
     Examples
     --------
-    >>> [is_strong_name(w, {"LLM"}) for w in ["QuillNet", "GSM8K", "DART", "LLM", "Model", "mlx", "Mamba2", "AI"]]
-    [True, True, True, False, False, False, True, False]
+    >>> [is_strong_name(w, {"LLM"}) for w in ["QuillNet", "GSM8K", "DART", "LLM", "Model", "mlx", "Mamba2", "AI", "Q-Sieve", "Non-Linear"]]
+    [True, True, True, False, False, False, True, False, True, False]
     """
     core = word.rstrip("s") if word.endswith("s") and word[:-1].isupper() else word
     if core in generic or word in generic:
@@ -277,6 +277,8 @@ def is_strong_name(word: str, generic: set[str]) -> bool:
     uppers = sum(ch.isupper() for ch in letters)
     if re.search(r"[a-z][A-Z]", word):
         return True
+    if len(parts) >= 2 and any(len(p) == 1 and p.isupper() for p in parts) and any(len(p) >= 3 for p in parts):
+        return True  # "Q-Sieve", "X-Former", "ViT-B"
     if uppers >= 2 and len(core) >= 3 and (uppers >= len(letters) - 1 or any(p.isupper() and len(p) >= 2 for p in parts)):
         return True
     if word[0].isupper() and re.search(r"[A-Za-z]\d+[A-Za-z]?$", word) and len(word) >= 3:
