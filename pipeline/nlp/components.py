@@ -92,10 +92,15 @@ def _workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
                           fail_words=frozenset(rules.conf_acronyms))
         if not span:
             continue
-        name = text[span[0]:span[1]]
+        end = span[1]
+        # a comma or "at the" inside the name when an acronym in parentheses closes it:
+        # "Workshop on Tiny Models, Big Questions (TinyQ)", "Workshop on Data Streams at the Edge (DSE)"
+        more = re.match(r"(?:,[ \t]+|[ \t]+at[ \t]+the[ \t]+)[A-Z][\w-]*(?:[ \t]+(?:[A-Z][\w-]*|of|and|for|the|in|on))*(?=[ \t]*\([A-Za-z][\w-]*\))", text[end:])
+        if more and not any(w in rules.conf_acronyms for w in more.group(0).split()):
+            end += more.end()
+        name = text[span[0]:end]
         if name.split()[0] in _MONTHS or ")" in name:
             continue
-        end = span[1]
         aliases = {text[m.start():end]}
         acr = re.match(r"\s*\(([A-Za-z][\w-]*)\)", text[end:])
         if acr and not any(c.start <= end + acr.start(1) < c.end for c in confs):
@@ -185,9 +190,25 @@ def _organization_mentions(text: str, rules) -> list[Found]:
             r"|(?:[A-Z][\w-]+\s+){1,2}(?:Labs|Laboratory|Laboratories)"
             r"|ETH\s+Z(?:u|ü)rich|EPFL|MIT|CMU|Carnegie\s+Mellon|Stanford|UC\s+Berkeley|Max\s+Planck\s+Institute(?:\s+for\s+[A-Z][\w\s]+?)?(?=[,.;)]|\s+and\b))")
     for m in re.finditer(r"(?<![\w-])(?:the\s+)?(" + inst + r")(?![\w-])", text):
-        if m.group(1).split()[0] in {"The", "A", "An", "Our", "This"}:
+        if m.group(1).split()[0] in {"The", "A", "An", "Our", "This", "About", "At", "In", "From", "With", "By", "For"}:
             continue
         out.append(Found(m.start(1), m.end(1), "Organization", m.group(1), (), "org.institution"))
+    # organizations named by their role: affiliations in "Authors: A, B (Org); C (Org)" lines, and the
+    # names after "colleagues at", "researchers from", "written with the payments processor"; each is then
+    # found wherever it occurs
+    named: set[str] = set()
+    for line in re.finditer(r"(?m)^[ \t]*(?:Authors?|Affiliations?)\s*:(.*)$", text):
+        for g in re.finditer(r"\(([A-Z][^()\n]{1,60})\)", line.group(1)):
+            named.update(x.strip() for x in re.split(r";|\s+and\s+", g.group(1)) if x.strip()[:1].isupper())
+    org_name = r"((?:[A-Z][\w&-]*(?:\.[\w&-]+)*[ \t]+){0,3}[A-Z][\w&-]*(?:\.[\w&-]+)*)"
+    for m in re.finditer(r"\b(?:colleagues|researchers|collaborators|scientists|engineers|partners)\s+(?:at|from)\s+(?:the\s+)?" + org_name
+                         + r"|\b(?:written|joint\s+work|co-authored|in\s+collaboration)\s+with\s+(?:the\s+)?(?:[a-z][\w-]*\s+){0,3}" + org_name, text):
+        name = (m.group(1) or m.group(2)).rstrip(".")
+        if name.split()[0] not in rules.conf_acronyms and not re.search(r"\d{4}", name):
+            named.add(name)
+    for name in sorted(named, key=len, reverse=True):
+        for m in re.finditer(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
+            out.append(Found(m.start(), m.end(), "Organization", name, (), "org.institution"))
     if rules.organizations:
         pat = re.compile(r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(rules.organizations, key=len, reverse=True)) + r")(?![\w-])")
         for m in pat.finditer(text):

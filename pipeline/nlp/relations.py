@@ -34,6 +34,8 @@ class _State:
     demo_list: bool = False
     paper_methods: dict = field(default_factory=dict)  # norm(paper canonical) -> [method spans]
     untitled: dict = field(default_factory=dict)  # paragraph index -> paper span
+    last_titled: Span | None = None  # the last paper named by its title, and its paragraph
+    last_titled_para: int = -10
 
 
 def _canon(span: Span) -> str:
@@ -254,23 +256,50 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     add(p, "presentedAt", v, sent, "presentedAt.same_sentence", 0.9)
             elif event_span is not None:
                 add(p, "presentedAt", event_span, sent, "presentedAt.document_event", 0.75)
-        if venues and re.match(r"\s*(?:This\s+paper\s+was\s+)?(?:Presented|Accepted|Published|presented|accepted|published)\b", text):
+        # a venue line after a paper: ">> To appear at CoRL 2025", "Presented at the Workshop on ...",
+        # "Research Track, accepted as an oral." (the document's event)
+        venue_line = re.match(r"\s*(?:>+\s*|[-*•]\s*)?(?:This\s+paper\s+(?:was|is|will\s+be)\s+)?(?i:to\s+appear|will\s+(?:be\s+presented|appear)|"
+                              r"presented|accepted|published)\b", text)
+        track_line = re.match(r"\s*(?:[A-Z][\w-]*\s+){1,4}Track\b", text) and re.search(r"\b(?:accepted|oral|poster|spotlight)\b", text)
+        line_venues = venues or ([event_span] if track_line and event_span is not None else [])
+        if (venue_line or track_line) and line_venues and not [m for m in ms if m.label_ == "Paper"]:
             target = None
             if pidx in st.untitled:
                 target = st.untitled[pidx]
             elif pidx - 1 in st.untitled and not re.match(r"\s*This\s+paper\b", text) and (
                     prev_sent is None or para_of[prev_sent.start] != pidx):  # a venue line of its own follows its abstract
                 target = st.untitled[pidx - 1]
+            elif st.last_titled is not None and pidx - st.last_titled_para <= 3:
+                target = st.last_titled
             if target is not None:
-                for v in venues:
+                for v in line_venues:
                     add(target, "presentedAt", v, sent, "presentedAt.venue_line", 0.85)
+        # "Paperweight will be presented at SIGGRAPH Asia 2024": a method stands for the paper that introduces it
+        if venues and not [m for m in ms if m.label_ == "Paper"] and methods and re.search(
+                r"\b(?:will\s+be\s+presented|is\s+(?:to\s+appear|accepted)|appears|was\s+accepted|will\s+appear)\s+(?:at|in|to)\b", text):
+            for p, intro in st.paper_methods.items():
+                if any(norm(_canon(m)) == norm(_canon(methods[0])) for m in intro):
+                    paper = next((x for x in mentions if x.label_ == "Paper" and norm(_canon(x)) == p), None) or \
+                        next((x for x in st.untitled.values() if norm(_canon(x)) == p), None)
+                    for v in venues:
+                        add(paper, "presentedAt", v, sent, "presentedAt.method_for_paper", 0.75)
+                    break
+        titled = [m for m in ms if m.label_ == "Paper"]
+        if titled:
+            st.last_titled, st.last_titled_para = titled[-1], pidx
 
         # ---- affiliatedWith
         aff_papers = [m for m in ms if m.label_ == "Paper"] or (
             [st.cur_paper] if st.cur_paper is not None and _PAPER_ANAPHOR.search(text) else [])
         joint = re.search(r"\b(?:joint\s+(?:research|work|project)|(?:a\s+)?collaboration|partnership)\s+(?:between|with)\s+", text)
+        authors_line = re.match(r"\s*(?:Authors?|Affiliations?)\s*:", text)
+        if authors_line and not aff_papers and st.cur_paper is not None and pidx - st.paper_para <= 1:
+            aff_papers = [st.cur_paper]  # "1. Title\n   Authors: A (Org); B (Org)"
         for p in aff_papers:
             for o in orgs:
+                if authors_line:
+                    add(p, "affiliatedWith", o, sent, "affiliatedWith.authors_line", 0.8)
+                    continue
                 before = doc.text[max(s0, o.start_char - 40):o.start_char]
                 if re.search(re.escape(o.text) + r"\s+(?:\w+\s+){0,2}(?:researchers|scientists|paper|authors)", text):
                     add(p, "affiliatedWith", o, sent, "affiliatedWith.org_researchers", 0.7)
