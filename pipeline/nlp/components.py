@@ -297,6 +297,13 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
             continue
         if _title_like(title, fw):
             add(m.start(1), m.end(1), "paper.title_line")
+    # a labelled title ("Title: Name: Subtitle"), and a list item "• Title (Venue Year) — teaser"
+    for m in re.finditer(r"(?m)^[ \t]*Title[ \t]*:[ \t]*(\S[^\n]{8,250}?)[ \t]*$", text):
+        add(m.start(1), m.end(1), "paper.labelled_title")
+    for m in re.finditer(r"(?m)^[ \t]*(?:\d{1,3}[.)]|[-–—*•]{1,2})[ \t]+((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n()]{8,220}?)[ \t]*"
+                         r"\([^()\n]*(?:19|20)\d{2}[^()\n]*\)[ \t]*(?:[—–:-]|$)", text):
+        if _title_like(m.group(1), fw):
+            add(m.start(1), m.end(1), "paper.list_item_title")
     return out
 
 

@@ -21,6 +21,7 @@ _INTRO_CUE = re.compile(
     r"\b(?:propos\w*|introduc\w*|present\w*|describ\w*|shares?|sharing|releas\w*|develop\w*|details|unveil\w*)\b"
 )
 _NOVEL = re.compile(r"\b(?:[Aa]n?)\s+(?:novel|new)\s+(?:[\w-]+\s+){0,1}$")
+_LINE_TITLE_RULES = {"paper.labelled_title", "paper.title_line", "paper.list_item_title"}
 _CLAUSE_BREAK = re.compile(r";|[,:]\s+(?:but|while|whereas|although|which|who)\b|\b(?:but|while|whereas|although)\b")
 _LIST_HEAD = re.compile(r"^\s*(?:[-•*]\s*)?(.{2,90}?)(?::\s|\s+[–—]\s+)")
 
@@ -34,6 +35,8 @@ class _State:
     demo_list: bool = False
     paper_methods: dict = field(default_factory=dict)  # norm(paper canonical) -> [method spans]
     untitled: dict = field(default_factory=dict)  # paragraph index -> paper span
+    line_title: Span | None = None  # a title on a line of its own, awaiting its abstract
+    line_title_para: int = -10
     last_titled: Span | None = None  # the last paper named by its title, and its paragraph
     last_titled_para: int = -10
 
@@ -147,6 +150,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         pidx = para_of[sent.start]
         if papers:
             st.cur_paper, st.paper_para = papers[-1], pidx
+            if papers[-1]._.mlkg_rule in _LINE_TITLE_RULES:
+                st.line_title, st.line_title_para = papers[-1], pidx
         if pidx - st.paper_para > 1 or (pidx != st.paper_para and st.cur_paper is not None and st.cur_paper._.mlkg_rule == "paper.untitled_abstract"):
             st.cur_paper = None  # "the paper" refers to a paper of this paragraph or the one before
         # title prefix: "Name: Subtitle" introduces Name
@@ -164,6 +169,12 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
             if objs:
                 pidx = para_of[sent.start]
                 paper = st.untitled.get(pidx)
+                known = st.paper_methods.get(norm(_canon(st.line_title)), []) if st.line_title is not None else []
+                if paper is None and st.line_title is not None and pidx - st.line_title_para <= 3 and (
+                        not known or any(norm(_canon(k)) == norm(_canon(objs[0])) for k in known)):
+                    # "Title: ...\nAuthors: ...\nAbstract: We present X": the abstract of the titled entry above
+                    paper = st.untitled[pidx] = st.line_title
+                    st.line_title = None
                 if paper is None:
                     paper = doc.char_span(sent.start_char + m.start(), cue_end, label="Paper", alignment_mode="expand")
                     paper._.mlkg_canonical = f"Paper introducing {_canon(objs[0])}"
@@ -249,6 +260,11 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         prev_cue = prev_sent is not None and para_of.get(prev_sent.start) == pidx and re.search(
             r"\bwill\s+(?:also\s+)?(?:present|share)\b|\bpresented\s+at\b", prev_sent.text)
         for p in [m for m in ms if m.label_ == "Paper"]:
+            paren = [v for v in venues if re.fullmatch(r"\s*\(", doc.text[p.end_char:v.start_char])
+                     and not re.search(r"\b(?:submission|submitted|under\s+review|preprint|rejected)\b",
+                                       doc.text[v.end_char:v.end_char + 40].split(")")[0], re.I)]
+            for v in paren:
+                add(p, "presentedAt", v, sent, "presentedAt.parenthesised_venue", 0.8)
             if not (present_cue or prev_cue):
                 continue
             if venues:
@@ -258,7 +274,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 add(p, "presentedAt", event_span, sent, "presentedAt.document_event", 0.75)
         # a venue line after a paper: ">> To appear at CoRL 2025", "Presented at the Workshop on ...",
         # "Research Track, accepted as an oral." (the document's event)
-        venue_line = re.match(r"\s*(?:>+\s*|[-*•]\s*)?(?:This\s+paper\s+(?:was|is|will\s+be)\s+)?(?i:to\s+appear|will\s+(?:be\s+presented|appear)|"
+        venue_line = re.match(r"\s*(?:>+\s*|[-*•]\s*)?(?:(?:Comments?|Notes?|Venue)\s*:\s*(?:[^,;\n]*[,;]\s*)*)?"
+                              r"(?:This\s+paper\s+(?:was|is|will\s+be)\s+)?(?i:to\s+appear|will\s+(?:be\s+presented|appear)|"
                               r"presented|accepted|published)\b", text)
         track_line = re.match(r"\s*(?:[A-Z][\w-]*\s+){1,4}Track\b", text) and re.search(r"\b(?:accepted|oral|poster|spotlight)\b", text)
         line_venues = venues or ([event_span] if track_line and event_span is not None else [])
