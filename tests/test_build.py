@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from data import CORPUS_DIR, GENERALISATION_DIR, OUTPUT_DIR, SHARED_EVAL
+from data import CORPUS_DIR, OUTPUT_DIR, SHARED_EVAL
 from pipeline import BuildConfig, build
 
 
@@ -77,11 +77,21 @@ def test_build_project_eval_agrees_with_shared_scorer(corpus_build):
     assert ours["entities"] == theirs["entities"] and ours["relations"] == theirs["relations"]
 
 
-def test_build_generalises_to_unseen_documents(tmp_path):
+# Four sets of documents with gold, each written by a helper who had not read the rules (see each set's
+# README). Every set was used for tuning after its first run, so these floors guard against regressions; the
+# first-run scores, the honest measure of generalisation, are in README.md. Floors sit a little below the
+# current scores.
+@pytest.mark.parametrize("name,entity_floor,relation_floor", [
+    ("generalisation", 0.90, 0.85),
+    ("generalisation2", 0.90, 0.78),
+    ("generalisation3", 0.85, 0.70),
+    ("generalisation4", 0.78, 0.50),
+])
+def test_build_generalises_to_unseen_documents(tmp_path, name, entity_floor, relation_floor):
+    from data import TEST_DATA_DIR
     from pipeline.evaluate import evaluate, load_gold
 
-    build(BuildConfig(inputs=(GENERALISATION_DIR / "docs",), out_dir=tmp_path, html=False))
-    s = evaluate(tmp_path / "graph.ttl", load_gold(GENERALISATION_DIR / "gold.json"))
-    # written by someone who had not read the rules: floors below the development scores
-    assert s["entities"]["overall"]["f1"] >= 0.8
-    assert s["relations"]["overall"]["f1"] >= 0.55
+    build(BuildConfig(inputs=(TEST_DATA_DIR / name / "docs",), out_dir=tmp_path, html=False))
+    s = evaluate(tmp_path / "graph.ttl", load_gold(TEST_DATA_DIR / name / "gold.json"))
+    assert s["entities"]["overall"]["f1"] >= entity_floor
+    assert s["relations"]["overall"]["f1"] >= relation_floor
