@@ -279,7 +279,7 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
             if span:
                 add(*span, "paper.titled")
     # a title set off by emphasis or quotes in a sentence about a paper: "Our oral is *Name: Subtitle*"
-    for m in re.finditer(r"(?<![*\w])[*_“\"]((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^*_“”\"\n]{8,200}?)[*_”\"](?![*\w])", text):
+    for m in re.finditer(r"(?<![*\w])(?:\*\*?|__?|[“\"])((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^*_“”\"\n]{8,200}?)(?:\*\*?|__?|[”\"])(?![*\w])", text):
         line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) if "\n" in text[m.end():] else len(text)]
         if re.search(r"\b(?:paper|oral|poster|spotlight|work|accepted|present\w*|appear\w*|publish\w*|talk)\b", line, re.I) \
                 and _title_like(m.group(1), fw):
@@ -454,11 +454,19 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     for m in re.finditer(r"\b(?:[Pp]erformance|[Aa]ccuracy|results?|evaluated|tested|benchmarked|FID|perplexity)\s+(?:of\s+[\w-]+\s+)?(?:\w+\s+){0,3}?on\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{3,}[\w-]*)", text):
         vote(m.group(1), "Dataset", 3)
     # a dataset name: capitalised ("MedQA", "Long Range Arena"), or lower-case with a hyphen ("ogbg-molhiv")
-    name_item = r"(?:[A-Z][\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\d{1,3}[kK]?(?![\w.%])|v\d+(?:\.\d+)?)(?:\.\d+)?){0,2}|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9]|[a-z]{1,3}[A-Z][\w-]*)"
+    name_item = (r"(?:(?:[A-Z]|\d[A-Za-z])[\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\d{1,3}[kK]?(?![\w.%])|(?:19|20)\d{2}(?![\w.%])|v\d+(?:\.\d+)?)(?:\.\d+)?){0,2}"
+                 r"|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9]|[a-z]{1,3}[A-Z][\w-]*|[a-z]{3,}\d+[a-z0-9]*)")
     sep = r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)(?:on\s+)?(?:the\s+)?"
     eval_cue = re.compile(r"\b(?i:evaluated|evaluate|evaluating|evaluation|tested|test|testing|benchmarked|benchmarks?|"
                           r"accuracy|loss|perplexity|scores?|results?|measured|measuring|trained|training|pretrained|pre-trained|fine-tuned|"
                           r"performance|improves?|achieves?|reaches|reach|state[- ]of[- ]the[- ]art|gains?|WER|FID|nDCG|error)\b")
+    # "Experiments span A, B and the C": a list of datasets after an experiments verb
+    for m in re.finditer(r"\b(?:[Ee]xperiments|[Ee]valuations?|[Bb]enchmarks)\s+(?:span|spanning|cover|covering|include|including)\s+", text):
+        lst = re.match(r"(?:the\s+)?(" + name_item + r"(?:" + sep + name_item + r")*)", text[m.end():])
+        if lst and re.search(r"\b(?:and|or)\b", lst.group(1)):
+            for item in re.finditer(name_item, lst.group(1)):
+                vote(item.group(0), "Dataset", 3)
+                cands.append((m.end() + lst.start(1) + item.start(), m.end() + lst.start(1) + item.end(), item.group(0)))
     on_list = re.compile(r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set|version)\s+of\s+)?(" + name_item + r"(?:" + sep + name_item + r")*)")
 
     def in_eval_context(at: int) -> bool:
@@ -627,7 +635,8 @@ class MentionFinder:
         venues += _venue_lists(text, sentences, rules, venues)
         venues = _fill_years(venues, doc)
         hardware = _resolve_overlaps(_hardware_mentions(text, rules))
-        orgs_affinity = [f for f in _organization_mentions(text, rules) if f.rule in {"org.affinity_group", "org.institution"}]
+        orgs_affinity = sorted((f for f in _organization_mentions(text, rules) if f.rule in {"org.affinity_group", "org.institution"}),
+                               key=lambda f: -(f.end - f.start))  # the longest name of an organization wins
         # a company named as the maker of a device is no research actor: "NVIDIA H100", "Google's TPU v5e"
         orgs_lex = [f for f in _organization_mentions(text, rules) if f.rule == "org.lexicon"
                     and not any(0 <= h.start - f.end <= 3 and re.fullmatch(r"(?:'s|’s)?\s*", text[f.end:h.start])

@@ -18,7 +18,7 @@ _UNTITLED_CUE = re.compile(
     r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work))\s+(?:\w+\s+){0,5}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases|call|name|term|dub)\b"
 )
 _INTRO_CUE = re.compile(
-    r"\b(?:propos\w*|introduc\w*|present\w*|describ\w*|shares?|sharing|releas\w*|develop\w*|details|unveil\w*)\b"
+    r"\b(?:propos\w*|introduc\w*|present\w*|describ\w*|shares?|sharing|releas\w*|develop\w*|details|unveil\w*)\b", re.I
 )
 _NOVEL = re.compile(r"\b(?:[Aa]n?)\s+(?:novel|new)\s+(?:[\w-]+\s+){0,1}$")
 _LINE_TITLE_RULES = {"paper.labelled_title", "paper.title_line", "paper.list_item_title"}
