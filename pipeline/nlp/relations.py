@@ -384,23 +384,34 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 if not objs:
                     continue
                 obj = objs[0]
+                # coordinated objects: "beats XMem and Cutie", "outperforms both PPO and ..."
+                obj_list = [obj]
+                for m in methods + (datasets if kind == "extends" else []):
+                    if m.start_char > obj_list[-1].end_char and m.label_ == obj.label_ and re.fullmatch(
+                            r",\s*|,?\s+(?:and|or)\s+(?:the\s+)?", doc.text[obj_list[-1].end_char:m.start_char]):
+                        obj_list.append(m)
                 subs = [m for m in methods + (datasets if kind == "extends" else []) if m.end_char <= c_start]
                 if kind == "extends":
                     subs = [m for m in subs if m.label_ == obj.label_]
                 subj = subs[-1] if subs else None
-                if re.search(r"\b(?:[Ii]t|[Tt]hey|[Ii]ts\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:\w+\s+){0,2}$", doc.text[max(s0, c_start - 40):c_start]):
+                clause_subj = _clause_subject(sent, methods, _introduced(st))
+                if subj is not None and clause_subj is not None and clause_subj.end_char <= subj.start_char and \
+                        re.search(r"\band\s+(?:\w+\s+)?$", doc.text[subj.end_char:c_start]):
+                    subj = clause_subj  # "MARLIN extends PPO with X and outperforms both PPO and Y": coordinated verbs
+                if re.search(r"\b(?:[Ii]t|[Tt]hey|[Ii]ts\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:[\w.]+\s+){0,2}$", doc.text[max(s0, c_start - 40):c_start]):
                     # "..., and it outperforms X": the pronoun is the sentence's subject or the method in focus
-                    subj = _clause_subject(sent, methods, _introduced(st)) or anaphor_method or subj
-                if subj is None and kind == "uses":
-                    if re.match(r"\s*Using\b", text):
+                    subj = clause_subj or anaphor_method or subj
+                if subj is None and (kind == "uses" or _subject_is_anaphor(sent)):
+                    if kind == "uses" and re.match(r"\s*Using\b", text):
                         subj = st.cur_paper
                     elif anaphor_method is not None:
-                        subj = anaphor_method
+                        subj = anaphor_method  # "The method outperforms X"
                 if subj is None:
                     continue
                 if negated(sent, subj.end_char, obj.start_char):
                     continue
-                add(subj, pred, obj, sent, f"{pred}.cue", conf)
+                for o in obj_list:
+                    add(subj, pred, o, sent, f"{pred}.cue", conf)
 
         # ---- evaluatedOn
         fronted = re.match(r"\s*(?:On|Across|Evaluated|Tested|Benchmarked|Measured|Measuring|Trained|Training|When)\b", text)
