@@ -158,7 +158,7 @@ def _hardware_mentions(text: str, rules) -> list[Found]:
 
     def canon(s: str) -> str:
         s = re.sub(suffix + r"$", "", s)
-        s = re.sub(r"^(?:NVIDIA|AMD|Google)\s+", "", s)
+        s = re.sub(r"^(?:NVIDIA|AMD|Google|AWS|Intel|Qualcomm|Arm|MediaTek)\s+", "", s)
         s = re.sub(r"\s+", " ", s).strip()
         return "Apple silicon" if s.lower() == "apple silicon" else s
 

@@ -480,6 +480,12 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     r"(?:\s+(?:chips?|GPUs?|boards?|devices?))?\s+(?:serves|runs|processes|handles|executes)\s+(?:[\w,]+\s+){0,3}?",
                     doc.text[h.end_char:m.start_char])]
                 window = doc.text[max(s0, h.start_char - 60):h.start_char]
+                carried = [x for x in out if x[1] == "runsOn" and x[3] is sent and x[2].end_char <= h.start_char
+                           and re.fullmatch(r"[\s\w-]*?\bwith\s+(?:an?\s+|the\s+)?(?:onboard\s+|integrated\s+|built-in\s+)?",
+                                            doc.text[x[2].end_char:h.start_char])]
+                if carried:  # "on a DJI Matrice 350 drone with an onboard Jetson Orin NX": the same method
+                    add(carried[-1][0], "runsOn", h, sent, "runsOn.device_with_chip", 0.7)
+                    continue
                 if not served and not re.search(r"\b(?i:on|for)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}(?:(?:such\s+as|like|including)\s+(?:an?\s+|the\s+)?)?$", window):
                     continue
                 subs = [m for m in methods if m.end_char <= h.start_char]
@@ -496,7 +502,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     subj_list = [m for m in [_clause_subject(sent, methods, _introduced(st))] if m is not None] or \
                                 [m for m in methods if m.start_char > h.end_char][:1]
                 if not subj_list and not methods and st.cur_paper is not None and re.search(
-                        r"\b(?:[Ee]xperiments|[Rr]esults|[Mm]easurements|[Bb]enchmarks|takes|took|minutes|hours|seconds|per\s+second|fps)\b", text):
+                        r"\b(?:[Ee]xperiments|[Rr]esults|[Mm]easurements|[Bb]enchmarks|takes|took|minutes|hours|seconds|per\s+second|fps|"
+                        r"[Ll]atency|[Ii]nference|[Tt]raining|trained|deployed|measured|[Pp]retraining)\b", text):
                     # "All experiments were run on TPU v5e pods", "Fitting a scene takes eight minutes on X":
                     # the method of the paper in focus
                     subj_list = [m for m in st.paper_methods.get(norm(_canon(st.cur_paper)), []) if m.label_ == "Method"][:1]
