@@ -392,8 +392,15 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             votes[key][cls] += w
         surface.setdefault(key, name)
 
+    # capitals that are typography, not names: all-caps heading lines ("ABOUT THE RESEARCH") and datelines
+    # ("TORONTO, August 4, 2025 --")
+    shouting = [(m.start(), m.end()) for m in re.finditer(r"(?m)^[^a-z\n]*[A-Z]{2,}[^a-z\n]*\s[^a-z\n]*[A-Z]{2,}[^a-z\n]*$", text)]
+    shouting += [(m.start(), m.end(1)) for m in re.finditer(r"(?m)^([A-Z]{3,}(?:[ \t]+[A-Z]{3,})*),[ \t]+(?:" + "|".join(_MONTHS) + r")\b", text)]
+
     # strong shapes and lexicon names
     for m in _NAME_RE.finditer(text):
+        if any(x <= m.start() < y for x, y in shouting):
+            continue
         w = m.group(1).rstrip(".")
         end = m.start() + len(w)
         lm = re.match(r"[ \t]+(LM|LLM|GPT|Net|NN)\b", text[end:])
@@ -580,10 +587,6 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             if not m.group(0)[0].isupper() and not name[0].islower():
                 continue
             cands.append((m.start(), m.end(), m.group(0)))
-    # capitals that are typography, not names: all-caps heading lines ("ABOUT THE RESEARCH") and datelines
-    # ("TORONTO, August 4, 2025 --")
-    shouting = [(m.start(), m.end()) for m in re.finditer(r"(?m)^[^a-z\n]*[A-Z]{2,}[^a-z\n]*\s[^a-z\n]*[A-Z]{2,}[^a-z\n]*$", text)]
-    shouting += [(m.start(), m.end(1)) for m in re.finditer(r"(?m)^([A-Z]{3,}(?:[ \t]+[A-Z]{3,})*),[ \t]+(?:" + "|".join(_MONTHS) + r")\b", text)]
     for a, b, w in cands:
         if any(x <= a < y for x, y in shouting):
             continue

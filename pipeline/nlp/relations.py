@@ -459,10 +459,10 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                         subj = st.cur_paper  # "The paper reports results on X"
                     elif (_WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and pidx in st.untitled:
                         subj = st.untitled[pidx]
-                    elif re.search(r"\b[Tt]he\s+authors\b", text) and st.cur_paper is not None:
-                        subj = st.cur_paper
-                    elif re.match(r"\s*(?:\(\w\)\s*)?(?:Performance|Accuracy|Results)\b", text) and st.cur_method is not None:
-                        subj = st.cur_method
+                    elif (_WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and st.cur_paper is not None:
+                        subj = st.cur_paper  # "We report J&F scores on X" in the paragraph of a titled paper
+                    elif re.match(r"\s*(?:[-*•]\s*)?(?:\(\w\)\s*)?(?:[A-Z][\w&-]*\s+)?(?:Performance|Accuracy|Results|results|Experiments|Evaluations?)\b", text):
+                        subj = st.cur_paper or st.cur_method  # "Experiments span X, Y and Z", "- FID results on X"
                 if subj is not None and subj.label_ == "Paper":
                     # the subject is the method where one is named, else the paper
                     intro = [m for m in st.paper_methods.get(norm(_canon(subj)), []) if m.label_ == "Method"]
