@@ -232,7 +232,10 @@ def eval_(
     """Score a graph against gold annotations: precision, recall and F1 per class and property."""
     from .evaluate import evaluate, format_scores, load_gold
 
-    scores = evaluate(graph, load_gold(gold))
+    try:
+        scores = evaluate(graph, load_gold(gold))
+    except MlkgError as exc:
+        _fail(exc)
     typer.echo(json.dumps(scores, indent=2) if as_json else format_scores(scores, explain))
 
 

@@ -19,8 +19,15 @@ PROPERTIES = [local_name(p) for p in RELATIONS]
 
 
 def load_gold(path: Path) -> dict:
-    """Read a gold file."""
-    return json.loads(Path(path).read_text("utf-8"))
+    """Read a gold file; a missing or malformed one is an ``InputError`` (exit 3)."""
+    from .errors import InputError
+
+    try:
+        return json.loads(Path(path).read_text("utf-8"))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the gold file ({exc.strerror or exc})") from exc
+    except ValueError as exc:
+        raise InputError(f"{path}: not a gold file in JSON ({exc})") from exc
 
 
 def _prf(tp: int, fp: int, fn: int) -> dict:
@@ -37,6 +44,10 @@ def evaluate(graph_path: Path, gold: dict) -> dict:
     graph entity for one gold entity is a duplicate), untitled papers matched by what they introduce,
     optional gold items counted neither way.
     """
+    from .errors import InputError
+
+    if not Path(graph_path).is_file():
+        raise InputError(f"{graph_path}: no graph there; run `mlkg build` first")
     g = Dataset(default_union=True)
     g.parse(str(graph_path), format="turtle")
     ents: dict[URIRef, tuple[str, set[str]]] = {}

@@ -89,3 +89,12 @@ def test_cli_view_without_a_readable_graph_exits_3(tmp_path):
     bad.write_text("this is not turtle <<<")
     r = _mlkg("view", "--graph", str(bad), "--out", str(tmp_path / "g.html"))
     assert r.returncode == 3 and "not a readable Turtle graph" in r.stderr and not (tmp_path / "g.html").exists()
+
+
+def test_cli_eval_with_a_missing_file_exits_3(tmp_path, corpus_build):
+    r = _mlkg("eval", str(corpus_build[1] / "graph.ttl"), str(tmp_path / "none.json"))
+    assert r.returncode == 3 and "cannot read the gold file" in r.stderr
+    gold = tmp_path / "gold.json"
+    gold.write_text('{"entities": [], "relations": []}')
+    r = _mlkg("eval", str(tmp_path / "none.ttl"), str(gold))
+    assert r.returncode == 3 and "mlkg build" in r.stderr
