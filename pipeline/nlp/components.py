@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import replace
+from functools import lru_cache
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -47,13 +48,29 @@ _MONTHS = {"January", "February", "March", "April", "May", "June", "July", "Augu
            "November", "December"}
 
 
+@lru_cache(maxsize=None)
+def _acronym_pattern(acrs: tuple[str, ...]) -> re.Pattern:
+    return re.compile(
+        r"(?<![\w-])(" + "|".join(re.escape(a) for a in acrs) + r")(?:(?:\s+|-|\s*')((?:19|20)\d{2}|\d{2}))?(?![\w-])"
+    )
+
+
+@lru_cache(maxsize=None)
+def _long_name_patterns(long: str) -> tuple[re.Pattern, re.Pattern]:
+    """The long name alone, and with its optional ordinal, "the", "Annual", publisher, acronym and year."""
+    body = r"\s*".join(re.escape(w) for w in long.split())
+    pat = re.compile(
+        r"(?:(?:the\s+)?(?P<ord>" + ORDINAL + r")\s+)?(?:Annual\s+)?(?:(?:IEEE/CVF|IEEE|ACM)\s+)?"
+        + body + r"(?:\s*\((?P<acr>[A-Za-z]+)(?:\s+(?P<py>(?:19|20)\d{2}))?\))?(?:\s+(?P<year>(?:19|20)\d{2}))?",
+        re.I,
+    )
+    return re.compile(body, re.I), pat
+
+
 def _conference_mentions(text: str, rules) -> list[Found]:
     """Conference acronyms with or without a year, and long conference names with ordinals."""
     out: list[Found] = []
-    acrs = sorted(rules.conf_acronyms, key=len, reverse=True)
-    acr_re = re.compile(
-        r"(?<![\w-])(" + "|".join(re.escape(a) for a in acrs) + r")(?:(?:\s+|-|\s*')((?:19|20)\d{2}|\d{2}))?(?![\w-])"
-    )
+    acr_re = _acronym_pattern(tuple(sorted(rules.conf_acronyms, key=len, reverse=True)))
     for m in acr_re.finditer(text):
         acr = rules.conf_acronyms[m.group(1)]
         year = m.group(2)
@@ -63,13 +80,9 @@ def _conference_mentions(text: str, rules) -> list[Found]:
         out.append(Found(m.start(), m.end(), "Venue", canonical, (), "venue.acronym"))
     for acr, info in rules.conferences.items():
         for long in info.get("long", []):
-            words = long.split()
-            body = r"\s*".join(re.escape(w) for w in words)
-            pat = re.compile(
-                r"(?:(?:the\s+)?(?P<ord>" + ORDINAL + r")\s+)?(?:Annual\s+)?(?:(?:IEEE/CVF|IEEE|ACM)\s+)?"
-                + body + r"(?:\s*\((?P<acr>[A-Za-z]+)(?:\s+(?P<py>(?:19|20)\d{2}))?\))?(?:\s+(?P<year>(?:19|20)\d{2}))?",
-                re.I,
-            )
+            body_re, pat = _long_name_patterns(long)
+            if not body_re.search(text):  # every match contains the name itself: skip the slow scan
+                continue
             for m in pat.finditer(text):
                 year = m.group("py") or m.group("year")
                 if not year and m.group("ord") and info.get("base"):

@@ -39,13 +39,14 @@ def _canon(span: Span) -> str:
     return span._.mlkg_canonical or span.text
 
 
-def _between(doc: Doc, a: int, b: int) -> str:
-    return doc.text[min(a, b):max(a, b)]
+def _between(dtext: str, a: int, b: int) -> str:
+    return dtext[min(a, b):max(a, b)]
 
 
 def find_relations(doc: Doc, finder) -> list[tuple]:
     """All relations in ``doc`` as ``(subject, property, object, sentence, rule, confidence)``."""
     cues, negation = finder.re, finder.negation
+    dtext = doc.text  # Doc.text rebuilds the string on every access: read it once
     mentions = sorted(doc.spans["mlkg_mentions"], key=lambda s: (s.start_char, s.end_char))
     sents = [s for s in doc.sents if s.text.strip()]
     para_of = {}
@@ -53,7 +54,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
     prev_end = 0
     for s in sents:
         first_char = s.start_char + (len(s.text) - len(s.text.lstrip()))
-        para += len(re.findall(r"\n[\s]*", doc.text[prev_end:first_char]))
+        para += len(re.findall(r"\n[\s]*", dtext[prev_end:first_char]))
         prev_end = first_char
         para_of[s.start] = para
     by_sent = {s.start: [m for m in mentions if s.start_char <= m.start_char < s.end_char] for s in sents}
@@ -74,7 +75,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         out.append((s, p, o, sent, rule, conf))
 
     def negated(sent: Span, a: int, b: int) -> bool:
-        return bool(negation.search(_between(doc, a, b)))
+        return bool(negation.search(_between(dtext, a, b)))
 
     st = _State()
     new_spans: list[Span] = []
@@ -101,7 +102,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         m = _UNTITLED_CUE.search(text)
         if m and not papers:
             cue_end = sent.start_char + m.end()
-            objs = [t for t in things if t.start_char >= cue_end and len(doc.text[cue_end:t.start_char].split()) <= 6]
+            objs = [t for t in things if t.start_char >= cue_end and len(dtext[cue_end:t.start_char].split()) <= 6]
             if objs:
                 pidx = para_of[sent.start]
                 paper = st.untitled.get(pidx)
@@ -119,7 +120,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         pidx = para_of[sent.start]
         if pidx in st.untitled:
             for t in things:
-                if _NOVEL.search(doc.text[max(sent.start_char, t.start_char - 40):t.start_char]):
+                if _NOVEL.search(dtext[max(sent.start_char, t.start_char - 40):t.start_char]):
                     add(st.untitled[pidx], "introduces", t, sent, "introduces.novel", 0.75)
         # "The paper shares X", "which proposes X", "Called X, this technique"
         subj = papers[-1] if papers else (st.cur_paper if _PAPER_ANAPHOR.search(text) or re.search(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\b", text) else None)
@@ -233,7 +234,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     nearest = min(subjects, key=lambda x: abs(x.start_char - h.start_char) if x.doc is doc else 10**9)
                     if len(subjects) > 1 and nearest is not s:
                         continue
-                    if re.search(r"(?:optimi[sz]ed|built|designed)\s+for\s+$", doc.text[max(s0, h.start_char - 30):h.start_char]):
+                    if re.search(r"(?:optimi[sz]ed|built|designed)\s+for\s+$", dtext[max(s0, h.start_char - 30):h.start_char]):
                         add(s, "runsOn", h, sent, "runsOn.built_for", 0.8)
                     else:
                         add(s, "demoedOn", h, sent, "demoedOn.demo_sentence", 0.75)
@@ -267,7 +268,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
             for cm in cues[kind].finditer(text):
                 c_start, c_end = s0 + cm.start(), s0 + cm.end()
                 objs = [m for m in methods + (datasets if kind == "extends" else []) if m.start_char >= c_end
-                        and len(doc.text[c_end:m.start_char].split()) <= (4 if kind != "extends" else 3)]
+                        and len(dtext[c_end:m.start_char].split()) <= (4 if kind != "extends" else 3)]
                 if not objs:
                     continue
                 obj = objs[0]
@@ -289,7 +290,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         # ---- evaluatedOn
         if datasets and cues["evaluated"].search(text):
             for d in datasets:
-                if re.search(r"(?:introduc\w*|propos\w*|releas\w*|present\w*)\s+(?:\w+\s+){0,3}$", doc.text[max(s0, d.start_char - 40):d.start_char]):
+                if re.search(r"(?:introduc\w*|propos\w*|releas\w*|present\w*)\s+(?:\w+\s+){0,3}$", dtext[max(s0, d.start_char - 40):d.start_char]):
                     continue
                 subs = [m for m in methods if m.end_char <= d.start_char]
                 subj = subs[0] if subs else None
@@ -313,7 +314,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         # ---- runsOn (outside demos)
         if hardware and not demo and not st.demo_list:
             for h in hardware:
-                window = doc.text[max(s0, h.start_char - 60):h.start_char]
+                window = dtext[max(s0, h.start_char - 60):h.start_char]
                 if not re.search(r"\b(?:on|for)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}$", window):
                     continue
                 subs = [m for m in methods if m.end_char <= h.start_char]
@@ -328,7 +329,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     add(s, "runsOn", h, sent, "runsOn.on_hardware", 0.7)
                     if s is not subs[:1]:
                         for u in methods:
-                            if re.search(r"\busing\s+$", doc.text[max(s0, u.start_char - 8):u.start_char]):
+                            if re.search(r"\busing\s+$", dtext[max(s0, u.start_char - 8):u.start_char]):
                                 add(s, "uses", u, sent, "uses.using", 0.7)
         if methods and not demo:
             st.cur_method = st.cur_method if st.cur_method is not None else methods[0]
