@@ -55,19 +55,26 @@ def build(
     max_bytes: int = typer.Option(5_000_000, help="Skip documents larger than this."),
     no_html: bool = typer.Option(False, "--no-html", help="Do not render graph.html."),
     strict: bool = typer.Option(False, help="Fail (and write nothing) when any document is skipped."),
+    workers: int = typer.Option(1, "--workers", "-j", min=1, help="Processes parsing documents (Dask: workers of the local cluster)."),
+    executor: str = typer.Option("local", help="local, or dask (runs the per-document stages on a Dask cluster)."),
+    scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address (default: start a local cluster)."),
+    cache: Optional[Path] = typer.Option(None, help="Incremental cache folder (default: OUT/.mlkg-cache)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Parse every document; neither read nor write the cache."),
 ) -> None:
     """Read documents, extract entities and relations, and write the graph."""
     from .build import exit_code_for, report_dict, run_build
     from .config import BuildConfig
 
     config = BuildConfig(inputs=tuple(inputs or [Path("corpus")]), out_dir=out, model=model,
-                         max_bytes=max_bytes, html=not no_html, strict=strict)
+                         max_bytes=max_bytes, html=not no_html, strict=strict, workers=workers,
+                         executor=executor, scheduler=scheduler, cache=not no_cache, cache_dir=cache)
     try:
         report = run_build(config, _Progress())
     except MlkgError as exc:
         _fail(exc)
     d = report_dict(report)
-    typer.echo(f"read {d['documents_read']} documents with spaCy pipeline {d['model']}")
+    typer.echo(f"read {d['documents_read']} documents with spaCy pipeline {d['model']} "
+               f"({d['documents_parsed']} parsed, {d['documents_cached']} from the cache)")
     for s in d["skipped"]:
         typer.echo(f"skipped {s['path']}: {s['reason']}", err=True)
     typer.echo("entities:  " + ", ".join(f"{k} {v}" for k, v in d["entities_per_class"].items()))
@@ -152,3 +159,31 @@ def explain(
         raise typer.Exit(int(ExitCode.FAILED))
     for subject, prop, obj, doc, sentence, *_ in result.rows:
         typer.echo(f"{subject} --{prop}--> {obj}\n    [{doc}] {sentence}")
+
+
+@app.command()
+def generate(
+    n: int = typer.Argument(..., min=1, help="How many documents."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder to write them into."),
+    seed: int = typer.Option(0, help="Seed: the same seed gives the same documents."),
+) -> None:
+    """Write N invented documents (conference posts, abstract listings, teasers) for benchmarks."""
+    from .generate import generate_corpus
+
+    paths = generate_corpus(n, out, seed)
+    typer.echo(f"wrote {len(paths)} documents to {out}")
+
+
+@app.command()
+def bench(
+    sizes: str = typer.Option("100,1000,10000", help="Corpus sizes to time, comma-separated."),
+    work: Path = typer.Option(Path("/tmp/mlkg-bench"), help="Scratch folder for generated corpora and outputs."),
+    workers: int = typer.Option(1, "--workers", "-j", min=1, help="Processes for the builds."),
+) -> None:
+    """Benchmark: tokens/s against spaCy's own nlp.pipe, time and peak memory per size, incremental rebuild, SPARQL latency."""
+    from .bench import run_bench
+
+    try:
+        run_bench([int(x) for x in sizes.split(",") if x.strip()], work, workers, echo=typer.echo)
+    except MlkgError as exc:
+        _fail(exc)

@@ -175,3 +175,7 @@ class BuildReport:
     """Files written."""
     graph_stats: dict[str, object] = field(default_factory=dict)
     """networkx statistics of the entity graph."""
+    documents_parsed: int = 0
+    """Documents parsed in this build (the others came from the incremental cache)."""
+    documents_cached: int = 0
+    """Documents whose Extraction came from the incremental cache."""
