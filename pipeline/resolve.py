@@ -6,6 +6,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 
 from .model import Entity, Evidence, Extraction, Mention, Relation, Resolution
 from .vocab import local_name
@@ -13,6 +14,7 @@ from .vocab import local_name
 __all__ = ["resolve", "norm", "entity_key"]
 
 
+@lru_cache(maxsize=1 << 17)  # called for every name of every mention, several times: pure, so remember
 def norm(name: str) -> str:
     """Normalise a name for identity: NFKC, case-folded, no leading "the", letters and digits only.
 

@@ -1,0 +1,164 @@
+"""``mlkg bench``: how fast and how big, measured on generated corpora; figures printed, never asserted.
+
+For each corpus size, in fresh processes (so peak memory is that of one run): spaCy's own ``nlp.pipe`` over
+the same texts with the same statistical components mlkg runs (the bare parse), and a full ``mlkg build``
+without the cache. Then an incremental rebuild after changing one document, and SPARQL latency on the
+largest graph. Each child reports its wall time and ``ru_maxrss``; nothing here is part of the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+__all__ = ["run_bench"]
+
+
+def _maxrss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+
+
+def _texts(corpus: Path) -> list[str]:
+    from .ingest import read_documents
+
+    return [d.text for d in read_documents([corpus], 5_000_000, [])]
+
+
+def _child_bare(corpus: Path, batch_size: int) -> dict:
+    import spacy
+
+    from .nlp import STATISTICAL, pick_model
+
+    texts = _texts(corpus)
+    t0 = time.perf_counter()
+    nlp = spacy.load(pick_model(), enable=list(STATISTICAL), exclude=[])
+    nlp.select_pipes(enable=list(STATISTICAL))
+    tokens = 0
+    for doc in nlp.pipe(texts, batch_size=batch_size):
+        tokens += len(doc)
+    return {"seconds": time.perf_counter() - t0, "tokens": tokens, "pipes": nlp.pipe_names}
+
+
+def _child_build(corpus: Path, out: Path, cache: bool, workers: int) -> dict:
+    import spacy  # noqa: F401  (imported before the clock starts, as in the bare parse)
+
+    from . import analysis, cache, executor, rdf, resolve, write  # noqa: F401
+    from .build import run_build
+    from .config import BuildConfig
+    from .nlp import components  # noqa: F401
+
+    t0 = time.perf_counter()
+    report = run_build(BuildConfig(inputs=(corpus,), out_dir=out, html=False, cache=cache, workers=workers))
+    return {"seconds": time.perf_counter() - t0, "stages": report.seconds, "parsed": report.documents_parsed,
+            "cached": report.documents_cached, "documents": report.documents_read}
+
+
+def _run_child(*args: str) -> dict:
+    r = subprocess.run([sys.executable, "-m", "pipeline.bench", *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        from .errors import MlkgError
+
+        raise MlkgError(f"benchmark step {' '.join(args)} failed: {r.stderr.strip()[-2000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _sparql(graph: Path) -> dict:
+    import pyoxigraph as ox
+
+    from .query import list_queries, load_query
+
+    store = ox.Store()
+    t0 = time.perf_counter()
+    with graph.open("rb") as fh:
+        store.bulk_load(fh, ox.RdfFormat.TURTLE)
+    load = time.perf_counter() - t0
+    labels = {}
+    for cls in ("Venue", "Method", "Dataset", "Hardware", "Paper", "Organization"):
+        q = ("PREFIX mlkg: <https://w3id.org/mlkg/ontology#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> "
+             f"SELECT ?l (COUNT(?x) AS ?n) WHERE {{ ?e a mlkg:{cls} ; rdfs:label ?l . ?x ?p ?e }} GROUP BY ?l ORDER BY DESC(?n) ?l LIMIT 1")
+        rows = list(store.query(q))
+        labels[cls.lower()] = rows[0]["l"].value if rows else "x"
+    out = {"load_seconds": load, "queries": {}}
+    for name in list_queries():
+        text = load_query(name)
+        params = set(re.findall(r"\?(\w+)", text)) & (set(labels) | {"name"})
+        header = "\n".join(line for line in text.splitlines() if line.startswith("#"))
+        params = {p for p in params if re.search(rf"\b{p}\b", header)}
+        subs = {ox.Variable(p): ox.Literal(labels.get(p, labels["method"])) for p in params}
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            n = sum(1 for _ in store.query(text, substitutions=subs))
+            times.append(time.perf_counter() - t0)
+        out["queries"][name] = {"ms": 1000 * statistics.median(times), "rows": n}
+    return out
+
+
+def run_bench(sizes: list[int], work: Path, workers: int = 1, echo=print, batch_size: int = 16) -> dict:
+    """Run the benchmark over generated corpora of ``sizes`` documents under ``work`` and print the figures."""
+    from .generate import generate_corpus
+
+    work = Path(work)
+    results: dict = {"sizes": {}}
+    echo(f"mlkg bench: sizes {sizes}, workers {workers}, scratch {work}")
+    for n in sizes:
+        corpus = work / f"corpus-{n}"
+        if not corpus.is_dir() or len(list(corpus.glob("*.txt"))) != n:
+            generate_corpus(n, corpus)
+        bare = _run_child("bare", str(corpus), str(batch_size))
+        full = _run_child("build", str(corpus), str(work / f"out-{n}"), "nocache", str(workers))
+        results["sizes"][n] = {"bare": bare, "full": full}
+        echo(f"{n:>6} docs  {bare['tokens']:>9} tokens  bare parse {bare['seconds']:8.2f}s "
+             f"({bare['tokens'] / bare['seconds']:,.0f} tok/s, {bare['maxrss_mb']:.0f} MB)  "
+             f"mlkg build {full['seconds']:8.2f}s ({bare['tokens'] / full['seconds']:,.0f} tok/s, "
+             f"{full['maxrss_mb']:.0f} MB)  build/bare {full['seconds'] / bare['seconds']:.2f}")
+        echo("        stages: " + ", ".join(f"{k} {v:.2f}s" for k, v in full["stages"].items()))
+    ns = sorted(results["sizes"])
+    for a, b in zip(ns, ns[1:]):
+        fa, fb = results["sizes"][a]["full"], results["sizes"][b]["full"]
+        echo(f"scaling {a} -> {b} docs: time x{fb['seconds'] / fa['seconds']:.2f} (docs x{b / a:g}), "
+             f"peak memory x{fb['maxrss_mb'] / fa['maxrss_mb']:.2f}")
+    # incremental: a cached build, one document changed, rebuild
+    n = max((s for s in ns if s <= 1000), default=ns[0])
+    corpus, out = work / f"corpus-{n}", work / f"incr-{n}"
+    cold = _run_child("build", str(corpus), str(out), "cache", str(workers))
+    victim = sorted(corpus.glob("*.txt"))[len(ns) and n // 2]
+    original = victim.read_text("utf-8")
+    try:
+        victim.write_text(original + "\nWe also release the code of this work.\n", "utf-8")
+        warm = _run_child("build", str(corpus), str(out), "cache", str(workers))
+    finally:
+        victim.write_text(original, "utf-8")
+    full_s = results["sizes"][n]["full"]["seconds"]
+    results["incremental"] = {"size": n, "cold": cold, "warm": warm, "fraction": warm["seconds"] / full_s}
+    echo(f"incremental, {n} docs, one changed: {warm['seconds']:.2f}s = {100 * warm['seconds'] / full_s:.1f}% of a "
+         f"full build ({warm['parsed']} parsed, {warm['cached']} from cache; stages: "
+         + ", ".join(f"{k} {v:.2f}s" for k, v in warm["stages"].items()) + ")")
+    big = max(ns)
+    sq = _sparql(work / f"out-{big}" / "graph.ttl")
+    results["sparql"] = sq
+    echo(f"SPARQL on the {big}-document graph (pyoxigraph, load {sq['load_seconds']:.2f}s), median of 5: "
+         + ", ".join(f"{k} {v['ms']:.1f} ms ({v['rows']} rows)" for k, v in sq["queries"].items()))
+    return results
+
+
+def _main(argv: list[str]) -> None:
+    mode = argv[0]
+    if mode == "bare":
+        res = _child_bare(Path(argv[1]), int(argv[2]))
+    elif mode == "build":
+        res = _child_build(Path(argv[1]), Path(argv[2]), argv[3] == "cache", int(argv[4]))
+    else:
+        raise SystemExit(f"unknown mode {mode}")
+    res["maxrss_mb"] = _maxrss_mb()
+    print(json.dumps(res))
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])
