@@ -48,6 +48,13 @@ _MONTHS = {"January", "February", "March", "April", "May", "June", "July", "Augu
            "November", "December"}
 
 
+@lru_cache(maxsize=8192)
+def _re(pattern: str, flags: int = 0) -> re.Pattern:
+    """``re.compile`` with a cache big enough for the rules' patterns built from rule data and names
+    (``re``'s own cache holds 512 and, overflowing, recompiled them for every document)."""
+    return re.compile(pattern, flags)
+
+
 @lru_cache(maxsize=None)
 def _acronym_pattern(acrs: tuple[str, ...]) -> re.Pattern:
     return re.compile(
@@ -165,22 +172,22 @@ def _hardware_mentions(text: str, rules) -> list[Found]:
     out: list[Found] = []
 
     def canon(s: str) -> str:
-        s = re.sub(suffix + r"$", "", s)
+        s = _re(suffix + r"$").sub("", s)
         s = re.sub(r"^(?:NVIDIA|AMD|Google)\s+", "", s)
         s = re.sub(r"\s+", " ", s).strip()
         return "Apple silicon" if s.lower() == "apple silicon" else s
 
     b, e = r"(?<![\w-])", r"(?![\w-])"
-    for m in re.finditer(b + r"(?P<chip>" + chip + r")\s+(?:\d+\s*GB\s+)?(?P<dev>" + device + r")" + e, text):
+    for m in _re(b + r"(?P<chip>" + chip + r")\s+(?:\d+\s*GB\s+)?(?P<dev>" + device + r")" + e).finditer(text):
         out.append(Found(m.start("dev"), m.end("dev"), "Hardware", canon(m.group("dev")), (m.group(0),), "hardware.chip_device"))
         out.append(Found(m.start("chip"), m.end("chip"), "Hardware", canon(m.group("chip")), (), "hardware.chip"))
-    for m in re.finditer(b + r"(?P<dev>" + device + r")\s+with\s+(?:the\s+|an?\s+)?(?P<chip>" + chip + r")(?P<suf>\s+chips?)?" + e, text):
+    for m in _re(b + r"(?P<dev>" + device + r")\s+with\s+(?:the\s+|an?\s+)?(?P<chip>" + chip + r")(?P<suf>\s+chips?)?" + e).finditer(text):
         out.append(Found(m.start("dev"), m.end("dev"), "Hardware", canon(m.group("dev")), (m.group(0),), "hardware.device_with_chip"))
         out.append(Found(m.start("chip"), m.end("chip") if not m.group("suf") else m.end("suf"), "Hardware", canon(m.group("chip")), (), "hardware.chip"))
-    for m in re.finditer(b + r"(?P<x>" + chip + r")(?P<suf>" + suffix + r")?" + e, text):
+    for m in _re(b + r"(?P<x>" + chip + r")(?P<suf>" + suffix + r")?" + e).finditer(text):
         aliases = (m.group(0),) if m.group("suf") else ()
         out.append(Found(m.start(), m.end(), "Hardware", canon(m.group("x")), aliases, "hardware.chip"))
-    for m in re.finditer(b + r"(?P<x>" + device + r")s?" + e, text):
+    for m in _re(b + r"(?P<x>" + device + r")s?" + e).finditer(text):
         out.append(Found(m.start(), m.end(), "Hardware", canon(m.group("x")), (), "hardware.device"))
     return out
 
@@ -192,7 +199,7 @@ def _organization_mentions(text: str, rules) -> list[Found]:
         aliases = (m.group(2),) if m.group(2) else ()
         out.append(Found(m.start(), m.end(), "Organization", m.group(1), aliases, "org.affinity_group"))
     if rules.organizations:
-        pat = re.compile(r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(rules.organizations, key=len, reverse=True)) + r")(?![\w-])")
+        pat = _re(r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(rules.organizations, key=len, reverse=True)) + r")(?![\w-])")
         for m in pat.finditer(text):
             out.append(Found(m.start(), m.end(), "Organization", m.group(1), (), "org.lexicon"))
     return out
@@ -353,32 +360,32 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         else:
             continue
         cands.append((m.start(), end, w))
-    versioned = re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in sorted(rules.known_methods, key=len, reverse=True))
+    versioned = _re(r"(?<![\w-])(" + "|".join(re.escape(n) for n in sorted(rules.known_methods, key=len, reverse=True))
                            + r")((?:[ \t]+\d+(?:\.\d+)?)(?:[ \t]+\d+(?:\.\d+)?[BMK])?|[ \t]+\d+(?:\.\d+)?[BMK])(?![\w-])")
     for m in versioned.finditer(text):
         vote(m.group(0), "Method", 3)
         cands.append((m.start(), m.end(), m.group(0)))
     for lex, cls in ((rules.known_methods, "Method"), (rules.known_datasets, "Dataset")):
         for name in lex:
-            if " " in name:
-                for m in re.finditer(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
+            if " " in name and name in text:  # the pattern matches the name literally: absent, nothing to find
+                for m in _re(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])").finditer(text):
                     vote(name, cls, 3)
                     cands.append((m.start(), m.end(), name))
     # "X dataset", "the X and Y datasets", "datasets including X and Y", "X, a ... benchmark"
-    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3})\s+(?:and\s+([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})\s+)?(" + dheads + r")\b", text):
+    for m in _re(r"(?<![\w-])([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3})\s+(?:and\s+([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})\s+)?(" + dheads + r")\b").finditer(text):
         if m.start() in sent_starts and not any(is_strong_name(w, rules.generic) for w in m.group(1).split()):
             continue
         for g in (1, 2):
             if m.group(g):
                 vote(m.group(g), "Dataset", 4)
                 cands.append((m.start(g), m.end(g), m.group(g)))
-    for m in re.finditer(r"\b(?:" + dheads + r")\s+(?:including|such\s+as|like)\s+((?:[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}(?:,\s+|\s+and\s+|\s+or\s+)?)+)", text):
+    for m in _re(r"\b(?:" + dheads + r")\s+(?:including|such\s+as|like)\s+((?:[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}(?:,\s+|\s+and\s+|\s+or\s+)?)+)").finditer(text):
         for item in re.finditer(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}", m.group(1)):
             vote(item.group(0), "Dataset", 4)
             cands.append((m.start(1) + item.start(), m.start(1) + item.end(), item.group(0)))
-    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(" + dheads + r")\b", text):
+    for m in _re(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(" + dheads + r")\b").finditer(text):
         vote(m.group(1), "Dataset", 6)
-    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,5}?(" + mheads + r")\b", text):
+    for m in _re(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,5}?(" + mheads + r")\b").finditer(text):
         if m.start() in sent_starts and not is_strong_name(m.group(1), rules.generic):
             continue
         vote(m.group(1), "Method", 2)
@@ -400,7 +407,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             vote(w, "Dataset", 3)
             cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
     # capitalised name + head noun: "the Adam optimizer", "Foundation Models framework"
-    for m in re.finditer(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)\s+(" + mheads + r")\b", text):
+    for m in _re(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)\s+(" + mheads + r")\b").finditer(text):
         if m.start() in sent_starts or m.group(1).split()[0] in {"The", "A", "An", "This", "Our", "These", "Each"}:
             continue
         if all(not is_strong_name(w, rules.generic) for w in m.group(1).split()) and len(m.group(1).split()) == 1 and m.group(1) not in rules.known_methods:
@@ -440,7 +447,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     # title prefixes "Name: Subtitle"
     for t in titles:
         title = text[t.start:t.end]
-        m = re.match(r"(?:The\s+)?((?:[A-Z0-9][\w-]*\s*){1,3}?)(?:\s+(?:" + mheads + r"))?:\s", title, re.I)
+        m = _re(r"(?:The\s+)?((?:[A-Z0-9][\w-]*\s*){1,3}?)(?:\s+(?:" + mheads + r"))?:\s", re.I).match(title)
         if not m:
             continue
         name = m.group(1).strip()
@@ -463,7 +470,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     known = {k for k, c in votes.items() if c}
     for key in known:
         name = surface[key]
-        pat = re.compile(r"(?<![\w-])" + r"[\s-]?".join(re.escape(p) for p in re.split(r"[\s-]+", name)) + r"s?(?![\w-])", re.I)
+        pat = _re(r"(?<![\w-])" + r"[\s-]?".join(re.escape(p) for p in re.split(r"[\s-]+", name)) + r"s?(?![\w-])", re.I)
         for m in pat.finditer(text):
             if not m.group(0)[0].isupper() and not name[0].islower():
                 continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span
@@ -57,7 +58,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         para += len(re.findall(r"\n[\s]*", dtext[prev_end:first_char]))
         prev_end = first_char
         para_of[s.start] = para
-    by_sent = {s.start: [m for m in mentions if s.start_char <= m.start_char < s.end_char] for s in sents}
+    starts = [m.start_char for m in mentions]  # sorted; Span offsets are computed on each access, so read once
+    by_sent = {s.start: mentions[bisect_left(starts, s.start_char):bisect_left(starts, s.end_char)] for s in sents}
     event = doc._.mlkg_event
     event_span = None
     if event:
