@@ -128,7 +128,7 @@ def run_bench(sizes: list[int], work: Path, workers: int = 1, echo=print, batch_
     n = max((s for s in ns if s <= 1000), default=ns[0])
     corpus, out = work / f"corpus-{n}", work / f"incr-{n}"
     cold = _run_child("build", str(corpus), str(out), "cache", str(workers))
-    victim = sorted(corpus.glob("*.txt"))[len(ns) and n // 2]
+    victim = sorted(corpus.glob("*.txt"))[n // 2]
     original = victim.read_text("utf-8")
     try:
         victim.write_text(original + "\nWe also release the code of this work.\n", "utf-8")
