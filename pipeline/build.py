@@ -73,18 +73,18 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     cb.on_stage("resolve")
     t0 = time.perf_counter()
     resolution = resolve.resolve(extractions)
-    graph = rdf.to_graph(resolution)
+    graph = rdf.to_graph(resolution) if config.html else None  # only the page needs an rdflib Graph
     t["resolve+rdf"] = time.perf_counter() - t0
 
     cb.on_stage("write")
     t0 = time.perf_counter()
-    ttl = write.turtle_bytes(graph)
+    ttl = write.turtle_bytes(graph if graph is not None else rdf.triples(resolution))
     html = None
     if config.html:
         from . import render
 
         html = render.render_html(graph).encode("utf-8")
-    stats = analysis.graph_stats(analysis.to_networkx(graph))
+    stats = analysis.graph_stats(analysis.resolution_to_networkx(resolution))
     report = BuildReport(
         documents_read=len(extractions),
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from rdflib import Graph, Literal, URIRef
@@ -88,13 +89,14 @@ def _object_key(t) -> tuple:
     return (0, str(t), "", "")
 
 
-def turtle_bytes(graph: Graph) -> bytes:
+def turtle_bytes(graph: Graph | Iterable[tuple]) -> bytes:
     """Turtle, written in one sorted pass: byte-identical for equal graphs, in time O(n log n).
 
     Subjects in IRI order, ``rdf:type`` first and then predicates in IRI order, objects sorted; one block per
     subject. rdflib's own Turtle serialiser is far slower and grows faster than linearly with the graph, which
-    at a hundred thousand documents is the build's bottleneck; this writer is a sort and a join. The graph has
-    no blank nodes (every node is named by ``rdf.py``).
+    at a hundred thousand documents is the build's bottleneck; this writer is a sort and a join. ``graph`` may
+    be a Graph or any iterable of triples (repeats are written once), so a large build need not hold an rdflib
+    Graph at all. The graph has no blank nodes (every node is named by ``rdf.py``).
 
     Examples
     --------
@@ -108,17 +110,20 @@ def turtle_bytes(graph: Graph) -> bytes:
     from .vocab import PREFIXES
 
     terms = _Terms({k: str(v) for k, v in PREFIXES.items()})
-    triples = sorted(graph, key=lambda t: (str(t[0]), str(t[1]) != _RDF_TYPE, str(t[1]), _object_key(t[2])))
+    keyed = sorted((str(s), str(p) != _RDF_TYPE, str(p), _object_key(o), s, p, o) for s, p, o in graph)
     blocks: list[str] = []
-    i, n = 0, len(triples)
+    i, n = 0, len(keyed)
     while i < n:
-        s = triples[i][0]
+        sk, s = keyed[i][0], keyed[i][4]
         preds: list[str] = []
-        while i < n and triples[i][0] == s:
-            p = triples[i][1]
+        while i < n and keyed[i][0] == sk:
+            pk, p = keyed[i][2], keyed[i][5]
             objs: list[str] = []
-            while i < n and triples[i][0] == s and triples[i][1] == p:
-                objs.append(terms.term(triples[i][2]))
+            last = None
+            while i < n and keyed[i][0] == sk and keyed[i][2] == pk:
+                if keyed[i][3] != last:  # the same triple given twice is written once
+                    last = keyed[i][3]
+                    objs.append(terms.term(keyed[i][6]))
                 i += 1
             preds.append(f"{terms.term(p)} {', '.join(objs)}")
         blocks.append(terms.term(s) + " " + " ;\n    ".join(preds) + " .\n")
