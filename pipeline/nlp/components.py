@@ -74,6 +74,18 @@ def _long_name_patterns(long: str) -> tuple[re.Pattern, re.Pattern]:
     return re.compile(body, re.I), pat
 
 
+@lru_cache(maxsize=8)
+def _any_long_name(longs: tuple[str, ...]) -> re.Pattern:
+    return re.compile("|".join(_long_name_patterns(long)[0].pattern for long in longs), re.I)
+
+
+@lru_cache(maxsize=8)
+def _versioned_pattern(names: frozenset[str]) -> re.Pattern:
+    """A known method followed by a version or a size ("NAME 3", "NAME 2.5 7B")."""
+    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+                      + r")((?:[ \t]+\d+(?:\.\d+)?)(?:[ \t]+\d+(?:\.\d+)?[BMK])?|[ \t]+\d+(?:\.\d+)?[BMK])(?![\w-])")
+
+
 def _conference_mentions(text: str, rules) -> list[Found]:
     """Conference acronyms with or without a year, and long conference names with ordinals."""
     out: list[Found] = []
@@ -85,6 +97,8 @@ def _conference_mentions(text: str, rules) -> list[Found]:
             year = "20" + year
         canonical = f"{acr} {year}" if year else acr
         out.append(Found(m.start(), m.end(), "Venue", canonical, (), "venue.acronym"))
+    if not _any_long_name(tuple(long for info in rules.conferences.values() for long in info.get("long", []))).search(text):
+        return out  # no long conference name anywhere: skip the one-by-one scans
     for acr, info in rules.conferences.items():
         for long in info.get("long", []):
             body_re, pat = _long_name_patterns(long)
@@ -360,8 +374,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         else:
             continue
         cands.append((m.start(), end, w))
-    versioned = _re(r"(?<![\w-])(" + "|".join(re.escape(n) for n in sorted(rules.known_methods, key=len, reverse=True))
-                           + r")((?:[ \t]+\d+(?:\.\d+)?)(?:[ \t]+\d+(?:\.\d+)?[BMK])?|[ \t]+\d+(?:\.\d+)?[BMK])(?![\w-])")
+    versioned = _versioned_pattern(frozenset(rules.known_methods))
     for m in versioned.finditer(text):
         vote(m.group(0), "Method", 3)
         cands.append((m.start(), m.end(), m.group(0)))
