@@ -100,7 +100,7 @@ def _sparql(graph: Path) -> dict:
     return out
 
 
-def run_bench(sizes: list[int], work: Path, workers: int = 1, echo=print, batch_size: int = 16) -> dict:
+def run_bench(sizes: list[int], work: Path, workers: int = 1, echo=print, batch_size: int = 16, rounds: int = 2) -> dict:
     """Run the benchmark over generated corpora of ``sizes`` documents under ``work`` and print the figures."""
     from .generate import generate_corpus
 
@@ -111,8 +111,13 @@ def run_bench(sizes: list[int], work: Path, workers: int = 1, echo=print, batch_
         corpus = work / f"corpus-{n}"
         if not corpus.is_dir() or len(list(corpus.glob("*.txt"))) != n:
             generate_corpus(n, corpus)
-        bare = _run_child("bare", str(corpus), str(batch_size))
-        full = _run_child("build", str(corpus), str(work / f"out-{n}"), "nocache", str(workers))
+        # other processes share the CPU: on the smaller sizes alternate the two runs and keep each one's best
+        bare = full = None
+        for _ in range(rounds if n <= 1000 else 1):
+            b = _run_child("bare", str(corpus), str(batch_size))
+            f = _run_child("build", str(corpus), str(work / f"out-{n}"), "nocache", str(workers))
+            bare = b if bare is None or b["seconds"] < bare["seconds"] else bare
+            full = f if full is None or f["seconds"] < full["seconds"] else full
         results["sizes"][n] = {"bare": bare, "full": full}
         echo(f"{n:>6} docs  {bare['tokens']:>9} tokens  bare parse {bare['seconds']:8.2f}s "
              f"({bare['tokens'] / bare['seconds']:,.0f} tok/s, {bare['maxrss_mb']:.0f} MB)  "

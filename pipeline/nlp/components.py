@@ -117,10 +117,15 @@ def _conference_mentions(text: str, rules) -> list[Found]:
     return out
 
 
+_WORKSHOP = re.compile("workshop", re.I)
+
+
 def _workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
     """Workshops: "Workshop on X", "X Workshop", "workshop paper at CONF (X)"."""
-    fw = rules.function_words - {"at"}
     out: list[Found] = []
+    if not _WORKSHOP.search(text):  # each pattern below needs the word: most documents have none
+        return out
+    fw = rules.function_words - {"at"}
     for m in re.finditer(r"(?:(?P<ord>" + ORDINAL + r")\s+)?[Ww]orkshop\s+on\s+", text, re.I):
         span = scan_title(text, m.end(), fw, min_words=1, stop_words=frozenset({"at"}),
                           fail_words=frozenset(rules.conf_acronyms))
