@@ -73,6 +73,8 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     cb.on_stage("resolve")
     t0 = time.perf_counter()
     resolution = resolve.resolve(extractions)
+    documents_read = len(extractions)
+    del extractions  # the resolution keeps what the graph needs; the mentions can go
     graph = rdf.to_graph(resolution) if config.html else None  # only the page needs an rdflib Graph
     t["resolve+rdf"] = time.perf_counter() - t0
 
@@ -86,7 +88,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         html = render.render_html(graph).encode("utf-8")
     stats = analysis.graph_stats(analysis.resolution_to_networkx(resolution))
     report = BuildReport(
-        documents_read=len(extractions),
+        documents_read=documents_read,
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
         entities_per_class=dict(sorted(Counter(local_name(e.cls) for e in resolution.entities).items())),
         relations_per_property=dict(sorted(Counter(local_name(r.predicate) for r in resolution.relations).items())),
