@@ -48,7 +48,8 @@ def _child_bare(corpus: Path, batch_size: int) -> dict:
 def _child_build(corpus: Path, out: Path, cache: bool, workers: int) -> dict:
     import spacy  # noqa: F401  (imported before the clock starts, as in the bare parse)
 
-    from . import analysis, cache, executor, rdf, resolve, write  # noqa: F401
+    from . import analysis, executor, rdf, resolve, write  # noqa: F401
+    from . import cache as _cache_module  # noqa: F401
     from .build import run_build
     from .config import BuildConfig
     from .nlp import components  # noqa: F401
