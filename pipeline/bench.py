@@ -119,6 +119,10 @@ def run_bench(sizes: list[int], work: Path, workers: int = 1, echo=print, batch_
             f = _run_child("build", str(corpus), str(work / f"out-{n}"), "nocache", str(workers))
             bare = b if bare is None or b["seconds"] < bare["seconds"] else bare
             full = f if full is None or f["seconds"] < full["seconds"] else full
+        if full["parsed"] != full["documents"]:
+            from .errors import MlkgError
+
+            raise MlkgError(f"the full build at {n} documents read {full['cached']} from a cache")
         results["sizes"][n] = {"bare": bare, "full": full}
         echo(f"{n:>6} docs  {bare['tokens']:>9} tokens  bare parse {bare['seconds']:8.2f}s "
              f"({bare['tokens'] / bare['seconds']:,.0f} tok/s, {bare['maxrss_mb']:.0f} MB)  "
