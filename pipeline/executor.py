@@ -89,7 +89,12 @@ def _run_dask(misses: list[Document], model: str, batch_size: int, workers: int,
         raise MlkgError("--executor dask needs dask[distributed]: pip install 'dask[distributed]'") from exc
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler, timeout="20s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            from .errors import MlkgError
+
+            raise MlkgError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
     else:
         cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
                                dashboard_address=None)
