@@ -46,8 +46,11 @@ def resolution_to_networkx(resolution):
     order = {c: i for i, c in enumerate(ENTITY_CLASSES)}
     for e in sorted((e for e in resolution.entities if e.cls in classes), key=lambda e: (order[e.cls], str(entity_iri(e.key)))):
         G.add_node(str(entity_iri(e.key)), label=e.label, cls=local_name(e.cls))
+    by_predicate: dict[str, list] = {}
+    for r in resolution.relations:
+        by_predicate.setdefault(str(r.predicate), []).append(r)
     for p in RELATIONS:
-        pairs = sorted((str(entity_iri(r.subject)), str(entity_iri(r.object))) for r in resolution.relations if r.predicate == p)
+        pairs = sorted((str(entity_iri(r.subject)), str(entity_iri(r.object))) for r in by_predicate.get(str(p), ()))
         for s, o in pairs:
             if s in G and o in G:
                 G.add_edge(s, o, key=local_name(p), predicate=local_name(p))

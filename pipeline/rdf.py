@@ -6,6 +6,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Iterator
+from functools import lru_cache
 from urllib.parse import quote
 
 from rdflib import BNode, Graph, Literal, URIRef
@@ -36,6 +37,7 @@ def slug(text: str, limit: int = 80) -> str:
     return s
 
 
+@lru_cache(maxsize=1 << 18)  # every relation and evidence record names its entities again
 def entity_iri(key: str) -> URIRef:
     """The IRI of an entity from its key (class and normalised label): stable across runs and corpora.
 
@@ -66,6 +68,17 @@ def to_graph(resolution: Resolution) -> Graph:
     return g
 
 
+@lru_cache(maxsize=1 << 16, typed=True)
+def _lit(value) -> Literal:
+    """Literals of offsets, counts and rule names recur: make each once (Literal() is slow)."""
+    return Literal(value)
+
+
+@lru_cache(maxsize=1024)
+def _confidence(conf: float) -> Literal:
+    return Literal(f"{conf:.2f}", datatype=XSD.decimal)
+
+
 def triples(resolution: Resolution) -> Iterator[tuple]:
     """The triples of the knowledge graph one by one (some more than once), without holding a Graph."""
     for e in resolution.entities:
@@ -91,8 +104,8 @@ def triples(resolution: Resolution) -> Iterator[tuple]:
             yield (node, RDF.object, o)
             yield (node, MLKG.source, document_iri(ev.doc_id))
             yield (node, MLKG.sentence, Literal(ev.sentence))
-            yield (node, MLKG.startChar, Literal(ev.start_char))
-            yield (node, MLKG.endChar, Literal(ev.end_char))
-            yield (node, MLKG.rule, Literal(rule))
-            yield (node, MLKG.confidence, Literal(f"{conf:.2f}", datatype=XSD.decimal))
-            yield (node, MLKG.supportCount, Literal(support))
+            yield (node, MLKG.startChar, _lit(ev.start_char))
+            yield (node, MLKG.endChar, _lit(ev.end_char))
+            yield (node, MLKG.rule, _lit(rule))
+            yield (node, MLKG.confidence, _confidence(conf))
+            yield (node, MLKG.supportCount, _lit(support))

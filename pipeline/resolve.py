@@ -42,6 +42,7 @@ def entity_key(cls, label: str) -> str:
     return f"{local_name(cls)}/{norm(label)}"
 
 
+@lru_cache(maxsize=1 << 17)
 def _clean(label: str) -> str:
     return re.sub(r"\s+", " ", label).strip()
 
