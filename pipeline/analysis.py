@@ -7,7 +7,7 @@ from rdflib.namespace import RDF, RDFS, SKOS
 
 from .vocab import ENTITY_CLASSES, MLKG, RELATIONS, local_name
 
-__all__ = ["to_networkx", "graph_stats", "export", "EXPORT_FORMATS"]
+__all__ = ["to_networkx", "resolution_to_networkx", "graph_stats", "export", "EXPORT_FORMATS"]
 
 EXPORT_FORMATS = ("graphml", "gexf")
 
@@ -34,6 +34,31 @@ def to_networkx(graph: Graph):
         for s, o in sorted(graph.subject_objects(p), key=lambda so: (str(so[0]), str(so[1]))):
             if str(s) in G and str(o) in G:
                 G.add_edge(str(s), str(o), key=local_name(p), predicate=local_name(p))
+    return G
+
+
+def resolution_to_networkx(resolution):
+    """The same entity graph as :func:`to_networkx` of the built graph, straight from a Resolution.
+
+    A large build without HTML never holds an rdflib Graph; its statistics come from here.
+    """
+    import networkx as nx
+
+    from .rdf import entity_iri
+
+    G = nx.MultiDiGraph()
+    classes, relations = set(ENTITY_CLASSES), set(RELATIONS)
+    order = {c: i for i, c in enumerate(ENTITY_CLASSES)}
+    for e in sorted((e for e in resolution.entities if e.cls in classes), key=lambda e: (order[e.cls], str(entity_iri(e.key)))):
+        G.add_node(str(entity_iri(e.key)), label=e.label, cls=local_name(e.cls))
+    by_predicate: dict[str, list] = {}
+    for r in resolution.relations:
+        by_predicate.setdefault(str(r.predicate), []).append(r)
+    for p in RELATIONS:
+        pairs = sorted((str(entity_iri(r.subject)), str(entity_iri(r.object))) for r in by_predicate.get(str(p), ()))
+        for s, o in pairs:
+            if s in G and o in G:
+                G.add_edge(s, o, key=local_name(p), predicate=local_name(p))
     return G
 
 

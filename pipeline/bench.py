@@ -1,162 +1,175 @@
-"""``mlkg bench-query``: named-query latency in pyoxigraph against rdflib's own SPARQL engine, on a large graph.
+"""``mlkg bench``: how fast and how big, measured on generated corpora; figures printed, never asserted.
 
-The large graph is the built graph replicated: copy ``i`` renames every resource IRI (``res:...`` becomes
-``res:...-copyI``) and suffixes every label and other name with `` (copy I)``, so it has the same shape as the
-original (the same classes, relations and evidence records per entity) with ``copies`` times the entities. Copy 0
-is the original, so the queries' example parameters still find their answers. A benchmark, not a test: it prints
-figures and checks only that both engines return the same number of rows.
+For each corpus size, in fresh processes (so peak memory is that of one run): spaCy's own ``nlp.pipe`` over
+the same texts with the same statistical components mlkg runs (the bare parse), a full ``mlkg build`` (an
+empty cache, filled as it goes, no HTML), and an incremental rebuild after changing one document; then
+SPARQL latency on the largest graph. Each child reports its wall time and ``ru_maxrss``; nothing here is part of the tests.
 """
 
 from __future__ import annotations
 
-import math
+import json
+import re
+import resource
+import shutil
 import statistics
+import subprocess
+import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import QueryError
-from .query import list_queries, load_query, query_parameters
-
-__all__ = ["replicate", "run_bench", "format_bench", "BenchRow"]
-
-_NAMES = ("http://www.w3.org/2000/01/rdf-schema#label", "http://www.w3.org/2004/02/skos/core#altLabel")
+__all__ = ["run_bench"]
 
 
-@dataclass(frozen=True, slots=True)
-class BenchRow:
-    query: str
-    rows: int
-    oxigraph_ms: float
-    rdflib_ms: float
-    rdflib_rows: int | None  # None: stopped at the time limit
+def _maxrss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
 
 
-def replicate(graph_path: Path, min_triples: int) -> tuple[bytes, int]:
-    """N-Triples of ``graph_path`` replicated until it has at least ``min_triples``; and the triple count."""
-    import pyoxigraph as ox
+def _texts(corpus: Path) -> list[str]:
+    from .ingest import read_documents
 
-    from .vocab import RES
-
-    graph_path = Path(graph_path)
-    if not graph_path.is_file():
-        raise QueryError(f"{graph_path}: no graph there; run `mlkg build` first or pass --graph")
-    triples = [q.triple for q in ox.parse(path=str(graph_path), format=ox.RdfFormat.TURTLE)]
-    if not triples:
-        raise QueryError(f"{graph_path}: the graph is empty")
-    copies = max(1, math.ceil(min_triples / len(triples)))
-    res = str(RES)
-    out = []
-    for i in range(copies):
-        def node(t, i=i):
-            if i and isinstance(t, ox.NamedNode) and t.value.startswith(res):
-                return ox.NamedNode(f"{t.value}-copy{i}")
-            return t
-
-        for t in triples:
-            o = t.object
-            if i and isinstance(o, ox.Literal) and t.predicate.value in _NAMES:
-                o = ox.Literal(f"{o.value} (copy {i})", language=o.language) if o.language else ox.Literal(f"{o.value} (copy {i})")
-            out.append(ox.Triple(node(t.subject), t.predicate, node(o)))
-    return ox.serialize(out, format=ox.RdfFormat.N_TRIPLES), len(out)
+    return [d.text for d in read_documents([corpus], 5_000_000, [])]
 
 
-def _time(fn, repeat: int) -> tuple[float, int]:
-    times, n = [], 0
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        n = fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times), n
+def _child_bare(corpus: Path, batch_size: int) -> dict:
+    import spacy
+
+    from .nlp import STATISTICAL, pick_model
+
+    texts = _texts(corpus)
+    t0 = time.perf_counter()
+    nlp = spacy.load(pick_model(), enable=list(STATISTICAL), exclude=[])
+    nlp.select_pipes(enable=list(STATISTICAL))
+    tokens = 0
+    for doc in nlp.pipe(texts, batch_size=batch_size):
+        tokens += len(doc)
+    return {"seconds": time.perf_counter() - t0, "tokens": tokens, "pipes": nlp.pipe_names}
 
 
-def _time_with_limit(fn, repeat: int, limit_s: float) -> tuple[float, int | None]:
-    """``_time`` in a forked child (which shares the loaded graph), stopped after ``limit_s`` seconds.
+def _child_build(corpus: Path, out: Path, cache: bool, workers: int) -> dict:
+    import spacy  # noqa: F401  (imported before the clock starts, as in the bare parse)
 
-    A stopped run gives ``(inf, None)``.
-    """
-    import multiprocessing as mp
-
-    ctx = mp.get_context("fork")
-    recv, send = ctx.Pipe(duplex=False)
-
-    def child():
-        send.send(_time(fn, repeat))
-
-    proc = ctx.Process(target=child, daemon=True)
-    proc.start()
-    try:
-        if recv.poll(limit_s):
-            return recv.recv()
-        return math.inf, None
-    finally:
-        if proc.is_alive():
-            proc.terminate()
-        proc.join()
-
-
-def run_bench(graph_path: Path, min_triples: int = 100_000, repeat: int = 3, rdflib_repeat: int = 1,
-              queries: list[str] | None = None, log=print, rdflib_limit_s: float = 120.0) -> tuple[dict, list[BenchRow]]:
-    """Load the replicated graph into both engines and time every named query (median of the repeats, ms).
-
-    rdflib runs each query in a forked child stopped after ``rdflib_limit_s`` seconds (shown as more than the
-    limit). Returns the setup figures (triples, load seconds, the limit) and one ``BenchRow`` per query.
-    """
-    import pyoxigraph as ox
-    from rdflib import Graph, Literal, Variable
+    from . import analysis, executor, rdf, resolve, write  # noqa: F401
+    from . import cache as _cache_module  # noqa: F401
+    from .build import run_build
+    from .config import BuildConfig
+    from .nlp import components  # noqa: F401
 
     t0 = time.perf_counter()
-    data, n = replicate(graph_path, min_triples)
-    setup = {"triples": n, "replicate_s": time.perf_counter() - t0, "rdflib_limit_s": rdflib_limit_s}
-    log(f"graph: {n} triples ({graph_path} replicated)")
-    t0 = time.perf_counter()
+    # no SHACL validation here: it is timed apart (report.seconds["validate"] of a normal build), so these figures
+    # compare extraction, resolution and writing with the bare parse
+    report = run_build(BuildConfig(inputs=(corpus,), out_dir=out, html=False, cache=cache, workers=workers, validate=False))
+    return {"seconds": time.perf_counter() - t0, "stages": report.seconds, "parsed": report.documents_parsed,
+            "cached": report.documents_cached, "documents": report.documents_read}
+
+
+def _run_child(*args: str) -> dict:
+    r = subprocess.run([sys.executable, "-m", "pipeline.bench", *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        from .errors import MlkgError
+
+        raise MlkgError(f"benchmark step {' '.join(args)} failed: {r.stderr.strip()[-2000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _sparql(graph: Path) -> dict:
+    import pyoxigraph as ox
+
+    from .query import list_queries, load_query
+
     store = ox.Store()
-    store.bulk_load(data, ox.RdfFormat.N_TRIPLES)
-    setup["oxigraph_load_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    graph = Graph()
-    graph.parse(data=data.decode("utf-8"), format="nt")
-    setup["rdflib_load_s"] = time.perf_counter() - t0
-    log(f"load: pyoxigraph {setup['oxigraph_load_s']:.2f}s, rdflib {setup['rdflib_load_s']:.2f}s")
-    graph.query("ASK { ?s ?p ?o }").askAnswer  # load rdflib's SPARQL parser once, before the timed children fork
-    out = []
-    for name in queries or list(list_queries()):
+    with graph.open("rb") as fh:
+        store.bulk_load(fh, ox.RdfFormat.TURTLE)
+    load = time.perf_counter() - t0
+    labels = {}
+    for cls in ("Venue", "Method", "Dataset", "Hardware", "Paper", "Organization"):
+        q = ("PREFIX mlkg: <https://w3id.org/mlkg/ontology#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> "
+             f"SELECT ?l (COUNT(?x) AS ?n) WHERE {{ ?e a mlkg:{cls} ; rdfs:label ?l . ?x ?p ?e }} GROUP BY ?l ORDER BY DESC(?n) ?l LIMIT 1")
+        rows = list(store.query(q))
+        labels[cls.lower()] = rows[0]["l"].value if rows else "x"
+    out = {"load_seconds": load, "queries": {}}
+    for name in list_queries():
         text = load_query(name)
-        params = {k: v for k, v in query_parameters(text).items() if v is not None}
-        subs = {ox.Variable(k): ox.Literal(v) for k, v in params.items()}
-        init = {Variable(k): Literal(v) for k, v in params.items()}
-        ox_ms, ox_rows = _time(lambda: sum(1 for _ in store.query(text, substitutions=subs)), repeat)
-        rl_ms, rl_rows = _time_with_limit(lambda: sum(1 for _ in graph.query(text, initBindings=init)),
-                                          rdflib_repeat, rdflib_limit_s)
-        row = BenchRow(name, ox_rows, ox_ms, rl_ms, rl_rows)
-        rl_text = f"stopped after {rdflib_limit_s:.0f} s" if rl_rows is None else f"{rl_ms:.1f} ms"
-        log(f"  {name}: pyoxigraph {ox_ms:.1f} ms, rdflib {rl_text}")
-        out.append(row)
-    return setup, out
+        params = set(re.findall(r"\?(\w+)", text)) & (set(labels) | {"name"})
+        header = "\n".join(line for line in text.splitlines() if line.startswith("#"))
+        params = {p for p in params if re.search(rf"\b{p}\b", header)}
+        subs = {ox.Variable(p): ox.Literal(labels.get(p, labels["method"])) for p in params}
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            n = sum(1 for _ in store.query(text, substitutions=subs))
+            times.append(time.perf_counter() - t0)
+        out["queries"][name] = {"ms": 1000 * statistics.median(times), "rows": n}
+    return out
 
 
-def format_bench(setup: dict, rows: list[BenchRow]) -> str:
-    """A Markdown table of the figures, with the speed-up per query and its geometric mean.
+def run_bench(sizes: list[int], work: Path, workers: int = 1, echo=print, batch_size: int = 16, rounds: int = 2) -> dict:
+    """Run the benchmark over generated corpora of ``sizes`` documents under ``work`` and print the figures."""
+    from .generate import generate_corpus
 
-    A query rdflib did not finish within the limit shows as ``> limit`` and a speed-up of at least
-    limit / pyoxigraph time; the geometric mean counts it at that lower bound.
-    """
-    limit_ms = setup.get("rdflib_limit_s", math.inf) * 1000
-    lines = [f"graph: {setup['triples']} triples; load: pyoxigraph {setup['oxigraph_load_s']:.2f} s, "
-             f"rdflib {setup['rdflib_load_s']:.2f} s", "",
-             "| query | rows | pyoxigraph ms | rdflib ms | rdflib / pyoxigraph |", "|---|---:|---:|---:|---:|"]
-    ratios = []
-    for r in rows:
-        stopped = r.rdflib_rows is None
-        rl_ms = limit_ms if stopped else r.rdflib_ms
-        ratio = rl_ms / max(r.oxigraph_ms, 1e-3)
-        ratios.append(ratio)
-        flag = "" if stopped or r.rows == r.rdflib_rows else f" (rdflib: {r.rdflib_rows} rows)"
-        rl_text = f"> {rl_ms:.0f} (stopped)" if stopped else f"{rl_ms:.1f}"
-        lines.append(f"| {r.query} | {r.rows}{flag} | {r.oxigraph_ms:.1f} | {rl_text} | "
-                     f"{'>= ' if stopped else ''}{ratio:,.0f}x |")
-    if ratios:
-        lines.append("")
-        lines.append(f"geometric mean speed-up: {'>= ' if any(r.rdflib_rows is None for r in rows) else ''}"
-                     f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):,.0f}x")
-    return "\n".join(lines)
+    work = Path(work)
+    results: dict = {"sizes": {}}
+    echo(f"mlkg bench: sizes {sizes}, workers {workers}, scratch {work}")
+    for n in sizes:
+        corpus = work / f"corpus-{n}"
+        if not corpus.is_dir() or len(list(corpus.glob("*.txt"))) != n:
+            generate_corpus(n, corpus)
+        # other processes share the CPU: on the smaller sizes alternate the two runs and keep each one's best
+        bare = full = None
+        out = work / f"out-{n}"
+        for _ in range(rounds if n <= 1000 else 1):
+            b = _run_child("bare", str(corpus), str(batch_size))
+            shutil.rmtree(out, ignore_errors=True)  # a full build: an empty cache, filled as it goes
+            f = _run_child("build", str(corpus), str(out), "cache", str(workers))
+            bare = b if bare is None or b["seconds"] < bare["seconds"] else bare
+            full = f if full is None or f["seconds"] < full["seconds"] else full
+        if full["parsed"] != full["documents"]:
+            from .errors import MlkgError
+
+            raise MlkgError(f"the full build at {n} documents read {full['cached']} from a cache")
+        results["sizes"][n] = {"bare": bare, "full": full}
+        echo(f"{n:>6} docs  {bare['tokens']:>9} tokens  bare parse {bare['seconds']:8.2f}s "
+             f"({bare['tokens'] / bare['seconds']:,.0f} tok/s, {bare['maxrss_mb']:.0f} MB)  "
+             f"mlkg build {full['seconds']:8.2f}s ({bare['tokens'] / full['seconds']:,.0f} tok/s, "
+             f"{full['maxrss_mb']:.0f} MB)  build/bare {full['seconds'] / bare['seconds']:.2f}")
+        echo("        stages: " + ", ".join(f"{k} {v:.2f}s" for k, v in full["stages"].items()))
+        # incremental: one document changed, rebuilt with the cache the full build left
+        victim = sorted(corpus.glob("*.txt"))[n // 2]
+        original = victim.read_text("utf-8")
+        try:
+            victim.write_text(original + "\nWe also release the code of this work.\n", "utf-8")
+            warm = _run_child("build", str(corpus), str(out), "cache", str(workers))
+        finally:
+            victim.write_text(original, "utf-8")
+        results["sizes"][n]["incremental"] = warm
+        echo(f"        incremental rebuild, one document changed: {warm['seconds']:.2f}s = "
+             f"{100 * warm['seconds'] / full['seconds']:.1f}% of the full build ({warm['parsed']} parsed, "
+             f"{warm['cached']} from the cache; " + ", ".join(f"{k} {v:.2f}s" for k, v in warm["stages"].items()) + ")")
+    ns = sorted(results["sizes"])
+    for a, b in zip(ns, ns[1:]):
+        fa, fb = results["sizes"][a]["full"], results["sizes"][b]["full"]
+        echo(f"scaling {a} -> {b} docs: time x{fb['seconds'] / fa['seconds']:.2f} (docs x{b / a:g}), "
+             f"peak memory x{fb['maxrss_mb'] / fa['maxrss_mb']:.2f}")
+    big = max(ns)
+    sq = _sparql(work / f"out-{big}" / "graph.ttl")
+    results["sparql"] = sq
+    echo(f"SPARQL on the {big}-document graph (pyoxigraph, load {sq['load_seconds']:.2f}s), median of 5: "
+         + ", ".join(f"{k} {v['ms']:.1f} ms ({v['rows']} rows)" for k, v in sq["queries"].items()))
+    return results
+
+
+def _main(argv: list[str]) -> None:
+    mode = argv[0]
+    if mode == "bare":
+        res = _child_bare(Path(argv[1]), int(argv[2]))
+    elif mode == "build":
+        res = _child_build(Path(argv[1]), Path(argv[2]), argv[3] == "cache", int(argv[4]))
+    else:
+        raise SystemExit(f"unknown mode {mode}")
+    res["maxrss_mb"] = _maxrss_mb()
+    print(json.dumps(res))
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])

@@ -1,7 +1,7 @@
 """run_build: the only module that knows the order of the stages.
 
-ingest -> nlp.extract -> resolve -> rdf -> validate (quarantine.ttl) -> [infer] -> write (graph.ttl, other
-formats, merges.json, report.json) -> render (graph.html)
+ingest -> [cache] -> nlp.extract (executor: in process, process pool or Dask) -> resolve -> rdf ->
+validate (quarantine.ttl) -> [infer] -> write (graph.ttl, other formats, merges.json, report.json) -> render (graph.html)
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     the previous graph.ttl, graph.html and report.json as they were.
     """
     from . import analysis, ingest, rdf, resolve, serialize, validate, write
-    from .nlp import load_nlp
-    from .nlp.extract import extract_all
+    from .cache import DEFAULT_CACHE_DIR, ExtractionCache
+    from .executor import ExtractStats, extract_documents
+    from .nlp import pick_model
 
     cb = callbacks or _Silent()
     unknown = sorted(set(config.formats) - set(FORMATS))
@@ -64,28 +65,38 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
 
     cb.on_stage("parse")
     t0 = time.perf_counter()
-    nlp = load_nlp(config.model)
+    model = pick_model(config.model)
     cb.on_documents(len(documents))
 
     def failed(document: Document, exc: Exception) -> None:
         skipped.append(SkippedDocument(path=ingest.source_name(document), reason=f"processing failed ({type(exc).__name__}: {exc}); skipped"))
 
-    extractions = []
-    for ex in extract_all(nlp, documents, batch_size=config.batch_size, on_error=failed):
-        extractions.append(ex)
-        cb.on_document_done(ex.document.id)
+    store = ExtractionCache(config.cache_dir or Path(config.out_dir) / DEFAULT_CACHE_DIR, model) if config.cache else None
+    counts = ExtractStats()
+    extractions = extract_documents(documents, model, batch_size=config.batch_size, executor=config.executor,
+                                    workers=config.workers, scheduler=config.scheduler, cache=store,
+                                    on_error=failed, on_done=cb.on_document_done, stats=counts)
+    del documents  # from here on only the Extractions are kept
     t["parse+extract"] = time.perf_counter() - t0
 
     cb.on_stage("resolve")
     t0 = time.perf_counter()
     resolution = resolve.resolve(extractions)
-    graph = rdf.to_graph(resolution)
+    documents_read = len(extractions)
+    encodings = {ex.document.id: ex.document.encoding for ex in extractions}
+    del extractions  # the resolution keeps what the graph needs; the mentions can go
+    # an rdflib Graph is needed to validate, infer, write other formats or render; a large build that asks
+    # for none of these (--no-validate --no-html) writes its Turtle straight from the resolution
+    need_graph = config.validate or config.infer or config.html or set(config.formats) - {"ttl"}
+    graph = rdf.to_graph(resolution) if need_graph else None
     t["resolve+rdf"] = time.perf_counter() - t0
 
-    cb.on_stage("validate")
-    t0 = time.perf_counter()
-    graph, quarantined, violations = validate.quarantine(graph)
-    t["validate"] = time.perf_counter() - t0
+    quarantined, violations = None, ()
+    if config.validate:
+        cb.on_stage("validate")
+        t0 = time.perf_counter()
+        graph, quarantined, violations = validate.quarantine(graph)
+        t["validate"] = time.perf_counter() - t0
     if config.infer:
         from . import infer
 
@@ -98,7 +109,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
 
     cb.on_stage("write")
     t0 = time.perf_counter()
-    ttl = write.turtle_bytes(published)
+    ttl = write.turtle_bytes(published if published is not None else rdf.triples(resolution))
     files = {"graph.ttl": ttl}
     if "nt" in config.formats:
         files["graph.nt"] = serialize.ntriples_bytes(published)
@@ -115,19 +126,21 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         from . import render
 
         html = render.render_html(graph).encode("utf-8")
-    stats = analysis.graph_stats(analysis.to_networkx(graph))
+    stats = analysis.graph_stats(analysis.to_networkx(graph) if violations else analysis.resolution_to_networkx(resolution))
     report = BuildReport(
-        documents_read=len(extractions),
+        documents_read=documents_read,
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
         entities_per_class=dict(sorted(Counter(local_name(e.cls) for e in resolution.entities).items())),
         relations_per_property=dict(sorted(Counter(local_name(r.predicate) for r in resolution.relations).items())),
         seconds=t,
-        model=nlp.meta.get("mlkg_model", ""),
+        model=model,
         outputs=tuple(str(config.out_dir / n) for n in ["graph.ttl", *(["graph.html"] if html else []),
                                                           *sorted(set(files) - {"graph.ttl"}), "report.json"]),
         graph_stats=stats,
         quarantine=violations,
-        encodings={ex.document.id: ex.document.encoding for ex in extractions},
+        encodings=encodings,
+        documents_parsed=counts.parsed,
+        documents_cached=counts.cached,
     )
     if violations:  # count what the published graph holds, not what was resolved before the quarantine
         from dataclasses import replace
@@ -150,6 +163,8 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     write.write_outputs(out, files)  # all replaced in one commit, or none
     if not violations:  # a quarantine.ttl left by an earlier build is not about this graph
         (out / "quarantine.ttl").unlink(missing_ok=True)
+    if store is not None:
+        store.prune()  # entries of documents removed or changed since: their facts are gone, so is their cache
     t["write"] = time.perf_counter() - t0
     return report
 
@@ -168,8 +183,10 @@ def report_dict(report: BuildReport, include_timing: bool = True) -> dict:
     if report.quarantine:  # only when there is one, so a clean build's report.json is as before
         d["quarantine"] = [{"node": v.node, "shape": v.shape, "message": v.message, "value": v.value}
                            for v in report.quarantine]
-    if include_timing:
+    if include_timing:  # what varies from run to run stays out of the committed report.json
         d["seconds"] = {k: round(v, 3) for k, v in report.seconds.items()}
+        d["documents_parsed"] = report.documents_parsed
+        d["documents_cached"] = report.documents_cached
     return d
 
 

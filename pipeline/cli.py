@@ -91,6 +91,12 @@ def build(
     strict: bool = typer.Option(False, help="Fail (and write nothing) when any document is skipped or any statement violates ontology/shapes.ttl."),
     infer: bool = typer.Option(False, "--infer", help="Add the RDFS/OWL-RL entailments of ontology/mlkg.ttl (owlrl) to the written graph."),
     formats: str = typer.Option("ttl", "--formats", help="Comma-separated serialisations: ttl (always), nt, jsonld (+ context.jsonld), trig; or 'all'."),
+    workers: int = typer.Option(1, "--workers", "-j", min=1, help="Processes parsing documents (Dask: workers of the local cluster)."),
+    executor: str = typer.Option("local", help="local, or dask (runs the per-document stages on a Dask cluster)."),
+    scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address (default: start a local cluster)."),
+    cache: Optional[Path] = typer.Option(None, help="Incremental cache folder (default: OUT/.mlkg-cache)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Parse every document; neither read nor write the cache."),
+    no_validate: bool = typer.Option(False, "--no-validate", help="Skip the SHACL check (very large builds only: the graph is then published unchecked)."),
 ) -> None:
     """Read documents, extract entities and relations, and write the graph."""
     from .build import exit_code_for, report_dict, run_build
@@ -100,13 +106,16 @@ def build(
 
     fmts = FORMATS if formats.strip() == "all" else tuple(sorted({f.strip() for f in formats.split(",") if f.strip()} | {"ttl"}))
     config = BuildConfig(inputs=tuple(inputs or [Path("corpus")]), out_dir=out, model=model,
-                         max_bytes=max_bytes, html=not no_html, strict=strict, infer=infer, formats=fmts)
+                         max_bytes=max_bytes, html=not no_html, strict=strict, infer=infer, formats=fmts,
+                         workers=workers, executor=executor, scheduler=scheduler, cache=not no_cache, cache_dir=cache,
+                         validate=not no_validate)
     try:
         report = run_build(config, _Progress())
     except MlkgError as exc:
         _fail(exc)
     d = report_dict(report)
-    typer.echo(f"read {d['documents_read']} documents with spaCy pipeline {d['model']}")
+    typer.echo(f"read {d['documents_read']} documents with spaCy pipeline {d['model']} "
+               f"({d['documents_parsed']} parsed, {d['documents_cached']} from the cache)")
     for doc_id, encoding in d["encodings"].items():
         if encoding != "utf-8":
             typer.echo(f"read {doc_id} as {encoding}")
@@ -328,10 +337,38 @@ def bench_query(
     rdflib_repeat: int = typer.Option(1, help="Runs per query in rdflib."),
 ) -> None:
     """Benchmark: named-query latency in pyoxigraph against rdflib's SPARQL engine on a large replicated graph."""
-    from .bench import format_bench, run_bench
+    from .querybench import format_bench, run_bench
 
     try:
         setup, rows = run_bench(graph, triples, repeat, rdflib_repeat, log=lambda m: typer.echo(m, err=True))
     except MlkgError as exc:
         _fail(exc)
     typer.echo(format_bench(setup, rows))
+
+
+@app.command()
+def generate(
+    n: int = typer.Argument(..., min=1, help="How many documents."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder to write them into."),
+    seed: int = typer.Option(0, help="Seed: the same seed gives the same documents."),
+) -> None:
+    """Write N invented documents (conference posts, abstract listings, teasers) for benchmarks."""
+    from .generate import generate_corpus
+
+    paths = generate_corpus(n, out, seed)
+    typer.echo(f"wrote {len(paths)} documents to {out}")
+
+
+@app.command()
+def bench(
+    sizes: str = typer.Option("100,1000,10000", help="Corpus sizes to time, comma-separated."),
+    work: Path = typer.Option(Path("/tmp/mlkg-bench"), help="Scratch folder for generated corpora and outputs."),
+    workers: int = typer.Option(1, "--workers", "-j", min=1, help="Processes for the builds."),
+) -> None:
+    """Benchmark: tokens/s against spaCy's own nlp.pipe, time and peak memory per size, incremental rebuild, SPARQL latency."""
+    from .bench import run_bench
+
+    try:
+        run_bench([int(x) for x in sizes.split(",") if x.strip()], work, workers, echo=typer.echo)
+    except MlkgError as exc:
+        _fail(exc)

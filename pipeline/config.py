@@ -37,3 +37,17 @@ class BuildConfig:
     """Add the RDFS/OWL-RL entailments of ``ontology/mlkg.ttl`` (owlrl) to the written graph."""
     formats: tuple[str, ...] = ("ttl",)
     """Serialisations to write, from ``FORMATS``; graph.ttl is always written."""
+    """Fail the build when any document is skipped."""
+    workers: int = 1
+    """Processes (``local``) or Dask workers of a local cluster (``dask``) parsing documents."""
+    executor: str = "local"
+    """``local`` (this machine, ``workers`` processes) or ``dask`` (a Dask cluster)."""
+    scheduler: str | None = None
+    """Address of a Dask scheduler for ``executor="dask"``; None starts a local cluster of ``workers`` workers."""
+    cache: bool = True
+    """Reuse the Extractions of documents whose text and pipeline are unchanged since the last build."""
+    cache_dir: Path | None = None
+    """Where the cache lives; None means ``out_dir/.mlkg-cache``."""
+    validate: bool = True
+    """Check the graph against ``ontology/shapes.ttl`` and quarantine what violates it; off only for very large
+    builds that cannot afford pySHACL (``--no-validate``)."""

@@ -223,3 +223,7 @@ class BuildReport:
     """How each document read was decoded (``utf-8``, ``utf-16-le (BOM)``, ``cp1252 (best guess)``...), by id."""
     quarantine: tuple[Violation, ...] = ()
     """Shape violations found before writing; their statements went to quarantine.ttl, not graph.ttl."""
+    documents_parsed: int = 0
+    """Documents parsed in this build (the others came from the incremental cache)."""
+    documents_cached: int = 0
+    """Documents whose Extraction came from the incremental cache."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterator
+from functools import lru_cache
 from urllib.parse import quote
 
 from rdflib import BNode, Graph, Literal, URIRef
@@ -13,7 +15,7 @@ from rdflib.namespace import RDF, RDFS, SKOS, XSD
 from .model import Resolution
 from .vocab import MLKG, RES, bind_prefixes, local_name
 
-__all__ = ["to_graph", "entity_iri", "document_iri", "slug", "merge_log"]
+__all__ = ["to_graph", "triples", "entity_iri", "document_iri", "slug", "merge_log"]
 
 
 def slug(text: str, limit: int = 80) -> str:
@@ -35,6 +37,7 @@ def slug(text: str, limit: int = 80) -> str:
     return s
 
 
+@lru_cache(maxsize=1 << 18)  # every relation and evidence record names its entities again
 def entity_iri(key: str) -> URIRef:
     """The IRI of an entity from its key (class and normalised label): stable across runs and corpora.
 
@@ -60,35 +63,52 @@ def _evidence_iri(s: str, p: str, o: str, doc_id: str, start: int, end: int) -> 
 def to_graph(resolution: Resolution) -> Graph:
     """Build the knowledge graph: entities with labels and documents, relations, and their evidence."""
     g = bind_prefixes(Graph())
+    for t in triples(resolution):
+        g.add(t)
+    return g
+
+
+@lru_cache(maxsize=1 << 16, typed=True)
+def _lit(value) -> Literal:
+    """Literals of offsets, counts and rule names recur: make each once (Literal() is slow)."""
+    return Literal(value)
+
+
+@lru_cache(maxsize=1024)
+def _confidence(conf: float) -> Literal:
+    return Literal(f"{conf:.2f}", datatype=XSD.decimal)
+
+
+def triples(resolution: Resolution) -> Iterator[tuple]:
+    """The triples of the knowledge graph one by one (some more than once), without holding a Graph."""
     for e in resolution.entities:
         iri = entity_iri(e.key)
-        g.add((iri, RDF.type, e.cls))
-        g.add((iri, RDFS.label, Literal(e.label)))
+        yield (iri, RDF.type, e.cls)
+        yield (iri, RDFS.label, Literal(e.label))
         for alt in sorted(e.alt_labels):
-            g.add((iri, SKOS.altLabel, Literal(alt)))
+            yield (iri, SKOS.altLabel, Literal(alt))
         for d in e.doc_ids:
             doc = document_iri(d)
-            g.add((iri, MLKG.mentionedIn, doc))
-            g.add((doc, RDF.type, MLKG.Document))
-            g.add((doc, RDFS.label, Literal(d)))
+            yield (iri, MLKG.mentionedIn, doc)
+            yield (doc, RDF.type, MLKG.Document)
+            yield (doc, RDFS.label, Literal(d))
     for r in resolution.relations:
         s, o = entity_iri(r.subject), entity_iri(r.object)
-        g.add((s, r.predicate, o))
+        yield (s, r.predicate, o)
         support = len({ev.doc_id for ev, _, _ in r.evidence})
         for ev, rule, conf in r.evidence:
             node = _evidence_iri(r.subject, local_name(r.predicate), r.object, ev.doc_id, ev.start_char, ev.end_char)
-            g.add((node, RDF.type, MLKG.Evidence))
-            g.add((node, RDF.subject, s))
-            g.add((node, RDF.predicate, r.predicate))
-            g.add((node, RDF.object, o))
-            g.add((node, MLKG.source, document_iri(ev.doc_id)))
-            g.add((node, MLKG.sentence, Literal(ev.sentence)))
-            g.add((node, MLKG.startChar, Literal(ev.start_char)))
-            g.add((node, MLKG.endChar, Literal(ev.end_char)))
-            g.add((node, MLKG.rule, Literal(rule)))
-            g.add((node, MLKG.confidence, Literal(f"{conf:.2f}", datatype=XSD.decimal)))
-            g.add((node, MLKG.supportCount, Literal(support)))
-    return g
+            yield (node, RDF.type, MLKG.Evidence)
+            yield (node, RDF.subject, s)
+            yield (node, RDF.predicate, r.predicate)
+            yield (node, RDF.object, o)
+            yield (node, MLKG.source, document_iri(ev.doc_id))
+            yield (node, MLKG.sentence, Literal(ev.sentence))
+            yield (node, MLKG.startChar, _lit(ev.start_char))
+            yield (node, MLKG.endChar, _lit(ev.end_char))
+            yield (node, MLKG.rule, _lit(rule))
+            yield (node, MLKG.confidence, _confidence(conf))
+            yield (node, MLKG.supportCount, _lit(support))
 
 
 def merge_log(resolution: Resolution) -> dict:

@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 
 from .model import Entity, Evidence, Extraction, MergeRecord, Mention, Relation, Resolution
 from .vocab import local_name
@@ -14,6 +15,7 @@ from .vocab import local_name
 __all__ = ["resolve", "norm", "entity_key"]
 
 
+@lru_cache(maxsize=1 << 17)  # called for every name of every mention, several times: pure, so remember
 def norm(name: str) -> str:
     """Normalise a name for identity: NFKC, case-folded, no leading "the", letters and digits only.
 
@@ -41,6 +43,7 @@ def entity_key(cls, label: str) -> str:
     return f"{local_name(cls)}/{norm(label)}"
 
 
+@lru_cache(maxsize=1 << 17)
 def _clean(label: str) -> str:
     return re.sub(r"\s+", " ", label).strip()
 

@@ -19,12 +19,14 @@ import contextlib
 import errno
 import json
 import os
+import re
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
-from rdflib import Graph
+from rdflib import Graph, Literal, URIRef
 
 from .errors import MlkgError
 
@@ -63,13 +65,105 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def turtle_bytes(graph: Graph) -> bytes:
-    """Turtle with subjects and predicates in sorted order: byte-identical for identical graphs.
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+_BARE = {_XSD + "integer": re.compile(r"[+-]?\d+"), _XSD + "decimal": re.compile(r"[+-]?\d*\.\d+"),
+         _XSD + "boolean": re.compile(r"true|false")}
+_LOCAL = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_ESC = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+_NEEDS_ESC = re.compile(r'[\x00-\x1f\x7f"\\]')
+_IRI_BAD = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+_RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 
-    rdflib's Turtle serialiser sorts subjects, predicates and objects, and the graph has no blank nodes,
-    so equal graphs give equal bytes.
+
+def _string(text: str) -> str:
+    if _NEEDS_ESC.search(text):
+        text = _NEEDS_ESC.sub(lambda m: _ESC.get(m.group(), f"\\u{ord(m.group()):04X}"), text)
+    return f'"{text}"'
+
+
+class _Terms:
+    """Turtle text of terms: prefixed names where the local part is plain, else ``<IRI>``; IRIs rendered once."""
+
+    def __init__(self, prefixes: dict[str, str]) -> None:
+        self.prefixes = sorted(prefixes.items(), key=lambda kv: -len(kv[1]))
+        self.used: set[str] = set()
+        self.memo: dict[str, str] = {}
+
+    def iri(self, iri: str) -> str:
+        out = self.memo.get(iri)
+        if out is None:
+            out = "<" + _IRI_BAD.sub(lambda m: f"\\u{ord(m.group()):04X}", iri) + ">"
+            for name, ns in self.prefixes:
+                if iri.startswith(ns) and _LOCAL.fullmatch(iri[len(ns):]):
+                    self.used.add(name)
+                    out = f"{name}:{iri[len(ns):]}"
+                    break
+            self.memo[iri] = out
+        return out
+
+    def term(self, t) -> str:
+        if isinstance(t, Literal):
+            lex = str(t)
+            dt = str(t.datatype) if t.datatype else None
+            if t.language:
+                return f"{_string(lex)}@{t.language}"
+            if dt in _BARE and _BARE[dt].fullmatch(lex):
+                return lex
+            if dt and dt != _XSD + "string":
+                return f"{_string(lex)}^^{self.iri(dt)}"
+            return _string(lex)
+        if isinstance(t, URIRef):
+            return "a" if str(t) == _RDF_TYPE else self.iri(str(t))
+        raise ValueError(f"blank node {t!r}: mlkg graphs name every node")
+
+
+def turtle_bytes(graph: Graph | Iterable[tuple]) -> bytes:
+    """Turtle, deterministic: byte-identical for equal graphs, in time O(n log n) and little memory per triple.
+
+    One block per subject, subjects in order of their Turtle text, ``a`` (``rdf:type``) first and then
+    predicates in order of their text, objects in order of their text. rdflib's own Turtle serialiser is far
+    slower and grows faster than linearly with the graph, which at ten thousand documents made it the build's
+    bottleneck; this writer renders each triple to text at once and keeps only that. ``graph`` may be a Graph
+    or any iterable of triples (repeats are written once), so a large build need not hold an rdflib Graph at
+    all. The graph has no blank nodes (every node is named by ``rdf.py``).
+
+    Examples
+    --------
+    >>> from rdflib import Namespace
+    >>> EX = Namespace("http://example.org/")
+    >>> g = Graph(); _ = g.add((EX.a, EX.p, Literal("x \\"y\\""))); _ = g.add((EX.a, EX.p, Literal(3)))
+    >>> print(turtle_bytes(g).decode())
+    <http://example.org/a> <http://example.org/p> "x \\"y\\"", 3 .
+    <BLANKLINE>
     """
-    return graph.serialize(format="turtle").encode("utf-8")
+    from .vocab import PREFIXES
+
+    terms = _Terms({k: str(v) for k, v in PREFIXES.items()})
+    by_subject: dict[str, set[tuple[str, str]]] = {}
+    for s, p, o in graph:
+        if not isinstance(s, URIRef):
+            raise ValueError(f"blank node {s!r}: mlkg graphs name every node")
+        key = terms.iri(str(s))
+        po = by_subject.get(key)
+        if po is None:
+            po = by_subject[key] = set()
+        po.add((terms.term(p), terms.term(o)))
+    blocks: list[str] = []
+    for subject in sorted(by_subject):
+        pairs = sorted(by_subject.pop(subject), key=lambda po: (po[0] != "a", po[0], po[1]))
+        preds: list[str] = []
+        i = 0
+        while i < len(pairs):
+            p = pairs[i][0]
+            j = i
+            while j < len(pairs) and pairs[j][0] == p:
+                j += 1
+            preds.append(f"{p} {', '.join(o for _, o in pairs[i:j])}")
+            i = j
+        blocks.append(subject + " " + " ;\n    ".join(preds) + " .\n")
+    head = "".join(f"@prefix {name}: <{ns}> .\n" for name, ns in sorted(
+        (name, ns) for name, ns in terms.prefixes if name in terms.used))
+    return ((head + "\n" if head else "") + "\n".join(blocks)).encode("utf-8")
 
 
 def write_turtle(graph: Graph, path: Path) -> None:

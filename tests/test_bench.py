@@ -2,7 +2,7 @@
 
 import pyoxigraph as ox
 
-from pipeline.bench import format_bench, replicate, run_bench
+from pipeline.querybench import format_bench, replicate, run_bench
 from pipeline.query import list_queries
 
 

@@ -175,7 +175,13 @@ def test_build_faults_folder_of_2000_tiny_files_builds(tmp_path):
 
 
 def _fingerprint(out: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    """The output files (the incremental cache folder beside them is checked apart, by ``_cache``)."""
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
+
+
+def _cache(out: Path) -> dict[str, bytes]:
+    root = out / ".mlkg-cache"
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()} if root.is_dir() else {}
 
 
 @pytest.fixture(scope="module")
@@ -220,7 +226,11 @@ def _copy(previous_build, tmp_path):
 
 def test_build_faults_killed_while_writing_leaves_previous_outputs_byte_identical(previous_build, tmp_path):
     base, out, before = _copy(previous_build, tmp_path)
+    cache_before = _cache(out)
+    assert cache_before  # the previous build left its extractions in the cache
     _build_paused_at("staged", base, out)  # every new file written in full, none yet in place
+    # the cache keeps every entry it had, byte for byte (entries for the new documents may have been added)
+    assert cache_before.items() <= _cache(out).items()
     files = {p.name for p in out.iterdir()}
     assert {".graph.ttl", ".graph.html", ".report.json"} <= {n.rsplit(".", 2)[0] for n in files if n.endswith(".tmp")}
     assert {n: b for n, b in _fingerprint(out).items() if not n.startswith(".")} == before

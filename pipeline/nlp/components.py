@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import replace
+from functools import lru_cache
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -47,13 +48,48 @@ _MONTHS = {"January", "February", "March", "April", "May", "June", "July", "Augu
            "November", "December"}
 
 
+@lru_cache(maxsize=8192)
+def _re(pattern: str, flags: int = 0) -> re.Pattern:
+    """``re.compile`` with a cache big enough for the rules' patterns built from rule data and names
+    (``re``'s own cache holds 512 and, overflowing, recompiled them for every document)."""
+    return re.compile(pattern, flags)
+
+
+@lru_cache(maxsize=None)
+def _acronym_pattern(acrs: tuple[str, ...]) -> re.Pattern:
+    return re.compile(
+        r"(?<![\w-])(" + "|".join(re.escape(a) for a in acrs) + r")(?:(?:\s+|-|\s*')((?:19|20)\d{2}|\d{2}))?(?![\w-])"
+    )
+
+
+@lru_cache(maxsize=None)
+def _long_name_patterns(long: str) -> tuple[re.Pattern, re.Pattern]:
+    """The long name alone, and with its optional ordinal, "the", "Annual", publisher, acronym and year."""
+    body = r"\s*".join(re.escape(w) for w in long.split())
+    pat = re.compile(
+        r"(?:(?:the\s+)?(?:(?P<ord>" + ORDINAL + r")|(?P<pre>(?:19|20)\d{2}))\s+)?(?:Annual\s+)?(?:(?:IEEE/CVF|IEEE|ACM)\s+)?"
+        + body + r"(?:\s*\((?P<acr>[A-Za-z]+)(?:\s+(?P<py>(?:19|20)\d{2}))?\))?(?:\s+(?P<year>(?:19|20)\d{2}))?",
+        re.I,
+    )
+    return re.compile(body, re.I), pat
+
+
+@lru_cache(maxsize=8)
+def _any_long_name(longs: tuple[str, ...]) -> re.Pattern:
+    return re.compile("|".join(_long_name_patterns(long)[0].pattern for long in longs), re.I)
+
+
+@lru_cache(maxsize=8)
+def _versioned_pattern(names: frozenset[str]) -> re.Pattern:
+    """A known method followed by a version or a size ("NAME 3", "NAME 2.5 7B")."""
+    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+                      + r")((?:[ \t]+\d+(?:\.\d+)?)(?:[ \t]+\d+(?:\.\d+)?[BMK])?|[ \t]+\d+(?:\.\d+)?[BMK])(?![\w-])")
+
+
 def _conference_mentions(text: str, rules) -> list[Found]:
     """Conference acronyms with or without a year, and long conference names with ordinals."""
     out: list[Found] = []
-    acrs = sorted(rules.conf_acronyms, key=len, reverse=True)
-    acr_re = re.compile(
-        r"(?<![\w-])(" + "|".join(re.escape(a) for a in acrs) + r")(?:(?:\s+|-|\s*')((?:19|20)\d{2}|\d{2}))?(?![\w-])"
-    )
+    acr_re = _acronym_pattern(tuple(sorted(rules.conf_acronyms, key=len, reverse=True)))
     for m in acr_re.finditer(text):
         acr = rules.conf_acronyms[m.group(1)]
         year = m.group(2)
@@ -61,15 +97,13 @@ def _conference_mentions(text: str, rules) -> list[Found]:
             year = "20" + year
         canonical = f"{acr} {year}" if year else acr
         out.append(Found(m.start(), m.end(), "Venue", canonical, (), "venue.acronym"))
+    if not _any_long_name(tuple(long for info in rules.conferences.values() for long in info.get("long", []))).search(text):
+        return out  # no long conference name anywhere: skip the one-by-one scans
     for acr, info in rules.conferences.items():
         for long in info.get("long", []):
-            words = long.split()
-            body = r"\s*".join(re.escape(w) for w in words)
-            pat = re.compile(
-                r"(?:(?:the\s+)?(?:(?P<ord>" + ORDINAL + r")|(?P<pre>(?:19|20)\d{2}))\s+)?(?:Annual\s+)?(?:(?:IEEE/CVF|IEEE|ACM)\s+)?"
-                + body + r"(?:\s*\((?P<acr>[A-Za-z]+)(?:\s+(?P<py>(?:19|20)\d{2}))?\))?(?:\s+(?P<year>(?:19|20)\d{2}))?",
-                re.I,
-            )
+            body_re, pat = _long_name_patterns(long)
+            if not body_re.search(text):  # every match contains the name itself: skip the slow scan
+                continue
             for m in pat.finditer(text):
                 year = m.group("py") or m.group("year") or m.group("pre")
                 if not year and m.group("ord") and info.get("base"):
@@ -83,10 +117,15 @@ def _conference_mentions(text: str, rules) -> list[Found]:
     return out
 
 
+_WORKSHOP = re.compile("workshop", re.I)
+
+
 def _workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
     """Workshops: "Workshop on X", "X Workshop", "workshop paper at CONF (X)"."""
-    fw = rules.function_words - {"at"}
     out: list[Found] = []
+    if not _WORKSHOP.search(text):  # each pattern below needs the word: most documents have none
+        return out
+    fw = rules.function_words - {"at"}
     for m in re.finditer(r"(?:(?P<ord>" + ORDINAL + r")\s+)?[Ww]orkshop\s+on\s+", text, re.I):
         span = scan_title(text, m.end(), fw, min_words=1, stop_words=frozenset({"at"}),
                           fail_words=frozenset(rules.conf_acronyms))
@@ -157,22 +196,22 @@ def _hardware_mentions(text: str, rules) -> list[Found]:
     out: list[Found] = []
 
     def canon(s: str) -> str:
-        s = re.sub(suffix + r"$", "", s)
+        s = _re(suffix + r"$").sub("", s)
         s = re.sub(r"^(?:NVIDIA|AMD|Google|AWS|Intel|Qualcomm|Arm|MediaTek)\s+", "", s)
         s = re.sub(r"\s+", " ", s).strip()
         return "Apple silicon" if s.lower() == "apple silicon" else s
 
     b, e = r"(?<![\w-])", r"(?![\w-])"
-    for m in re.finditer(b + r"(?P<chip>" + chip + r")\s+(?:\d+\s*GB\s+)?(?P<dev>" + device + r")" + e, text):
+    for m in _re(b + r"(?P<chip>" + chip + r")\s+(?:\d+\s*GB\s+)?(?P<dev>" + device + r")" + e).finditer(text):
         out.append(Found(m.start("dev"), m.end("dev"), "Hardware", canon(m.group("dev")), (m.group(0),), "hardware.chip_device"))
         out.append(Found(m.start("chip"), m.end("chip"), "Hardware", canon(m.group("chip")), (), "hardware.chip"))
-    for m in re.finditer(b + r"(?P<dev>" + device + r")\s+with\s+(?:the\s+|an?\s+)?(?P<chip>" + chip + r")(?P<suf>\s+chips?)?" + e, text):
+    for m in _re(b + r"(?P<dev>" + device + r")\s+with\s+(?:the\s+|an?\s+)?(?P<chip>" + chip + r")(?P<suf>\s+chips?)?" + e).finditer(text):
         out.append(Found(m.start("dev"), m.end("dev"), "Hardware", canon(m.group("dev")), (m.group(0),), "hardware.device_with_chip"))
         out.append(Found(m.start("chip"), m.end("chip") if not m.group("suf") else m.end("suf"), "Hardware", canon(m.group("chip")), (), "hardware.chip"))
-    for m in re.finditer(b + r"(?P<x>" + chip + r")(?P<suf>" + suffix + r")?" + e, text):
+    for m in _re(b + r"(?P<x>" + chip + r")(?P<suf>" + suffix + r")?" + e).finditer(text):
         aliases = (m.group(0),) if m.group("suf") else ()
         out.append(Found(m.start(), m.end(), "Hardware", canon(m.group("x")), aliases, "hardware.chip"))
-    for m in re.finditer(b + r"(?P<x>" + device + r")s?" + e, text):
+    for m in _re(b + r"(?P<x>" + device + r")s?" + e).finditer(text):
         out.append(Found(m.start(), m.end(), "Hardware", canon(m.group("x")), (), "hardware.device"))
     return out
 
@@ -210,7 +249,7 @@ def _organization_mentions(text: str, rules) -> list[Found]:
         for m in re.finditer(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
             out.append(Found(m.start(), m.end(), "Organization", name, (), "org.institution"))
     if rules.organizations:
-        pat = re.compile(r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(rules.organizations, key=len, reverse=True)) + r")(?![\w-])")
+        pat = _re(r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(rules.organizations, key=len, reverse=True)) + r")(?![\w-])")
         for m in pat.finditer(text):
             out.append(Found(m.start(), m.end(), "Organization", m.group(1), (), "org.lexicon"))
     return out
@@ -422,19 +461,18 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         else:
             continue
         cands.append((m.start(), end, w))
-    versioned = re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in sorted(rules.known_methods, key=len, reverse=True))
-                           + r")((?:[ \t]+\d+(?:\.\d+)?)(?:[ \t]+\d+(?:\.\d+)?[BMK])?|[ \t]+\d+(?:\.\d+)?[BMK])(?![\w-])")
+    versioned = _versioned_pattern(frozenset(rules.known_methods))
     for m in versioned.finditer(text):
         vote(m.group(0), "Method", 3)
         cands.append((m.start(), m.end(), m.group(0)))
     for lex, cls in ((rules.known_methods, "Method"), (rules.known_datasets, "Dataset")):
         for name in lex:
-            if " " in name:
-                for m in re.finditer(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
+            if " " in name and name in text:  # the pattern matches the name literally: absent, nothing to find
+                for m in _re(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])").finditer(text):
                     vote(name, cls, 3)
                     cands.append((m.start(), m.end(), name))
     # "X dataset", "the X and Y datasets", "datasets including X and Y", "X, a ... benchmark"
-    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,3})\s+(?:and\s+([A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,2})\s+)?(?:[a-z]+(?:-[a-z]+)?\s+)?(" + dheads + r")\b", text):
+    for m in _re(r"(?<![\w-])([A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,3})\s+(?:and\s+([A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,2})\s+)?(?:[a-z]+(?:-[a-z]+)?\s+)?(" + dheads + r")\b").finditer(text):
         if m.start() in sent_starts and not any(is_strong_name(w, rules.generic) for w in m.group(1).split()):
             continue
         if re.search(r"[A-Z][\w-]*,\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}$", text[max(0, m.start() - 80):m.start()]):
@@ -448,9 +486,9 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         for item in re.finditer(ds_item, m.group(1)):
             vote(item.group(0), "Dataset", 4)
             cands.append((m.start(1) + item.start(), m.start(1) + item.end(), item.group(0)))
-    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(" + dheads + r")\b", text):
+    for m in _re(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(" + dheads + r")\b").finditer(text):
         vote(m.group(1), "Dataset", 6)
-    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,5}?(" + mheads + r")\b", text):
+    for m in _re(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,5}?(" + mheads + r")\b").finditer(text):
         if m.start() in sent_starts and not is_strong_name(m.group(1), rules.generic):
             continue
         vote(m.group(1), "Method", 2)
@@ -499,7 +537,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             vote(w, "Dataset", 3)
             cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
     # capitalised name + head noun: "the Adam optimizer", "Foundation Models framework"
-    for m in re.finditer(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)\s+(" + mheads + r")\b", text):
+    for m in _re(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)\s+(" + mheads + r")\b").finditer(text):
         if m.start() in sent_starts or m.group(1).split()[0] in {"The", "A", "An", "This", "Our", "These", "Each"}:
             continue
         if all(not is_strong_name(w, rules.generic) for w in m.group(1).split()) and len(m.group(1).split()) == 1 and m.group(1) not in rules.known_methods:
@@ -540,7 +578,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     # title prefixes "Name: Subtitle"
     for t in titles:
         title = text[t.start:t.end]
-        m = re.match(r"(?:The\s+)?((?:[A-Z0-9][\w-]*\s*){1,3}?)(?:\s+(?:" + mheads + r"))?:\s", title, re.I)
+        m = _re(r"(?:The\s+)?((?:[A-Z0-9][\w-]*\s*){1,3}?)(?:\s+(?:" + mheads + r"))?:\s", re.I).match(title)
         if not m:
             continue
         name = m.group(1).strip()
@@ -582,7 +620,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     known = {k for k, c in votes.items() if c}
     for key in known:
         name = surface[key]
-        pat = re.compile(r"(?<![\w-])" + r"[\s-]?".join(re.escape(p) for p in re.split(r"[\s-]+", name)) + r"s?(?![\w-])", re.I)
+        pat = _re(r"(?<![\w-])" + r"[\s-]?".join(re.escape(p) for p in re.split(r"[\s-]+", name)) + r"s?(?![\w-])", re.I)
         for m in pat.finditer(text):
             if not m.group(0)[0].isupper() and not name[0].islower():
                 continue

@@ -14,21 +14,26 @@ from .components import MENTIONS_KEY
 __all__ = ["extract", "extract_all"]
 
 
-def _evidence(doc_id: str, sent: Span) -> Evidence:
-    text = sent.text
-    start = sent.start_char + (len(text) - len(text.lstrip()))
-    end = sent.start_char + len(text.rstrip())
-    return Evidence(doc_id=doc_id, sentence=sent.doc.text[start:end], start_char=start, end_char=end)
+def _evidence(doc_id: str, sent: Span, text: str, memo: dict) -> Evidence:
+    key = (sent.start, sent.end)
+    ev = memo.get(key)
+    if ev is None:  # one Evidence per sentence, shared by its mentions and relations
+        s0, s1 = sent.start_char, sent.end_char
+        raw = text[s0:s1]
+        start = s0 + (len(raw) - len(raw.lstrip()))
+        end = s0 + len(raw.rstrip())
+        ev = memo[key] = Evidence(doc_id=doc_id, sentence=text[start:end], start_char=start, end_char=end)
+    return ev
 
 
-def _mention(doc_id: str, span: Span) -> Mention:
+def _mention(doc_id: str, span: Span, text: str, memo: dict) -> Mention:
     return Mention(
         doc_id=doc_id,
         text=span.text,
         cls=MLKG[span.label_],
         start_char=span.start_char,
         end_char=span.end_char,
-        evidence=_evidence(doc_id, span.sent),
+        evidence=_evidence(doc_id, span.sent, text, memo),
         canonical=span._.mlkg_canonical or span.text,
         aliases=tuple(span._.mlkg_aliases),
     )
@@ -36,14 +41,16 @@ def _mention(doc_id: str, span: Span) -> Mention:
 
 def extract(document: Document, doc: Doc) -> Extraction:
     """Turn the annotations of a parsed document into an :class:`Extraction`."""
-    mentions = tuple(sorted((_mention(document.id, s) for s in doc.spans[MENTIONS_KEY]),
+    text = doc.text  # Doc.text joins every token: read it once
+    memo: dict = {}
+    mentions = tuple(sorted((_mention(document.id, s, text, memo) for s in doc.spans[MENTIONS_KEY]),
                             key=lambda m: (m.start_char, m.end_char, str(m.cls))))
     relations = tuple(
         RelationMention(
-            subject=_mention(document.id, s),
+            subject=_mention(document.id, s, text, memo),
             predicate=MLKG[p],
-            object=_mention(document.id, o),
-            evidence=_evidence(document.id, sent),
+            object=_mention(document.id, o, text, memo),
+            evidence=_evidence(document.id, sent, text, memo),
             rule=rule,
             confidence=conf,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span
@@ -45,8 +46,8 @@ def _canon(span: Span) -> str:
     return span._.mlkg_canonical or span.text
 
 
-def _between(doc: Doc, a: int, b: int) -> str:
-    return doc.text[min(a, b):max(a, b)]
+def _between(dtext: str, a: int, b: int) -> str:
+    return dtext[min(a, b):max(a, b)]
 
 
 def _introduced(st: _State) -> set[str]:
@@ -85,14 +86,14 @@ def _subject_is_anaphor(sent: Span) -> bool:
     return False
 
 
-def _listed_before(doc: Doc, methods: list[Span], d: Span) -> list[Span]:
+def _listed_before(dtext: str, methods: list[Span], d: Span) -> list[Span]:
     """Methods coordinated right before "on <dataset>": "we benchmarked CLIP and DINOv2 on X" gives both."""
     before = [m for m in methods if m.end_char <= d.start_char]
-    if not before or not re.fullmatch(r",?\s+on\s+(?:the\s+)?", doc.text[before[-1].end_char:d.start_char]):
+    if not before or not re.fullmatch(r",?\s+on\s+(?:the\s+)?", dtext[before[-1].end_char:d.start_char]):
         return []
     out = [before[-1]]
     for m in reversed(before[:-1]):
-        if not re.fullmatch(r",\s*|,?\s+(?:and|or)\s+", doc.text[m.end_char:out[0].start_char]):
+        if not re.fullmatch(r",\s*|,?\s+(?:and|or)\s+", dtext[m.end_char:out[0].start_char]):
             break
         out.insert(0, m)
     return out
@@ -101,6 +102,7 @@ def _listed_before(doc: Doc, methods: list[Span], d: Span) -> list[Span]:
 def find_relations(doc: Doc, finder) -> list[tuple]:
     """All relations in ``doc`` as ``(subject, property, object, sentence, rule, confidence)``."""
     cues, negation = finder.re, finder.negation
+    dtext = doc.text  # Doc.text rebuilds the string on every access: read it once
     mentions = sorted(doc.spans["mlkg_mentions"], key=lambda s: (s.start_char, s.end_char))
     sents = [s for s in doc.sents if s.text.strip()]
     para_of = {}
@@ -108,10 +110,11 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
     prev_end = 0
     for s in sents:
         first_char = s.start_char + (len(s.text) - len(s.text.lstrip()))
-        para += len(re.findall(r"\n[\s]*", doc.text[prev_end:first_char]))
+        para += len(re.findall(r"\n[\s]*", dtext[prev_end:first_char]))
         prev_end = first_char
         para_of[s.start] = para
-    by_sent = {s.start: [m for m in mentions if s.start_char <= m.start_char < s.end_char] for s in sents}
+    starts = [m.start_char for m in mentions]  # sorted; Span offsets are computed on each access, so read once
+    by_sent = {s.start: mentions[bisect_left(starts, s.start_char):bisect_left(starts, s.end_char)] for s in sents}
     event = doc._.mlkg_event
     event_span = None
     if event:
@@ -133,9 +136,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         the earlier end (``a`` or ``b``) to the later one. "not only ... but also" is no negation."""
         lo, hi = min(a, b), max(a, b)
         clause_start = sent.start_char
-        for cm in _CLAUSE_BREAK.finditer(doc.text, sent.start_char, lo):
+        for cm in _CLAUSE_BREAK.finditer(dtext, sent.start_char, lo):
             clause_start = cm.end()
-        span = re.sub(r"\bnot\s+(?:only|just|merely)\b", "", doc.text[clause_start:hi])
+        span = re.sub(r"\bnot\s+(?:only|just|merely)\b", "", dtext[clause_start:hi])
         return bool(negation.search(span))
 
     st = _State()
@@ -165,7 +168,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         m = _UNTITLED_CUE.search(text)
         if m and not papers:
             cue_end = sent.start_char + m.end()
-            objs = [t for t in things if t.start_char >= cue_end and len(doc.text[cue_end:t.start_char].split()) <= 6]
+            objs = [t for t in things if t.start_char >= cue_end and len(dtext[cue_end:t.start_char].split()) <= 6]
             if objs:
                 pidx = para_of[sent.start]
                 paper = st.untitled.get(pidx)
@@ -189,7 +192,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         pidx = para_of[sent.start]
         if pidx in st.untitled:
             for t in things:
-                if _NOVEL.search(doc.text[max(sent.start_char, t.start_char - 40):t.start_char]):
+                if _NOVEL.search(dtext[max(sent.start_char, t.start_char - 40):t.start_char]):
                     add(st.untitled[pidx], "introduces", t, sent, "introduces.novel", 0.75)
         # "The paper shares X", "which proposes X", "Called X, this technique"
         subj = papers[-1] if papers else (st.cur_paper if _PAPER_ANAPHOR.search(text) or re.search(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\b", text) else None)
@@ -260,9 +263,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         prev_cue = prev_sent is not None and para_of.get(prev_sent.start) == pidx and re.search(
             r"\bwill\s+(?:also\s+)?(?:present|share)\b|\bpresented\s+at\b", prev_sent.text)
         for p in [m for m in ms if m.label_ == "Paper"]:
-            paren = [v for v in venues if re.fullmatch(r"\s*\(", doc.text[p.end_char:v.start_char])
+            paren = [v for v in venues if re.fullmatch(r"\s*\(", dtext[p.end_char:v.start_char])
                      and not re.search(r"\b(?:submission|submitted|under\s+review|preprint|rejected)\b",
-                                       doc.text[v.end_char:v.end_char + 40].split(")")[0], re.I)]
+                                       dtext[v.end_char:v.end_char + 40].split(")")[0], re.I)]
             for v in paren:
                 add(p, "presentedAt", v, sent, "presentedAt.parenthesised_venue", 0.8)
             if not (present_cue or prev_cue):
@@ -317,7 +320,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 if authors_line:
                     add(p, "affiliatedWith", o, sent, "affiliatedWith.authors_line", 0.8)
                     continue
-                before = doc.text[max(s0, o.start_char - 40):o.start_char]
+                before = dtext[max(s0, o.start_char - 40):o.start_char]
                 if re.search(re.escape(o.text) + r"\s+(?:\w+\s+){0,2}(?:researchers|scientists|paper|authors)", text):
                     add(p, "affiliatedWith", o, sent, "affiliatedWith.org_researchers", 0.7)
                 elif re.search(r"\b(?:researchers|scientists|collaborators|colleagues|authors|co-authors|teams?|partners)\s+"
@@ -346,7 +349,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     nearest = min(subjects, key=lambda x: abs(x.start_char - h.start_char) if x.doc is doc else 10**9)
                     if len(subjects) > 1 and nearest is not s:
                         continue
-                    if re.search(r"(?:optimi[sz]ed|built|designed)\s+for\s+$", doc.text[max(s0, h.start_char - 30):h.start_char]):
+                    if re.search(r"(?:optimi[sz]ed|built|designed)\s+for\s+$", dtext[max(s0, h.start_char - 30):h.start_char]):
                         add(s, "runsOn", h, sent, "runsOn.built_for", 0.8)
                     else:
                         add(s, "demoedOn", h, sent, "demoedOn.demo_sentence", 0.75)
@@ -380,7 +383,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
             for cm in cues[kind].finditer(text):
                 c_start, c_end = s0 + cm.start(), s0 + cm.end()
                 objs = [m for m in methods + (datasets if kind == "extends" else []) if m.start_char >= c_end
-                        and len(doc.text[c_end:m.start_char].split()) <= (4 if kind != "extends" else 3)]
+                        and len(dtext[c_end:m.start_char].split()) <= (4 if kind != "extends" else 3)]
                 if not objs:
                     continue
                 obj = objs[0]
@@ -388,7 +391,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 obj_list = [obj]
                 for m in methods + (datasets if kind == "extends" else []):
                     if m.start_char > obj_list[-1].end_char and m.label_ == obj.label_ and re.fullmatch(
-                            r",\s*|,?\s+(?:and|or)\s+(?:the\s+)?", doc.text[obj_list[-1].end_char:m.start_char]):
+                            r",\s*|,?\s+(?:and|or)\s+(?:the\s+)?", dtext[obj_list[-1].end_char:m.start_char]):
                         obj_list.append(m)
                 subs = [m for m in methods + (datasets if kind == "extends" else []) if m.end_char <= c_start]
                 if kind == "extends":
@@ -396,9 +399,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 subj = subs[-1] if subs else None
                 clause_subj = _clause_subject(sent, methods, _introduced(st))
                 if subj is not None and clause_subj is not None and clause_subj.end_char <= subj.start_char and \
-                        re.search(r"\band\s+(?:\w+\s+)?$", doc.text[subj.end_char:c_start]):
+                        re.search(r"\band\s+(?:\w+\s+)?$", dtext[subj.end_char:c_start]):
                     subj = clause_subj  # "MARLIN extends PPO with X and outperforms both PPO and Y": coordinated verbs
-                if re.search(r"\b(?:[Ii]t|[Tt]hey|[Ii]ts\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:[\w.]+\s+){0,2}$", doc.text[max(s0, c_start - 40):c_start]):
+                if re.search(r"\b(?:[Ii]t|[Tt]hey|[Ii]ts\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:[\w.]+\s+){0,2}$", dtext[max(s0, c_start - 40):c_start]):
                     # "..., and it outperforms X": the pronoun is the sentence's subject or the method in focus
                     subj = clause_subj or anaphor_method or subj
                 if subj is None and (kind == "uses" or _subject_is_anaphor(sent)):
@@ -418,7 +421,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         if datasets and (cues["evaluated"].search(text) or fronted):
             clause_subj = _clause_subject(sent, methods, _introduced(st))
             for d in datasets:
-                if re.search(r"(?:introduc\w*|propos\w*|releas\w*|present\w*)\s+(?:\w+\s+){0,3}$", doc.text[max(s0, d.start_char - 40):d.start_char]):
+                if re.search(r"(?:introduc\w*|propos\w*|releas\w*|present\w*)\s+(?:\w+\s+){0,3}$", dtext[max(s0, d.start_char - 40):d.start_char]):
                     continue
                 subjects = []
                 if fronted and clause_subj is not None and clause_subj.start_char > d.start_char:
@@ -432,9 +435,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     named = [m for m in after if norm(_canon(m)) in _introduced(st)]
                     subjects = (named or after)[:1]
                 if not subjects:
-                    subjects = _listed_before(doc, methods, d)  # "we benchmarked CLIP and DINOv2 on X"
+                    subjects = _listed_before(dtext, methods, d)  # "we benchmarked CLIP and DINOv2 on X"
                 if not subjects:
-                    colon = [m for m in methods if m.start_char > d.end_char and re.match(r"\s*:", doc.text[d.end_char:])]
+                    colon = [m for m in methods if m.start_char > d.end_char and re.match(r"\s*:", dtext[d.end_char:])]
                     subjects = colon  # "three encoders on X: A, B and C"
                 if not subjects and anaphor_method is not None and _subject_is_anaphor(sent):
                     subjects = [anaphor_method]  # "It is benchmarked on X", "The student model is evaluated on X"
@@ -444,7 +447,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 if not subjects:
                     subjects = [m for m in methods if m.start_char > d.end_char
                                 and re.fullmatch(r",?\s+(?:including|such\s+as|e\.g\.,?)\s+(?:[^.;:()]|\.(?=\d))*",
-                                                 doc.text[d.end_char:m.start_char])]  # "LLMs on X, including A and B"
+                                                 dtext[d.end_char:m.start_char])]  # "LLMs on X, including A and B"
                 subj = subjects[0] if subjects else None
                 if subj is None and re.match(r"\s*On\b", text):
                     after = [m for m in methods if m.start_char > d.end_char]
@@ -478,11 +481,11 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 # "a single Inferentia2 chip serves 1,200 RGR queries per second": the device serves the method
                 served = [m for m in methods if m.start_char > h.end_char and re.fullmatch(
                     r"(?:\s+(?:chips?|GPUs?|boards?|devices?))?\s+(?:serves|runs|processes|handles|executes)\s+(?:[\w,]+\s+){0,3}?",
-                    doc.text[h.end_char:m.start_char])]
-                window = doc.text[max(s0, h.start_char - 60):h.start_char]
+                    dtext[h.end_char:m.start_char])]
+                window = dtext[max(s0, h.start_char - 60):h.start_char]
                 carried = [x for x in out if x[1] == "runsOn" and x[3] is sent and x[2].end_char <= h.start_char
                            and re.fullmatch(r"[\s\w-]*?\bwith\s+(?:an?\s+|the\s+)?(?:onboard\s+|integrated\s+|built-in\s+)?",
-                                            doc.text[x[2].end_char:h.start_char])]
+                                            dtext[x[2].end_char:h.start_char])]
                 if carried:  # "on a DJI Matrice 350 drone with an onboard Jetson Orin NX": the same method
                     add(carried[-1][0], "runsOn", h, sent, "runsOn.device_with_chip", 0.7)
                     continue
@@ -491,7 +494,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 subs = [m for m in methods if m.end_char <= h.start_char]
                 subj_list = served[:1] or subs[:1]
                 if not served and anaphor_method is not None and _subject_is_anaphor(sent) and (
-                        not subs or re.search(r"\b(?:it|they)\b", doc.text[subs[0].end_char:h.start_char])):
+                        not subs or re.search(r"\b(?:it|they)\b", dtext[subs[0].end_char:h.start_char])):
                     subj_list = [anaphor_method]  # "..., and it runs entirely on X": the method in focus
                 if not subj_list and anaphor_method is not None:
                     subj_list = [anaphor_method]
@@ -513,7 +516,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     add(s, "runsOn", h, sent, "runsOn.on_hardware", 0.7)
                     if s is not subs[:1]:
                         for u in methods:
-                            if re.search(r"\busing\s+$", doc.text[max(s0, u.start_char - 8):u.start_char]):
+                            if re.search(r"\busing\s+$", dtext[max(s0, u.start_char - 8):u.start_char]):
                                 add(s, "uses", u, sent, "uses.using", 0.7)
         if methods and not demo:
             st.cur_method = st.cur_method if st.cur_method is not None else methods[0]

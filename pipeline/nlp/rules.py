@@ -123,6 +123,28 @@ def _is_title_word(core: str, function_words: set[str]) -> bool:
     return core[0].isupper() or core[0].isdigit() or any(ch.isupper() for ch in core[1:])
 
 
+class _Words:
+    """The words of a text from some offset, tokenised only as far as they are read."""
+
+    __slots__ = ("_it", "_buf")
+
+    def __init__(self, matches) -> None:
+        self._it = matches
+        self._buf: list[tuple[int, int, str]] = []
+
+    def has(self, i: int) -> bool:
+        while len(self._buf) <= i:
+            m = next(self._it, None)
+            if m is None:
+                return False
+            self._buf.append((m.start(), m.end(), m.group()))
+        return True
+
+    def __getitem__(self, i: int) -> tuple[int, int, str]:
+        self.has(i)
+        return self._buf[i]
+
+
 def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3,
                allow_colon: bool = True, stop_words: frozenset[str] = frozenset(),
                fail_words: frozenset[str] = frozenset()) -> tuple[int, int] | None:
@@ -147,13 +169,13 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
     >>> t[s:e]
     'Name: Understanding the Limits of Models'
     """
-    words = [(m.start(), m.end(), m.group()) for m in WORD.finditer(text, pos)]
-    if not words:
+    words = _Words(WORD.finditer(text, pos))  # lazily: a title ends within a few words, the text may not
+    if not words.has(0):
         return None
     end = None
     count = 0
     i = 0
-    while i < len(words):
+    while words.has(i):
         s, e, w = words[i]
         core = w.strip("“”\"'()[]").rstrip(",.;:?!")
         trail = w[len(w.rstrip(",.;:?!")):]
@@ -176,8 +198,8 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
         if trail.startswith(","):
             # look ahead: the segment up to the next punctuation must be title-case
             j = i + 1
-            ok = j < len(words)
-            while j < len(words):
+            ok = words.has(j)
+            while words.has(j):
                 w2 = words[j][2]
                 c2 = w2.strip("“”\"'()").rstrip(",.;:?!")
                 if c2.lower() in stop_words and j > i + 1:

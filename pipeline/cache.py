@@ -1,0 +1,108 @@
+"""The incremental cache: one pickled Extraction per document, keyed by its content and the pipeline's version.
+
+A key is the SHA-256 of the pipeline fingerprint, the document id and its text. The fingerprint covers
+everything that decides what is extracted from a text: mlkg's version, the source of the extraction stage
+(``pipeline/nlp``, ``model.py``, ``vocab.py``, ``resolve.py`` whose ``norm`` the rules use) and its rule data,
+and the spaCy version and pipeline. Editing a rule, upgrading spaCy or switching pipelines therefore misses
+the cache everywhere; an unchanged document under an unchanged pipeline hits it and is not parsed.
+
+Entries are written atomically, so an interrupted build leaves whole entries or none; an entry that cannot be
+read (truncated, from another Python) is a miss. The build resolves only the extractions of the documents
+it reads now, so the facts of a removed or changed document leave the graph whatever the cache holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+
+from .model import Document, Extraction
+
+__all__ = ["ExtractionCache", "pipeline_fingerprint", "DEFAULT_CACHE_DIR"]
+
+DEFAULT_CACHE_DIR = ".mlkg-cache"
+"""The cache's folder inside the output folder when no ``--cache`` is given."""
+
+_SOURCES = ("model.py", "vocab.py", "resolve.py", "nlp")
+
+
+@lru_cache(maxsize=8)
+def pipeline_fingerprint(model: str) -> str:
+    """A digest of everything that decides the Extraction of a text under spaCy pipeline ``model``."""
+    import importlib.metadata
+
+    import spacy
+
+    from . import __version__
+
+    h = hashlib.sha256(f"mlkg {__version__}\nspacy {spacy.__version__}\n".encode())
+    try:
+        h.update(f"{model} {importlib.metadata.version(model.replace('_', '-'))}\n".encode())
+    except importlib.metadata.PackageNotFoundError:
+        h.update(f"{model}\n".encode())
+    root = Path(__file__).parent
+    for name in _SOURCES:
+        p = root / name
+        files = sorted(p.rglob("*")) if p.is_dir() else [p]
+        for f in files:
+            if f.is_file() and f.suffix in {".py", ".json"}:
+                h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+class ExtractionCache:
+    """Extractions on disk under ``root``, one file per (pipeline version, document id, text)."""
+
+    def __init__(self, root: Path, model: str) -> None:
+        self.root = Path(root)
+        self.version = pipeline_fingerprint(model)
+        self.used: set[Path] = set()
+
+    def _path(self, document: Document) -> Path:
+        h = hashlib.sha256(f"{self.version}\0{document.id}\0".encode() + document.text.encode("utf-8", "surrogatepass"))
+        d = h.hexdigest()
+        return self.root / d[:2] / f"{d}.pkl"
+
+    def get(self, document: Document) -> Extraction | None:
+        """The cached Extraction of ``document``, or None."""
+        path = self._path(document)
+        self.used.add(path)
+        try:
+            with open(path, "rb") as fh:
+                ex = pickle.load(fh)
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
+            return None
+        if not isinstance(ex, Extraction) or ex.document.id != document.id:
+            return None
+        # the same text may have been read from another place or with another encoding: report the current one
+        return ex if ex.document == document else replace(ex, document=document)
+
+    def put(self, extraction: Extraction) -> None:
+        """Store ``extraction`` (atomically)."""
+        path = self._path(extraction.document)
+        self.used.add(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(extraction, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def prune(self) -> int:
+        """Delete the entries this build did not use (documents removed or changed since); return how many."""
+        n = 0
+        if not self.root.is_dir():
+            return 0
+        for path in self.root.glob("??/*.pkl"):
+            if path not in self.used:
+                path.unlink(missing_ok=True)
+                n += 1
+        return n

@@ -1,0 +1,170 @@
+"""Run the per-document stages (parse, rules, extract) on documents: in this process, in worker processes, or on Dask.
+
+Documents in, Extractions out, in document order. The incremental cache is consulted first; only the
+documents it misses are parsed, by one of three executors that run the same function on chunks of documents:
+
+- ``local`` with one worker: ``nlp.pipe`` in batches in this process, keeping each Extraction and dropping the
+  spaCy Doc at once (memory holds the Extractions, never the Docs);
+- ``local`` with ``workers > 1``: a process pool, each process loading the pipeline once;
+- ``dask``: chunks submitted to a Dask cluster (a ``LocalCluster`` when no scheduler address is given), each
+  worker thread loading the pipeline once.
+
+Whatever the executor, the Extraction of a document depends on its text alone, and the build resolves them in
+document order, so every executor gives the same graph.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from .model import Document, Extraction
+
+__all__ = ["ExtractStats", "extract_documents", "extract_chunk", "EXECUTORS"]
+
+EXECUTORS = ("local", "dask")
+
+_local = threading.local()
+
+
+@dataclass
+class ExtractStats:
+    """How many documents were parsed and how many came from the cache."""
+
+    parsed: int = 0
+    cached: int = 0
+
+
+def _nlp(model: str):
+    cache = getattr(_local, "nlp", None)
+    if cache is None:
+        cache = _local.nlp = {}
+    if model not in cache:
+        from .nlp import load_nlp
+
+        cache[model] = load_nlp(model)
+    return cache[model]
+
+
+def extract_chunk(documents: list[Document], model: str, batch_size: int = 16) -> list[tuple]:
+    """Parse ``documents`` with pipeline ``model`` (loaded once per worker thread).
+
+    Returns one ``("ok", extraction)`` or ``("error", document, exception type name, message)`` per document.
+    """
+    from .nlp.extract import extract_all
+
+    failures: list[tuple] = []
+    out: list[tuple] = [("ok", ex) for ex in extract_all(
+        _nlp(model), documents, batch_size=batch_size,
+        on_error=lambda d, exc: failures.append(("error", d, type(exc).__name__, str(exc))))]
+    return out + failures
+
+
+def _chunks(documents: list[Document], size: int) -> list[list[Document]]:
+    return [documents[i:i + size] for i in range(0, len(documents), size)]
+
+
+def _run_local(misses: list[Document], model: str, batch_size: int, workers: int) -> Iterator[tuple]:
+    if workers <= 1:
+        yield from extract_chunk(misses, model, batch_size)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("spawn")  # no fork of a process that holds a loaded pipeline and threads
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        size = max(1, min(64, -(-len(misses) // (workers * 4))))
+        chunks = _chunks(misses, size)
+        for result in pool.map(extract_chunk, chunks, [model] * len(chunks), [batch_size] * len(chunks)):
+            yield from result
+
+
+def _run_dask(misses: list[Document], model: str, batch_size: int, workers: int, scheduler: str | None) -> Iterator[tuple]:
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as exc:  # pragma: no cover - a declared dependency
+        from .errors import MlkgError
+
+        raise MlkgError("--executor dask needs dask[distributed]: pip install 'dask[distributed]'") from exc
+    cluster = None
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="20s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            from .errors import MlkgError
+
+            raise MlkgError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
+    else:
+        cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    try:
+        n = max(1, len(client.scheduler_info().get("workers", {})) or workers)
+        size = max(1, min(64, -(-len(misses) // (n * 4))))
+        futures = client.map(extract_chunk, _chunks(misses, size), model=model, batch_size=batch_size, pure=False)
+        for future in futures:  # in submission order: the order of the documents
+            yield from future.result()
+            future.release()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def extract_documents(
+    documents: Iterable[Document],
+    model: str,
+    *,
+    batch_size: int = 16,
+    executor: str = "local",
+    workers: int = 1,
+    scheduler: str | None = None,
+    cache=None,
+    on_error: Callable[[Document, Exception], None] | None = None,
+    on_done: Callable[[str], None] | None = None,
+    stats: ExtractStats | None = None,
+) -> list[Extraction]:
+    """The Extractions of ``documents`` (in their order), from ``cache`` where it has them, else parsed.
+
+    ``on_error(document, exc)`` is told of each document whose processing failed (it is left out);
+    ``on_done(doc_id)`` of each document finished. Newly parsed Extractions are written to ``cache``.
+    """
+    stats = stats if stats is not None else ExtractStats()
+    docs = list(documents)
+    order = {d.id: i for i, d in enumerate(docs)}
+    found: dict[str, Extraction] = {}
+    misses: list[Document] = []
+    for d in docs:
+        ex = cache.get(d) if cache is not None else None
+        if ex is None:
+            misses.append(d)
+        else:
+            found[d.id] = ex
+            stats.cached += 1
+            if on_done:
+                on_done(d.id)
+    if misses:
+        if executor == "dask":
+            results = _run_dask(misses, model, batch_size, workers, scheduler)
+        elif executor == "local":
+            results = _run_local(misses, model, batch_size, workers)
+        else:
+            from .errors import InputError
+
+            raise InputError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+        for r in results:
+            if r[0] == "ok":
+                ex = r[1]
+                found[ex.document.id] = ex
+                stats.parsed += 1
+                if cache is not None:
+                    cache.put(ex)
+                if on_done:
+                    on_done(ex.document.id)
+            elif on_error is not None:
+                _, d, name, msg = r
+                on_error(d, type(name, (Exception,), {})(msg))
+            else:
+                raise RuntimeError(f"{r[1].id}: {r[2]}: {r[3]}")
+    return sorted(found.values(), key=lambda ex: order[ex.document.id])
