@@ -119,7 +119,8 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     if "trig" in config.formats:
         files["graph.trig"] = serialize.trig_bytes(published)
     if violations:
-        files["quarantine.ttl"] = write.turtle_bytes(quarantined)
+        # what failed the shapes may hold anything, blank nodes too: rdflib's own serialiser writes it
+        files["quarantine.ttl"] = quarantined.serialize(format="turtle").encode("utf-8")
     files["merges.json"] = write.json_bytes(rdf.merge_log(resolution))
     html = None
     if config.html:
