@@ -9,7 +9,7 @@ from rdflib import URIRef
 
 __all__ = [
     "Document", "SkippedDocument", "Evidence", "Mention", "RelationMention", "Extraction",
-    "Entity", "Relation", "Resolution", "BuildReport", "Violation",
+    "Entity", "MergeRecord", "MERGE_RULES", "Relation", "Resolution", "BuildReport", "Violation",
 ]
 
 
