@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Protocol
 
-from .config import FORMATS, BuildConfig
+from .config import FORMATS, VALIDATE_AUTO_LIMIT, BuildConfig
 from .errors import ExitCode, InputError, MlkgError
 from .model import BuildReport, Document, SkippedDocument
 from .vocab import local_name
@@ -87,12 +87,22 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     del extractions  # the resolution keeps what the graph needs; the mentions can go
     # an rdflib Graph is needed to validate, infer, write other formats or render; a large build that asks
     # for none of these (--no-validate --no-html) writes its Turtle straight from the resolution
-    need_graph = config.validate or config.infer or config.html or set(config.formats) - {"ttl"}
+    validation = ""
+    do_validate = config.validate
+    if do_validate is None:
+        n = sum(1 for _ in rdf.triples(resolution))
+        do_validate = n <= VALIDATE_AUTO_LIMIT
+        if not do_validate:
+            validation = (f"skipped: {n} triples is over the automatic limit of {VALIDATE_AUTO_LIMIT} (pySHACL takes "
+                          "minutes at this size); `mlkg validate` checks the graph, `mlkg build --validate` forces it")
+    elif not do_validate:
+        validation = "skipped (--no-validate)"
+    need_graph = do_validate or config.infer or config.html or set(config.formats) - {"ttl"}
     graph = rdf.to_graph(resolution) if need_graph else None
     t["resolve+rdf"] = time.perf_counter() - t0
 
     quarantined, violations = None, ()
-    if config.validate:
+    if do_validate:
         cb.on_stage("validate")
         t0 = time.perf_counter()
         graph, quarantined, violations = validate.quarantine(graph)
@@ -140,6 +150,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         graph_stats=stats,
         quarantine=violations,
         encodings=encodings,
+        validation=validation,
         documents_parsed=counts.parsed,
         documents_cached=counts.cached,
     )
@@ -181,6 +192,8 @@ def report_dict(report: BuildReport, include_timing: bool = True) -> dict:
         "graph": report.graph_stats,
         "encodings": report.encodings,
     }
+    if report.validation:  # only when the graph was not validated
+        d["validation"] = report.validation
     if report.quarantine:  # only when there is one, so a clean build's report.json is as before
         d["quarantine"] = [{"node": v.node, "shape": v.shape, "message": v.message, "value": v.value}
                            for v in report.quarantine]

@@ -96,7 +96,7 @@ def build(
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address (default: start a local cluster)."),
     cache: Optional[Path] = typer.Option(None, help="Incremental cache folder (default: OUT/.mlkg-cache)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Parse every document; neither read nor write the cache."),
-    no_validate: bool = typer.Option(False, "--no-validate", help="Skip the SHACL check (very large builds only: the graph is then published unchecked)."),
+    validate: Optional[bool] = typer.Option(None, "--validate/--no-validate", help="Check the graph against ontology/shapes.ttl (default: graphs up to 20,000 triples; the report says when a larger one was not checked)."),
 ) -> None:
     """Read documents, extract entities and relations, and write the graph."""
     from .build import exit_code_for, report_dict, run_build
@@ -108,7 +108,7 @@ def build(
     config = BuildConfig(inputs=tuple(inputs or [Path("corpus")]), out_dir=out, model=model,
                          max_bytes=max_bytes, html=not no_html, strict=strict, infer=infer, formats=fmts,
                          workers=workers, executor=executor, scheduler=scheduler, cache=not no_cache, cache_dir=cache,
-                         validate=not no_validate)
+                         validate=validate)
     try:
         report = run_build(config, _Progress())
     except MlkgError as exc:
@@ -119,6 +119,8 @@ def build(
     for doc_id, encoding in d["encodings"].items():
         if encoding != "utf-8":
             typer.echo(f"read {doc_id} as {encoding}")
+    if d.get("validation"):
+        typer.echo(f"validation {d['validation']}", err=True)
     for s in d["skipped"]:
         typer.echo(f"skipped {s['path']}: {s['reason']}", err=True)
     typer.echo("entities:  " + ", ".join(f"{k} {v}" for k, v in d["entities_per_class"].items()))
@@ -304,6 +306,7 @@ def serve(
         typer.echo(f"Graph Store      {endpoint.url}/store")
         typer.echo(f"graph page       {endpoint.url}/graph.html")
         typer.echo("Ctrl-C stops it.")
+        sys.stdout.flush()  # a supervisor reading a pipe sees the addresses now, not when the server stops
         threading.Event().wait()
     except KeyboardInterrupt:
         pass

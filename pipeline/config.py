@@ -15,6 +15,10 @@ FORMATS = ("ttl", "nt", "jsonld", "trig")
 """Serialisations ``mlkg build --formats`` can write: graph.ttl (always), graph.nt, graph.jsonld (+ context.jsonld), graph.trig."""
 
 
+VALIDATE_AUTO_LIMIT = 20_000
+"""Graphs up to this many triples are validated unless the build says otherwise."""
+
+
 @dataclass(frozen=True, slots=True)
 class BuildConfig:
     """Settings of one ``mlkg build``."""
@@ -48,6 +52,7 @@ class BuildConfig:
     """Reuse the Extractions of documents whose text and pipeline are unchanged since the last build."""
     cache_dir: Path | None = None
     """Where the cache lives; None means ``out_dir/.mlkg-cache``."""
-    validate: bool = True
-    """Check the graph against ``ontology/shapes.ttl`` and quarantine what violates it; off only for very large
-    builds that cannot afford pySHACL (``--no-validate``)."""
+    validate: bool | None = None
+    """Check the graph against ``ontology/shapes.ttl`` and quarantine what violates it. ``None`` (the default)
+    validates graphs of up to ``VALIDATE_AUTO_LIMIT`` triples and says in the report when it skipped a larger
+    one (pySHACL takes minutes on a hundred thousand triples); True or False force it either way."""

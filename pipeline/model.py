@@ -223,6 +223,8 @@ class BuildReport:
     """How each document read was decoded (``utf-8``, ``utf-16-le (BOM)``, ``cp1252 (best guess)``...), by id."""
     quarantine: tuple[Violation, ...] = ()
     """Shape violations found before writing; their statements went to quarantine.ttl, not graph.ttl."""
+    validation: str = ""
+    """Empty when the graph was validated; else why it was not (``--no-validate``, or over the automatic limit)."""
     documents_parsed: int = 0
     """Documents parsed in this build (the others came from the incremental cache)."""
     documents_cached: int = 0

@@ -95,3 +95,26 @@ def test_build_generalises_to_unseen_documents(tmp_path, name, entity_floor, rel
     s = evaluate(tmp_path / "graph.ttl", load_gold(TEST_DATA_DIR / name / "gold.json"))
     assert s["entities"]["overall"]["f1"] >= entity_floor
     assert s["relations"]["overall"]["f1"] >= relation_floor
+
+
+def test_build_validates_small_graphs_and_says_when_it_skips_a_large_one(tmp_path, monkeypatch):
+    import importlib
+    import json
+
+    build_module = importlib.import_module("pipeline.build")  # the module; pipeline.build is the function
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("We propose QuillNet, presented at ICLR 2025. QuillNet extends ResNet-50.\n")
+    small = build(BuildConfig(inputs=(docs,), out_dir=tmp_path / "small", html=False))
+    assert small.validation == "" and "validate" in small.seconds
+    monkeypatch.setattr(build_module, "VALIDATE_AUTO_LIMIT", 5)  # as if the graph were large
+    large = build(BuildConfig(inputs=(docs,), out_dir=tmp_path / "large", html=False))
+    assert "over the automatic limit of 5" in large.validation and "validate" not in large.seconds
+    assert "over the automatic limit" in json.loads((tmp_path / "large" / "report.json").read_text())["validation"]
+    forced = build(BuildConfig(inputs=(docs,), out_dir=tmp_path / "forced", html=False, validate=True))
+    assert forced.validation == "" and "validate" in forced.seconds
+    off = build(BuildConfig(inputs=(docs,), out_dir=tmp_path / "off", html=False, validate=False))
+    assert off.validation == "skipped (--no-validate)"
+    # the same graph either way
+    assert (tmp_path / "off" / "graph.ttl").read_bytes() == (tmp_path / "small" / "graph.ttl").read_bytes()
