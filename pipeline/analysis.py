@@ -47,7 +47,7 @@ def resolution_to_networkx(resolution):
     from .rdf import entity_iri
 
     G = nx.MultiDiGraph()
-    classes, relations = set(ENTITY_CLASSES), set(RELATIONS)
+    classes = set(ENTITY_CLASSES)
     order = {c: i for i, c in enumerate(ENTITY_CLASSES)}
     for e in sorted((e for e in resolution.entities if e.cls in classes), key=lambda e: (order[e.cls], str(entity_iri(e.key)))):
         G.add_node(str(entity_iri(e.key)), label=e.label, cls=local_name(e.cls))

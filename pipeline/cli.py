@@ -196,7 +196,6 @@ def view(
     open_: bool = typer.Option(False, "--open", help="Open the page in a browser."),
 ) -> None:
     """Render graph.html from an existing graph, without rebuilding."""
-    from .errors import InputError
     from .render import render_file
 
     if not graph.is_file():

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from urllib.parse import quote
 
-from rdflib import BNode, Graph, Literal, URIRef
+from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SKOS, XSD
 
 from .model import Resolution

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rdflib import Graph, URIRef
+from rdflib import Graph
 from rdflib.namespace import RDF, RDFS, SKOS
 
 from .layout import force_layout

@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from functools import lru_cache
 
-from .model import Entity, Evidence, Extraction, MergeRecord, Mention, Relation, Resolution
+from .model import Entity, Extraction, MergeRecord, Mention, Relation, Resolution
 from .vocab import local_name
 
 __all__ = ["resolve", "norm", "entity_key"]
