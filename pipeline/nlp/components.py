@@ -12,12 +12,14 @@ from collections import Counter, defaultdict
 from dataclasses import replace
 from functools import lru_cache
 
+import numpy
+from spacy.attrs import SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from .rules import ORDINAL, Found, acronym_long_form, is_strong_name, load_rules, norm, ordinal_value, scan_title
 
-__all__ = ["MENTIONS_KEY", "MentionFinder", "RelationFinder", "mark_paragraphs"]
+__all__ = ["MENTIONS_KEY", "MentionFinder", "RelationFinder", "mark_paragraphs", "doc_text", "TEXT_KEY", "sentence_spans", "sentence_starts"]
 
 MENTIONS_KEY = "mlkg_mentions"
 
@@ -28,6 +30,44 @@ if not Doc.has_extension("mlkg_event"):
 for _name, _default in (("mlkg_canonical", ""), ("mlkg_aliases", ()), ("mlkg_rule", "")):
     if not Span.has_extension(_name):
         Span.set_extension(_name, default=_default)
+
+
+TEXT_KEY = "mlkg_text"
+
+
+def doc_text(doc: Doc) -> str:
+    """``doc.text``, joined from the tokens once per Doc and kept in ``doc.user_data``.
+
+    ``Doc.text`` joins every token's text on each access; the rules read the text in three components.
+    ``extract_all`` puts the document's own string there before the parse, so it is never joined at all.
+    """
+    text = doc.user_data.get(TEXT_KEY)
+    if text is None:
+        text = doc.user_data[TEXT_KEY] = doc.text
+    return text
+
+
+def sentence_starts(doc: Doc) -> list[int]:
+    """The first token of every sentence, as ``Doc.sents`` splits them.
+
+    Read from one array: ``Doc.sents`` and ``Span.sent`` each check the annotation by iterating the Doc's
+    tokens as Python objects, which cost the rules more than all their regular expressions together.
+    """
+    if not len(doc):
+        return []
+    flags = doc.to_array([SENT_START])
+    return [0, *(int(i) for i in numpy.flatnonzero(flags[1:] == 1) + 1)]
+
+
+def sentence_spans(doc: Doc, text: str) -> list[Span]:
+    """The sentences of ``doc`` that hold more than whitespace, in order (``text`` is ``doc.text``)."""
+    starts = sentence_starts(doc)
+    out = []
+    for a, b in zip(starts, [*starts[1:], len(doc)]):
+        sent = doc[a:b]
+        if text[sent.start_char:sent.end_char].strip():
+            out.append(sent)
+    return out
 
 
 @Language.component("mlkg_paragraphs", assigns=["token.is_sent_start"])
@@ -74,9 +114,12 @@ def _long_name_patterns(long: str) -> tuple[re.Pattern, re.Pattern]:
     return re.compile(body, re.I), pat
 
 
-@lru_cache(maxsize=8)
-def _any_long_name(longs: tuple[str, ...]) -> re.Pattern:
-    return re.compile("|".join(_long_name_patterns(long)[0].pattern for long in longs), re.I)
+_SPACE = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=None)
+def _squeezed(long: str) -> str:
+    return _SPACE.sub("", long).casefold()
 
 
 @lru_cache(maxsize=8)
@@ -97,10 +140,13 @@ def _conference_mentions(text: str, rules) -> list[Found]:
             year = "20" + year
         canonical = f"{acr} {year}" if year else acr
         out.append(Found(m.start(), m.end(), "Venue", canonical, (), "venue.acronym"))
-    if not _any_long_name(tuple(long for info in rules.conferences.values() for long in info.get("long", []))).search(text):
-        return out  # no long conference name anywhere: skip the one-by-one scans
+    # every match holds the long name itself, its words separated by nothing but whitespace, in any case:
+    # so a long name whose letters do not occur in a row in the text, white space removed, cannot match
+    squeezed = _SPACE.sub("", text).casefold()
     for acr, info in rules.conferences.items():
         for long in info.get("long", []):
+            if _squeezed(long) not in squeezed:
+                continue
             body_re, pat = _long_name_patterns(long)
             if not body_re.search(text):  # every match contains the name itself: skip the slow scan
                 continue
@@ -399,6 +445,8 @@ def _acronym_pairs(text: str, rules) -> list[Found]:
 
 
 _NAME_RE = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:[-/.][A-Za-z0-9]+)*)(?![\w-])")
+_LM_SUFFIX = re.compile(r"[ \t]+(LM|LLM|GPT|Net|NN)\b")
+_VERSION_SUFFIX = re.compile(r"[ \t]+(?:[Vv]\d+(?:\.\d+)?|\d{1,3}(?:\.\d+)?[kK]?|QA)(?![\w.%×-])(?!\s*(?:%|×|x\b|points?|pp\b|times|percent))")
 
 
 def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], titles: list[Found]) -> list[Found]:
@@ -442,14 +490,14 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             continue
         w = m.group(1).rstrip(".")
         end = m.start() + len(w)
-        lm = re.match(r"[ \t]+(LM|LLM|GPT|Net|NN)\b", text[end:])
+        lm = _LM_SUFFIX.match(text, end)
         if lm and w.isupper() and len(w) >= 3:
-            w, end = w + lm.group(0).replace("\t", " "), end + lm.end()
+            w, end = w + lm.group(0).replace("\t", " "), lm.end()
         # a version or size written after the name is part of it: "FastSpeech 2", "VideoMAE V2", "Mip-NeRF 360"
-        ver = re.match(r"[ \t]+(?:[Vv]\d+(?:\.\d+)?|\d{1,3}(?:\.\d+)?[kK]?|QA)(?![\w.%×-])(?!\s*(?:%|×|x\b|points?|pp\b|times|percent))", text[end:])
+        ver = _VERSION_SUFFIX.match(text, end)
         if ver and (is_strong_name(w, rules.generic) or w in rules.known_datasets) and (
                 w not in rules.known_methods or ver.group(0).strip()[0] in "vV"):
-            w, end = w + ver.group(0).replace("\t", " "), end + ver.end()
+            w, end = w + ver.group(0).replace("\t", " "), ver.end()
         if w in rules.conf_acronyms or w in rules.generic:
             continue
         if w in rules.known_datasets:
@@ -663,8 +711,8 @@ class MentionFinder:
         self.rules = load_rules()
 
     def __call__(self, doc: Doc) -> Doc:
-        text = doc.text
-        sentences = [(s.start_char, s.end_char) for s in doc.sents if s.text.strip()]
+        text = doc_text(doc)
+        sentences = [(s.start_char, s.end_char) for s in sentence_spans(doc, text)]
         rules = self.rules
         confs = _conference_mentions(text, rules)
         # a long name and the acronym inside it are one mention: keep the longest
@@ -676,10 +724,11 @@ class MentionFinder:
         venues += _venue_lists(text, sentences, rules, venues)
         venues = _fill_years(venues, doc)
         hardware = _resolve_overlaps(_hardware_mentions(text, rules))
-        orgs_affinity = sorted((f for f in _organization_mentions(text, rules) if f.rule in {"org.affinity_group", "org.institution"}),
+        orgs = _organization_mentions(text, rules)
+        orgs_affinity = sorted((f for f in orgs if f.rule in {"org.affinity_group", "org.institution"}),
                                key=lambda f: -(f.end - f.start))  # the longest name of an organization wins
         # a company named as the maker of a device is no research actor: "NVIDIA H100", "Google's TPU v5e"
-        orgs_lex = [f for f in _organization_mentions(text, rules) if f.rule == "org.lexicon"
+        orgs_lex = [f for f in orgs if f.rule == "org.lexicon"
                     and not any(0 <= h.start - f.end <= 3 and re.fullmatch(r"(?:'s|’s)?\s*", text[f.end:h.start])
                                 or h.start <= f.start < h.end for h in hardware)]
         titles = _resolve_overlaps(sorted(_paper_titles(text, sentences, rules), key=lambda f: -(f.end - f.start)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 
 from spacy.language import Language
@@ -9,7 +10,7 @@ from spacy.tokens import Doc, Span
 
 from ..model import Document, Evidence, Extraction, Mention, RelationMention
 from ..vocab import MLKG
-from .components import MENTIONS_KEY
+from .components import MENTIONS_KEY, TEXT_KEY, doc_text, sentence_starts
 
 __all__ = ["extract", "extract_all"]
 
@@ -26,6 +27,13 @@ def _evidence(doc_id: str, sent: Span, text: str, memo: dict) -> Evidence:
     return ev
 
 
+def _sentence_of(span: Span, starts: list[int]) -> Span:
+    """``span.sent`` (the sentence holding the span's first token), found by bisection in ``starts``."""
+    k = bisect_right(starts, span.start) - 1
+    doc = span.doc
+    return doc[starts[k]:starts[k + 1] if k + 1 < len(starts) else len(doc)]
+
+
 def _mention(doc_id: str, span: Span, text: str, memo: dict) -> Mention:
     return Mention(
         doc_id=doc_id,
@@ -33,7 +41,7 @@ def _mention(doc_id: str, span: Span, text: str, memo: dict) -> Mention:
         cls=MLKG[span.label_],
         start_char=span.start_char,
         end_char=span.end_char,
-        evidence=_evidence(doc_id, span.sent, text, memo),
+        evidence=_evidence(doc_id, _sentence_of(span, memo["starts"]), text, memo),
         canonical=span._.mlkg_canonical or span.text,
         aliases=tuple(span._.mlkg_aliases),
     )
@@ -41,8 +49,8 @@ def _mention(doc_id: str, span: Span, text: str, memo: dict) -> Mention:
 
 def extract(document: Document, doc: Doc) -> Extraction:
     """Turn the annotations of a parsed document into an :class:`Extraction`."""
-    text = doc.text  # Doc.text joins every token: read it once
-    memo: dict = {}
+    text = doc_text(doc)
+    memo: dict = {"starts": sentence_starts(doc)}
     mentions = tuple(sorted((_mention(document.id, s, text, memo) for s in doc.spans[MENTIONS_KEY]),
                             key=lambda m: (m.start_char, m.end_char, str(m.cls))))
     relations = tuple(
@@ -59,6 +67,13 @@ def extract(document: Document, doc: Doc) -> Extraction:
     return Extraction(document=document, mentions=mentions, relations=relations)
 
 
+def _make_doc(nlp: Language, text: str) -> Doc:
+    """The tokenised Doc of ``text``, carrying the string itself so no component joins it from the tokens."""
+    doc = nlp.make_doc(text)
+    doc.user_data[TEXT_KEY] = text
+    return doc
+
+
 def extract_all(nlp: Language, documents: Iterable[Document], batch_size: int = 16,
                 on_error=None) -> Iterator[Extraction]:
     """Parse documents in batches with ``nlp.pipe`` and yield one Extraction each.
@@ -68,7 +83,7 @@ def extract_all(nlp: Language, documents: Iterable[Document], batch_size: int = 
     docs = list(documents)
     done: set[str] = set()
     try:
-        for document, doc in zip(docs, nlp.pipe((d.text for d in docs), batch_size=batch_size)):
+        for document, doc in zip(docs, nlp.pipe((_make_doc(nlp, d.text) for d in docs), batch_size=batch_size)):
             extraction = extract(document, doc)
             done.add(document.id)
             yield extraction
@@ -79,7 +94,7 @@ def extract_all(nlp: Language, documents: Iterable[Document], batch_size: int = 
             if document.id in done:
                 continue
             try:
-                extraction = extract(document, nlp(document.text))
+                extraction = extract(document, nlp(_make_doc(nlp, document.text)))
             except Exception as exc:  # noqa: BLE001
                 on_error(document, exc)
                 continue

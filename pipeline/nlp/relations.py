@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span
 
+from .components import doc_text, sentence_spans
 from .rules import norm
 
 __all__ = ["find_relations"]
@@ -102,9 +103,9 @@ def _listed_before(dtext: str, methods: list[Span], d: Span) -> list[Span]:
 def find_relations(doc: Doc, finder) -> list[tuple]:
     """All relations in ``doc`` as ``(subject, property, object, sentence, rule, confidence)``."""
     cues, negation = finder.re, finder.negation
-    dtext = doc.text  # Doc.text rebuilds the string on every access: read it once
+    dtext = doc_text(doc)
     mentions = sorted(doc.spans["mlkg_mentions"], key=lambda s: (s.start_char, s.end_char))
-    sents = [s for s in doc.sents if s.text.strip()]
+    sents = sentence_spans(doc, dtext)
     para_of = {}
     para = 0
     prev_end = 0

@@ -78,7 +78,7 @@ class Rules:
     hw_suffix: str
     known_methods: set[str]
     known_datasets: set[str]
-    generic: set[str]
+    generic: frozenset[str]
     method_heads: set[str]
     dataset_heads: set[str]
     function_words: set[str]
@@ -101,7 +101,7 @@ def load_rules() -> Rules:
         hw_suffix=hw["suffixes"],
         known_methods=set(lex["known_methods"]),
         known_datasets=set(lex["known_datasets"]),
-        generic=set(lex["generic_acronyms"]),
+        generic=frozenset(lex["generic_acronyms"]),
         method_heads=set(lex["method_heads"]),
         dataset_heads=set(lex["dataset_heads"]),
         function_words=set(lex["function_words"]),
@@ -279,7 +279,7 @@ def acronym_long_form(acronym: str, words: list[str]) -> int | None:
     return best
 
 
-def is_strong_name(word: str, generic: set[str]) -> bool:
+def is_strong_name(word: str, generic: set[str] | frozenset[str]) -> bool:
     """Whether a word looks like a coined name by its shape alone (CamelCase, capitals with more, digits).
 
     Examples
@@ -287,6 +287,17 @@ def is_strong_name(word: str, generic: set[str]) -> bool:
     >>> [is_strong_name(w, {"LLM"}) for w in ["QuillNet", "GSM8K", "DART", "LLM", "Model", "mlx", "Mamba2", "AI", "Q-Sieve", "Non-Linear"]]
     [True, True, True, False, False, False, True, False, True, False]
     """
+    if isinstance(generic, frozenset):  # the rules' own set: the answer for a word is kept
+        return _strong_name_cached(word, generic)
+    return _strong_name(word, generic)
+
+
+@lru_cache(maxsize=65536)
+def _strong_name_cached(word: str, generic: frozenset[str]) -> bool:
+    return _strong_name(word, generic)
+
+
+def _strong_name(word: str, generic) -> bool:
     core = word.rstrip("s") if word.endswith("s") and word[:-1].isupper() else word
     if core in generic or word in generic:
         return False
