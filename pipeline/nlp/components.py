@@ -762,9 +762,10 @@ class MentionFinder:
             span = doc.char_span(f.start, f.end, label=f.cls, alignment_mode="expand")
             if span is None:
                 continue
+            surface = text[span.start_char:span.end_char]  # span.text, without joining its tokens
             span._.mlkg_canonical = f.canonical
             span._.mlkg_aliases = tuple(a for a in f.aliases if a and norm(a) != norm(f.canonical)) + (
-                (span.text,) if norm(span.text) != norm(f.canonical) else ())
+                (surface,) if norm(surface) != norm(f.canonical) else ())
             span._.mlkg_rule = f.rule
             spans.append(span)
         doc.spans[MENTIONS_KEY] = spans

@@ -35,14 +35,15 @@ def _sentence_of(span: Span, starts: list[int]) -> Span:
 
 
 def _mention(doc_id: str, span: Span, text: str, memo: dict) -> Mention:
+    surface = text[span.start_char:span.end_char]  # Span.text, without joining the tokens again
     return Mention(
         doc_id=doc_id,
-        text=span.text,
+        text=surface,
         cls=MLKG[span.label_],
         start_char=span.start_char,
         end_char=span.end_char,
         evidence=_evidence(doc_id, _sentence_of(span, memo["starts"]), text, memo),
-        canonical=span._.mlkg_canonical or span.text,
+        canonical=span._.mlkg_canonical or surface,
         aliases=tuple(span._.mlkg_aliases),
     )
 

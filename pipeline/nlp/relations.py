@@ -110,7 +110,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
     para = 0
     prev_end = 0
     for s in sents:
-        first_char = s.start_char + (len(s.text) - len(s.text.lstrip()))
+        stext = dtext[s.start_char:s.end_char]  # Span.text joins its tokens on every access
+        first_char = s.start_char + (len(stext) - len(stext.lstrip()))
         para += len(re.findall(r"\n[\s]*", dtext[prev_end:first_char]))
         prev_end = first_char
         para_of[s.start] = para
@@ -148,7 +149,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
     # pass 1: papers and what they introduce
     for sent in sents:
         ms = by_sent[sent.start]
-        text = sent.text
+        text = dtext[sent.start_char:sent.end_char]
         papers = [m for m in ms if m.label_ == "Paper"]
         things = [m for m in ms if m.label_ in {"Method", "Dataset"}]
         pidx = para_of[sent.start]
@@ -220,7 +221,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
     prev_sent: Span | None = None
     for sent in sents:
         ms = by_sent[sent.start]
-        text = sent.text
+        text = dtext[sent.start_char:sent.end_char]
         s0 = sent.start_char
         pidx = para_of[sent.start]
         papers = [m for m in ms if m.label_ == "Paper"] or ([st.untitled[pidx]] if pidx in st.untitled and _WE.search(text) else [])
@@ -262,7 +263,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         # ---- presentedAt
         present_cue = re.search(r"\b(?:present\w*|shar\w*|accepted|published|appear\w*|oral|spotlight|poster)\b", text, re.I)
         prev_cue = prev_sent is not None and para_of.get(prev_sent.start) == pidx and re.search(
-            r"\bwill\s+(?:also\s+)?(?:present|share)\b|\bpresented\s+at\b", prev_sent.text)
+            r"\bwill\s+(?:also\s+)?(?:present|share)\b|\bpresented\s+at\b", dtext[prev_sent.start_char:prev_sent.end_char])
         for p in [m for m in ms if m.label_ == "Paper"]:
             paren = [v for v in venues if re.fullmatch(r"\s*\(", dtext[p.end_char:v.start_char])
                      and not re.search(r"\b(?:submission|submitted|under\s+review|preprint|rejected)\b",
@@ -322,7 +323,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     add(p, "affiliatedWith", o, sent, "affiliatedWith.authors_line", 0.8)
                     continue
                 before = dtext[max(s0, o.start_char - 40):o.start_char]
-                if re.search(re.escape(o.text) + r"\s+(?:\w+\s+){0,2}(?:researchers|scientists|paper|authors)", text):
+                if re.search(re.escape(dtext[o.start_char:o.end_char]) + r"\s+(?:\w+\s+){0,2}(?:researchers|scientists|paper|authors)", text):
                     add(p, "affiliatedWith", o, sent, "affiliatedWith.org_researchers", 0.7)
                 elif re.search(r"\b(?:researchers|scientists|collaborators|colleagues|authors|co-authors|teams?|partners)\s+"
                                r"(?:\w+\s+)?(?:from|at|of)\s+(?:the\s+)?$", before):
@@ -381,6 +382,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
 
         # ---- extends, outperforms, uses (method to method)
         for kind, pred, conf in (("extends", "extends", 0.8), ("outperforms", "outperforms", 0.8), ("uses", "uses", 0.7)):
+            if not methods and not (datasets and kind == "extends"):
+                continue  # every object below is one of these: without them no cue can yield a relation
             for cm in cues[kind].finditer(text):
                 c_start, c_end = s0 + cm.start(), s0 + cm.end()
                 objs = [m for m in methods + (datasets if kind == "extends" else []) if m.start_char >= c_end
