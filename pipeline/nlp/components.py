@@ -344,6 +344,7 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
         span = scan_title(text, s_start, fw, min_words=3, fail_words=confs)
         if span and re.match(r",\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}(?:paper|work|study)\b"
                              r"|,\s+(?:which|that)\s+(?:will\s+|has\s+been\s+|was\s+|is\s+)?(?:appear|be\s+presented|presented|accepted)\b"
+                             r"|,\s+(?:which|that)\s+(?:[\w-]+\s+){1,3}(?:will\s+)?(?:also\s+)?(?:present|share)\b"
                              r"|,\s+(?:accepted|to\s+appear|presented)\s+(?:at|to|in)\b", text[span[1]:s_end]):
             add(*span, "paper.title_apposition")
         elif span and ":" in text[span[0]:span[1]] and re.match(
@@ -380,8 +381,28 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
             continue
         if not (re.search(r"[:?]", title) or re.match(r"(?:Authors?|By)\b", nxt)):
             continue
+        if re.match(r"(?:(?:Posted|Published|Updated)\s+(?:on\s+)?)?(?:" + "|".join(_MONTHS) + r")\s+\d{1,2},\s+(?:19|20)\d{2}\s*$", nxt.split("\n", 1)[0]):
+            continue  # a dated line follows the headline of the post itself, not a paper's title
         if _title_like(title, fw):
             add(m.start(1), m.end(1), "paper.title_line")
+    # a title on a line of its own with no colon, question mark or author line: a title-case line opening a
+    # paragraph that reads as that paper's abstract or teaser. Section headings ("Estimating Depth from an
+    # Image") open paragraphs too, but theirs present other papers by their titles ("researchers will
+    # present X: Y"), so a paragraph that names a title or has researchers present one opens no title.
+    for m in re.finditer(r"(?m)^[ \t]*((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)[ \t]*\n", text):
+        title = m.group(1)
+        if title.endswith((".", ",", ";", ":")) or "|" in title or len(title.split()) < 4 or not _title_like(title, fw) \
+                or any(f.start == m.start(1) for f in out) or re.match(r"[\w ]{1,20}:", title):
+            continue
+        para_end = text.find("\n", m.end())
+        para = text[m.end():para_end if para_end >= 0 else len(text)]
+        if len(para) < 150 or any(m.end() <= f.start < m.end() + len(para) for f in out):
+            continue
+        tail = text[m.end() + len(para):m.end() + len(para) + 300]  # a venue or "Authors:" line may follow
+        block = para + "\n".join(line for line in tail.split("\n")[:3] if len(line) < 200)
+        if _HEADING_PARAGRAPH.search(para) or not _ABSTRACT_SIGNAL.search(block):
+            continue
+        add(m.start(1), m.end(1), "paper.title_line_abstract")
     # a labelled title ("Title: Name: Subtitle"), and a list item "• Title (Venue Year) — teaser"
     for m in re.finditer(r"(?m)^[ \t]*Title[ \t]*:[ \t]*(\S[^\n]{8,250}?)[ \t]*$", text):
         add(m.start(1), m.end(1), "paper.labelled_title")
@@ -390,6 +411,19 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
         if _title_like(m.group(1), fw):
             add(m.start(1), m.end(1), "paper.list_item_title")
     return out
+
+
+_ABSTRACT_SIGNAL = re.compile(
+    r"\b(?:[Ww]e\s+(?:propose|introduce|present|study|show|construct|develop|describe|release|investigate|analy[sz]e|"
+    r"evaluate|compare|find|demonstrate)|[Tt]his\s+(?:paper|work|study)|[Oo]ur\s+(?:[\w-]+\s+){0,2}(?:paper|work|study)|"
+    r"[Tt]he\s+(?:paper|work|study)\s+(?:will|was|is|has|propose|introduce|present|show)|accepted\s+(?:at|to|for|in)|"
+    r"to\s+appear|will\s+be\s+presented|[Pp]resented\s+at|Findings\s+of|[A-Z][\w-]*\s+(?:19|20)\d{2}\s+paper)\b")
+"""What makes a paragraph an abstract or a teaser of one paper: research prose in the first person plural,
+"this paper", a publication cue."""
+_HEADING_PARAGRAPH = re.compile(r"\bresearchers\s+(?:will\s+)?(?:also\s+)?(?:present|share|showcase)|"
+                                r"\b(?:[Tt]wo|[Tt]hree|[Ff]our|[Ff]ive|[Ss]everal|[Bb]oth|[Mm]any|\d+)\s+(?:[\w’'-]+\s+){0,5}papers\b|"
+                                r"\b[a-z]+:\s+[A-Z][\w-]*\s+[A-Z]")
+"""What makes it a section's: researchers presenting papers, a number of papers, a "Name: Subtitle" title in its prose."""
 
 
 def _title_like(title: str, fw) -> bool:

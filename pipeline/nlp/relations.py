@@ -23,7 +23,7 @@ _INTRO_CUE = re.compile(
     r"\b(?:propos\w*|introduc\w*|present\w*|describ\w*|shares?|sharing|releas\w*|develop\w*|details|unveil\w*)\b", re.I
 )
 _NOVEL = re.compile(r"\b(?:[Aa]n?)\s+(?:novel|new)\s+(?:[\w-]+\s+){0,1}$")
-_LINE_TITLE_RULES = {"paper.labelled_title", "paper.title_line", "paper.list_item_title"}
+_LINE_TITLE_RULES = {"paper.labelled_title", "paper.title_line", "paper.title_line_abstract", "paper.list_item_title"}
 _CLAUSE_BREAK = re.compile(r";|[,:]\s+(?:but|while|whereas|although|which|who)\b|\b(?:but|while|whereas|although)\b")
 _LIST_HEAD = re.compile(r"^\s*(?:[-•*]\s*)?(.{2,90}?)(?::\s|\s+[–—]\s+)")
 
