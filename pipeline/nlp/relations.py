@@ -13,11 +13,15 @@ from .rules import norm
 
 __all__ = ["find_relations"]
 
-_PAPER_ANAPHOR = re.compile(r"\b(?:[Tt]he|[Tt]his|[Oo]ur)\s+(?:paper|work|study|report)\b")
+_PAPER_ANAPHOR = re.compile(r"\b(?:[Tt]he|[Tt]his|[Oo]ur)\s+(?:[A-Z][\w-]*\s+(?:19|20)\d{2}\s+)?(?:paper|work|study|report)\b")
+_VENUE_PAPER = re.compile(r"^\s+(?:paper|work|study)\b")
+"""What follows a venue named as a paper's: "our CoRL 2026 paper", "This EMNLP 2026 paper", "A UAI 2026 paper"."""
+_WILL_BE_PRESENTED = re.compile(r"\b(?:will\s+be\s+presented|is\s+to\s+be\s+presented|(?:is\s+|are\s+)?to\s+appear|will\s+appear|"
+                                r"(?:was|is|has\s+been|have\s+been)\s+accepted)\s+(?:as\s+(?:an?\s+)?[\w-]+\s+)?(?:at|in|to)\b")
 _METHOD_ANAPHOR = re.compile(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:[\w-]+\s+)?(?:method|approach|technique|model|framework|work|architecture|optimizer|paper)\b|\bthis\s+work\b|\b[Ii]ts\b")
 _WE = re.compile(r"\b(?:[Ww]e|[Ii]n\s+this\s+(?:paper|work))\b")
 _UNTITLED_CUE = re.compile(
-    r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work))\s+(?:\w+\s+){0,5}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases|call|name|term|dub)\b"
+    r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work)|[Aa]n?\s+[A-Z][\w-]*\s+(?:19|20)\d{2}\s+paper)\s+(?:\w+\s+){0,5}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases|call|name|term|dub)\b"
 )
 _INTRO_CUE = re.compile(
     r"\b(?:propos\w*|introduc\w*|present\w*|describ\w*|shares?|sharing|releas\w*|develop\w*|details|unveil\w*)\b", re.I
@@ -277,11 +281,24 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     add(p, "presentedAt", v, sent, "presentedAt.same_sentence", 0.9)
             elif event_span is not None:
                 add(p, "presentedAt", event_span, sent, "presentedAt.document_event", 0.75)
+        # "our CoRL 2026 paper", "This EMNLP 2026 paper tests ...": the venue of the paper in focus
+        focus = [m for m in ms if m.label_ == "Paper"] or ([st.cur_paper] if st.cur_paper is not None else [])
+        for v in venues:
+            if focus and _VENUE_PAPER.match(dtext[v.end_char:v.end_char + 12]) and re.search(
+                    r"\b(?:[Oo]ur|[Tt]his|[Tt]he|[Aa]n?|[Ii]ts)\s+$", dtext[max(s0, v.start_char - 6):v.start_char]):
+                add(focus[-1], "presentedAt", v, sent, "presentedAt.venue_paper", 0.8)
+        # "The kernel ... will be presented at MLSys 2026", "The work will be presented at COLM 2026": a sentence
+        # naming no paper, in the paragraph of a paper's teaser or abstract, says where that paper is presented
+        if venues and st.cur_paper is not None and pidx - st.paper_para <= 1 and not [m for m in ms if m.label_ == "Paper"] \
+                and _WILL_BE_PRESENTED.search(text) and not negated(sent, s0, venues[0].start_char):
+            for v in venues:
+                if v.start_char > s0 + _WILL_BE_PRESENTED.search(text).start():
+                    add(st.cur_paper, "presentedAt", v, sent, "presentedAt.paper_in_focus", 0.75)
         # a venue line after a paper: ">> To appear at CoRL 2025", "Presented at the Workshop on ...",
         # "Research Track, accepted as an oral." (the document's event)
         venue_line = re.match(r"\s*(?:>+\s*|[-*•]\s*)?(?:(?:Comments?|Notes?|Venue)\s*:\s*(?:[^,;\n]*[,;]\s*)*)?"
-                              r"(?:This\s+paper\s+(?:was|is|will\s+be)\s+)?(?i:to\s+appear|will\s+(?:be\s+presented|appear)|"
-                              r"presented|accepted|published)\b", text)
+                              r"(?:(?:This|The|Our)\s+(?:paper|work|study)\s+(?:was|is|will\s+be)\s+|Paper\s+)?(?i:to\s+appear|will\s+(?:be\s+presented|appear)|"
+                              r"presented|accepted|published)\b|\s*Findings\s+of\b", text)
         track_line = re.match(r"\s*(?:[A-Z][\w-]*\s+){1,4}Track\b", text) and re.search(r"\b(?:accepted|oral|poster|spotlight)\b", text)
         line_venues = venues or ([event_span] if track_line and event_span is not None else [])
         if (venue_line or track_line) and line_venues and not [m for m in ms if m.label_ == "Paper"]:
