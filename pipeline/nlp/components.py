@@ -269,11 +269,14 @@ def _organization_mentions(text: str, rules) -> list[Found]:
         aliases = (m.group(2),) if m.group(2) else ()
         out.append(Found(m.start(), m.end(), "Organization", m.group(1), aliases, "org.affinity_group"))
     # universities and institutes by their naming patterns
-    inst = (r"(?:University\s+of\s+(?:[A-Z][\w-]+\s+){0,2}[A-Z][\w-]+(?:\s+at\s+[A-Z][\w-]+)?"
-            r"|(?:[A-Z][\w-]+\s+){1,3}(?:University|Institute\s+of\s+Technology|Institute|Polytechnic)"
-            r"(?:\s+of\s+(?:[A-Z][\w-]+\s+)?[A-Z][\w-]+)?"
-            r"|(?:[A-Z][\w-]+\s+){1,2}(?:Labs|Laboratory|Laboratories)"
-            r"|ETH\s+Z(?:u|ü)rich|EPFL|MIT|CMU|Carnegie\s+Mellon|Stanford|UC\s+Berkeley|Max\s+Planck\s+Institute(?:\s+for\s+[A-Z][\w\s]+?)?(?=[,.;)]|\s+and\b))")
+    # names do not run across a line break: "University of X\nNews" is the university
+    inst = (r"(?:University[ \t]+of[ \t]+(?:[A-Z][\w-]+[ \t]+){0,2}[A-Z][\w-]+(?:[ \t]+at[ \t]+[A-Z][\w-]+)?"
+            r"|(?:[A-Z][\w-]+[ \t]+){1,3}(?:University|Institute[ \t]+of[ \t]+Technology|Institute|Polytechnic)"
+            r"(?:[ \t]+of[ \t]+(?:[A-Z][\w-]+[ \t]+)?[A-Z][\w-]+)?"
+            r"|(?:Universidad|Universidade|Università|Universit[äé]t?|Universiteit|Politecnico|Politécnica|[ÉE]cole|Technische[ \t]+Universität)"
+            r"(?:[ \t]+(?:de|di|del|della|des|du|do|da|la|le|degli|für|van|von|[A-Z][\w-]+))*?[ \t]+[A-Z][\w-]+"
+            r"|(?:[A-Z][\w-]+[ \t]+){1,2}(?:Labs|Laboratory|Laboratories)"
+            r"|ETH[ \t]+Z(?:u|ü)rich|EPFL|MIT|CMU|Carnegie[ \t]+Mellon|Stanford|UC[ \t]+Berkeley|Max[ \t]+Planck[ \t]+Institute(?:[ \t]+for[ \t]+[A-Z][\w \t]+?)?(?=[,.;)]|\s+and\b))")
     for m in re.finditer(r"(?<![\w-])(?:the\s+)?(" + inst + r")(?![\w-])", text):
         if m.group(1).split()[0] in {"The", "A", "An", "Our", "This", "About", "At", "In", "From", "With", "By", "For"}:
             continue
@@ -478,6 +481,7 @@ def _acronym_pairs(text: str, rules) -> list[Found]:
     return out
 
 
+_DATASET_SHAPE = re.compile(r"\w(?:Bench|bench|QA|Eval)$|-\d+(?:\.\d+)?[KkM]$")
 _NAME_RE = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:[-/.][A-Za-z0-9]+)*)(?![\w-])")
 _LM_SUFFIX = re.compile(r"[ \t]+(LM|LLM|GPT|Net|NN)\b")
 _VERSION_SUFFIX = re.compile(r"[ \t]+(?:[Vv]\d+(?:\.\d+)?|\d{1,3}(?:\.\d+)?[kK]?|QA)(?![\w.%×-])(?!\s*(?:%|×|x\b|points?|pp\b|times|percent))")
@@ -517,6 +521,9 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     # ("TORONTO, August 4, 2025 --")
     shouting = [(m.start(), m.end()) for m in re.finditer(r"(?m)^[^a-z\n]*[A-Z]{2,}[^a-z\n]*\s[^a-z\n]*[A-Z]{2,}[^a-z\n]*$", text)]
     shouting += [(m.start(), m.end(1)) for m in re.finditer(r"(?m)^([A-Z]{3,}(?:[ \t]+[A-Z]{3,})*),[ \t]+(?:" + "|".join(_MONTHS) + r")\b", text)]
+
+    # people's names on author lines are no method names, however they are spelt ("MacLeod", "DeVries")
+    shouting += [(m.start(), m.end()) for m in re.finditer(r"(?m)^[ \t]*(?:Authors?|By|Affiliations?|Posted\s+by|Written\s+by)\b[^\n]*", text)]
 
     # strong shapes and lexicon names
     for m in _NAME_RE.finditer(text):
@@ -586,7 +593,8 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     sep = r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)(?:on\s+)?(?:the\s+)?"
     eval_cue = re.compile(r"\b(?i:evaluated|evaluate|evaluating|evaluation|tested|test|testing|benchmarked|benchmarks?|"
                           r"accuracy|loss|perplexity|scores?|results?|measured|measuring|trained|training|pretrained|pre-trained|fine-tuned|"
-                          r"performance|improves?|achieves?|reaches|reach|state[- ]of[- ]the[- ]art|gains?|WER|FID|nDCG|error)\b")
+                          r"performance|improves?|achieves?|reaches|reach|state[- ]of[- ]the[- ]art|gains?|WER|FID|nDCG|error|"
+                          r"experiments?|tests|matches|match|compared?|compares|comparing|convergence|outperforms?|beats?|surpass(?:es)?)\b")
     # "Experiments span A, B and the C": a list of datasets after an experiments verb
     for m in re.finditer(r"\b(?:[Ee]xperiments|[Ee]valuations?|[Bb]enchmarks)\s+(?:span|spanning|cover|covering|include|including)\s+", text):
         lst = re.match(r"(?:the\s+)?(" + name_item + r"(?:" + sep + name_item + r")*)", text[m.end():])
@@ -697,6 +705,20 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         else:
             continue
         cands.append((m.start(2), m.end(2), o))
+    # a benchmark's or a corpus's name by its shape: "...Bench", "...QA", "...Eval", a size in thousands or
+    # millions of items ("FairGrade-5K", "MovieLens-1M"); and "X, a set/split/suite of ...", "We construct X"
+    for key, c in list(votes.items()):
+        if c["Method"] and not c["Dataset"] and _DATASET_SHAPE.search(surface.get(key, "")):
+            vote(surface[key], "Dataset", 2)
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(?:set|re-split|resplit|split|subset|suite|collection)\s+of\b"
+                         r"|\b(?:[Ww]e|[Tt]hey|[Tt]he\s+authors)\s+(?:also\s+)?(?:construct|collect|curate|annotate|crowdsource)\s+([A-Z][\w-]*)", text):
+        name = m.group(1) or m.group(2)
+        vote(name, "Dataset", 6)
+        cands.append((m.start(1) if m.group(1) else m.start(2), m.end(1) if m.group(1) else m.end(2), name))
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*)\s+(?:extends|is\s+an?\s+(?:extension|re-split|subset|variant)\s+of)\s+(?:the\s+)?([A-Z][\w-]*)", text):
+        c = votes.get(norm(m.group(2)))
+        if c and c["Dataset"] > c["Method"] and norm(m.group(1)) in votes:
+            vote(m.group(1), "Dataset", 3)  # what extends a dataset is a dataset: "ChartStack extends ChartQA"
     # a name that the document shows as a method or dataset is that wherever it occurs
     out: list[Found] = []
     known = {k for k, c in votes.items() if c}
