@@ -316,4 +316,15 @@ def _strong_name(word: str, generic) -> bool:
         return True
     if word[0].isupper() and re.search(r"[A-Za-z]\d+[A-Za-z]?$", word) and len(word) >= 3:
         return True
+    if re.match(r"[A-Z]{2,}[a-z]{2,}", word) and len(parts) == 1:
+        return True  # capitals run into a word: "RNNoise", "MLPerf"... "GPTCache"
+    if len(parts) >= 2 and re.fullmatch(r"[A-Z][a-z]{1,}", parts[0]) and re.match(r"\d", parts[1]) \
+            and parts[0] not in _NUMBERED_WORDS:
+        return True  # a model family and its version: "Phi-4-mini", "Llama-3", "Gemma-2B"
     return False
+
+
+_NUMBERED_WORDS = frozenset({"Top", "Table", "Figure", "Fig", "Section", "Sec", "Level", "Stage", "Phase", "Type", "Class",
+                             "Version", "Step", "Layer", "Round", "Day", "Week", "Year", "Part", "Chapter", "Appendix",
+                             "Equation", "Eq", "Line", "Page", "Task", "Group", "Grade", "Tier", "Rank", "Pass", "Covid",
+                             "Category", "Item", "Room", "Gate", "Hall", "Booth", "Session", "Track", "Episode", "Series"})
