@@ -39,6 +39,7 @@ class _State:
     cur_method: Span | None = None
     demo_method: Span | None = None
     demo_list: bool = False
+    demo_para: int = -10  # the paragraph of the last demo sentence
     paper_methods: dict = field(default_factory=dict)  # norm(paper canonical) -> [method spans]
     untitled: dict = field(default_factory=dict)  # paragraph index -> paper span
     line_title: Span | None = None  # a title on a line of its own, awaiting its abstract
@@ -349,8 +350,13 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     add(p, "affiliatedWith", o, sent, "affiliatedWith.joint_work", 0.7)
 
         # ---- demos
-        demo = re.search(r"\b(?:demo|demos|demonstrations?|booth|showcase)\b", text, re.I)
+        demo = re.search(r"\b(?:demo|demos|demonstrations?|booth|showcase|exhibition\s+(?:stand|hall|booth)|"
+                         r"(?:show|shows|showed|showing)\s+(?:[\w-]+\s+){0,8}?live)\b", text, re.I)
+        if not demo and st.demo_para == pidx and (methods or hardware) and re.match(
+                r"\s*(?:The\s+(?:first|second|third|fourth|other|last|next)\b|Another\b|A\s+(?:second|third)\b|Visitors\b|Attendees\b)", text):
+            demo = True  # "... two live demos at the booth. The first shows X running on a Pixel 10 Pro."
         if demo:
+            st.demo_para = pidx
             venue = next((v for v in venues if v in confs), None) or event_span
             subjects = list(methods)
             for p in [m for m in ms if m.label_ == "Paper"]:
@@ -360,10 +366,11 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     subjects = [anaphor_method]
             if not subjects and st.demo_method is not None:
                 subjects = [st.demo_method]
+            hedged = negated(sent, s0, sent.end_char)  # "We plan to bring the demo to ...": no demo yet
             for s in subjects:
-                if venue is not None and not negated(sent, s0, sent.end_char):
+                if venue is not None and not hedged:
                     add(s, "demoedAt", venue, sent, "demoedAt.demo_sentence", 0.8)
-                for h in hardware:
+                for h in hardware if not hedged else []:
                     # with several demoed methods, a device belongs to the one named nearest to it
                     nearest = min(subjects, key=lambda x: abs(x.start_char - h.start_char) if x.doc is doc else 10**9)
                     if len(subjects) > 1 and nearest is not s:
