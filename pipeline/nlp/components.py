@@ -715,6 +715,10 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         name = m.group(1) or m.group(2)
         vote(name, "Dataset", 6)
         cands.append((m.start(1) if m.group(1) else m.start(2), m.end(1) if m.group(1) else m.end(2), name))
+    for m in re.finditer(r"\b(?:using|uses|use|with)\s+(?:the\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+as\s+(?:the|a|an|its|our|their)\s+"
+                         r"(?:[\w-]+\s+){0,2}?(?:corpus|dataset|data\s+set|training\s+data|pre-?training\s+data|benchmark)\b", text):
+        vote(m.group(1), "Dataset", 4)  # "using FineWeb-Edu as the pretraining corpus"
+        cands.append((m.start(1), m.end(1), m.group(1)))
     for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*)\s+(?:extends|is\s+an?\s+(?:extension|re-split|subset|variant)\s+of)\s+(?:the\s+)?([A-Z][\w-]*)", text):
         c = votes.get(norm(m.group(2)))
         if c and c["Dataset"] > c["Method"] and norm(m.group(1)) in votes:

@@ -532,7 +532,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     # "On an NVIDIA Jetson AGX Orin, CTP reduces latency": the main clause's method
                     subj_list = [m for m in [_clause_subject(sent, methods, _introduced(st))] if m is not None] or \
                                 [m for m in methods if m.start_char > h.end_char][:1]
-                if not subj_list and not methods and st.cur_paper is not None and re.search(
+                if not subj_list and not subs and st.cur_paper is not None and re.search(
                         r"\b(?:[Ee]xperiments|[Rr]esults|[Mm]easurements|[Bb]enchmarks|takes|took|minutes|hours|seconds|per\s+second|fps|"
                         r"[Ll]atency|[Ii]nference|[Tt]raining|trained|deployed|measured|[Pp]retraining)\b", text):
                     # "All experiments were run on TPU v5e pods", "Fitting a scene takes eight minutes on X":
