@@ -246,7 +246,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         if pidx in st.untitled and not [m for m in ms if m.label_ == "Paper"]:
             st.cur_paper = st.untitled[pidx]
         anaphor_method = None
-        if _METHOD_ANAPHOR.search(text) or re.match(r"\s*(?:It|They)\b", text):
+        if _METHOD_ANAPHOR.search(text) or re.match(r"\s*(?:It|They)\b|\s*[^,.;]{2,80},\s+(?:it|they)\s", text):
             anaphor_method = st.cur_method
             if anaphor_method is None and st.cur_paper is not None:
                 intro = st.paper_methods.get(norm(_canon(st.cur_paper)))
@@ -512,7 +512,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     dtext[h.end_char:m.start_char])]
                 window = dtext[max(s0, h.start_char - 60):h.start_char]
                 carried = [x for x in out if x[1] == "runsOn" and x[3] is sent and x[2].end_char <= h.start_char
-                           and re.fullmatch(r"[\s\w-]*?\bwith\s+(?:an?\s+|the\s+)?(?:onboard\s+|integrated\s+|built-in\s+)?",
+                           and re.fullmatch(r"[\s\w-]*?\b(?:with|of|in|inside)\s+(?:an?\s+|the\s+)?(?:onboard\s+|integrated\s+|built-in\s+)?",
                                             dtext[x[2].end_char:h.start_char])]
                 if carried:  # "on a DJI Matrice 350 drone with an onboard Jetson Orin NX": the same method
                     add(carried[-1][0], "runsOn", h, sent, "runsOn.device_with_chip", 0.7)
@@ -528,7 +528,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     subj_list = [anaphor_method]
                 if not subj_list and re.match(r"\s*(?:\(\w\)\s*)?(?:Inference|Runtime|Latency|Training)\b", text):
                     subj_list = methods[:1]
-                if not subj_list and re.match(r"\s*On\b", text):
+                if not subj_list and re.match(r"\s*(?:On|(?:Running|Deployed|Measured|Tested|Benchmarked|Evaluated)\s+on)\b", text):
                     # "On an NVIDIA Jetson AGX Orin, CTP reduces latency": the main clause's method
                     subj_list = [m for m in [_clause_subject(sent, methods, _introduced(st))] if m is not None] or \
                                 [m for m in methods if m.start_char > h.end_char][:1]
