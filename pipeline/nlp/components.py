@@ -198,6 +198,14 @@ def _workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
         if name.split()[0].lower() in {"the", "a", "an"}:
             continue
         out.append(Found(m.start(), m.end(), "Venue", m.group(0), (name,), "venue.name_workshop"))
+    # "the Tackling Climate Change with Machine Learning workshop at ICLR 2026": a title-case name before a
+    # lower-case "workshop", after "the"
+    for m in re.finditer(r"\b[Tt]he[ \t]+((?:[A-Z][\w'’&/.-]*)(?:[ \t]+(?:[A-Z][\w'’&/.-]*|and|of|for|on|in|with|the|to|from|at)){1,9})[ \t]+workshop\b", text):
+        name = m.group(1)
+        if name.split()[-1] in {"and", "of", "for", "on", "in", "with", "the", "to", "from", "at"} or any(w in rules.conf_acronyms for w in name.split()) \
+                or len(name.split()) < 2:
+            continue
+        out.append(Found(m.start(1), m.end(0), "Venue", name, (f"{name} workshop", f"{name} Workshop"), "venue.name_workshop_lower"))
     for m in re.finditer(r"workshop\s+paper\s+at\s+[^()\n]{2,40}?\(([^()\n]{2,60})\)", text, re.I):
         out.append(Found(m.start(1), m.end(1), "Venue", m.group(1), (), "venue.workshop_paper_at"))
     return out

@@ -92,6 +92,14 @@ def _subject_is_anaphor(sent: Span) -> bool:
     return False
 
 
+def _alone_in_paragraph(sent: Span, dtext: str) -> bool:
+    """Whether ``sent`` is a paragraph of its own: nothing but white space before the next line break."""
+    body = dtext[sent.start_char:sent.end_char]
+    rest = dtext[sent.start_char + len(body.rstrip()):]
+    nl = rest.find("\n")
+    return not (rest[:nl] if nl >= 0 else rest).strip()
+
+
 def _listed_before(dtext: str, methods: list[Span], d: Span) -> list[Span]:
     """Methods coordinated right before "on <dataset>": "we benchmarked CLIP and DINOv2 on X" gives both."""
     before = [m for m in methods if m.end_char <= d.start_char]
@@ -306,8 +314,10 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
             target = None
             if pidx in st.untitled:
                 target = st.untitled[pidx]
-            elif pidx - 1 in st.untitled and not re.match(r"\s*This\s+paper\b", text) and (
-                    prev_sent is None or para_of[prev_sent.start] != pidx):  # a venue line of its own follows its abstract
+            elif pidx - 1 in st.untitled and (prev_sent is None or para_of[prev_sent.start] != pidx) and (
+                    not re.match(r"\s*This\s+paper\b", text) or _alone_in_paragraph(sent, dtext)):
+                # a venue line of its own follows its abstract; "This paper was accepted at X." opening a paragraph
+                # of more sentences is that paragraph's own abstract
                 target = st.untitled[pidx - 1]
             elif st.last_titled is not None and pidx - st.last_titled_para <= 3:
                 target = st.last_titled
