@@ -512,6 +512,16 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     if s_ is None or negated(sent, s_.end_char if s_.end_char <= d.start_char else s0, d.start_char):
                         continue
                     add(s_, "evaluatedOn", d, sent, "evaluatedOn.cue", 0.75)
+                # a study comparing other people's models ("The authors benchmark A and B on X", "We compare A
+                # and B on X") is evaluated on X itself: the paper in focus, when it introduces no method of its own
+                study = st.untitled.get(pidx) or st.cur_paper
+                if len(subjects) >= 2 and study is not None and study.label_ == "Paper" and (pidx - st.paper_para <= 1 or pidx in st.untitled) \
+                        and not [m for m in st.paper_methods.get(norm(_canon(study)), []) if m.label_ == "Method"] \
+                        and re.search(r"\b(?:[Ww]e|[Tt]he\s+authors|[Tt]his\s+(?:paper|study|work)|[Tt]he\s+(?:paper|study))\s+(?:then\s+|also\s+)?"
+                                      r"(?:evaluate|benchmark|compare|test|measure|study|probe|assess|analy[sz]e)s?\b", text) \
+                        and not any(norm(_canon(x)) in _introduced(st) for x in subjects) \
+                        and not negated(sent, s0, d.start_char):
+                    add(study, "evaluatedOn", d, sent, "evaluatedOn.study", 0.7)
 
         # ---- runsOn (outside demos)
         if hardware and not demo and not st.demo_list:
