@@ -454,6 +454,21 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 for o in obj_list:
                     add(subj, pred, o, sent, f"{pred}.cue", conf)
 
+        # "NeuralTide is a Fourier Neural Operator variant": the extended one named before the head noun
+        if methods or datasets:
+            for x in methods + datasets:
+                before = dtext[max(s0, x.start_char - 40):x.start_char]
+                after = dtext[x.end_char:x.end_char + 30]
+                if not re.match(r"\s+(?:variant|extension|derivative|fork|adaptation)\b", after):
+                    continue
+                hm = re.search(r"(?:\s+(?:is|was|are)\s+|,\s+)(?:an?|the)\s+(?:[a-z][\w-]*\s+){0,2}$", before)
+                if not hm:
+                    continue
+                subs = [m for m in methods + datasets if m.end_char <= x.start_char - len(before) + hm.start() + 1
+                        and m.label_ == x.label_ and re.fullmatch(r"\s*", dtext[m.end_char:x.start_char - len(before) + hm.start()])]
+                if subs and not negated(sent, subs[-1].end_char, x.start_char):
+                    add(subs[-1], "extends", x, sent, "extends.named_variant", 0.75)
+
         # ---- evaluatedOn
         fronted = re.match(r"\s*(?:On|Across|Evaluated|Tested|Benchmarked|Measured|Measuring|Trained|Training|When)\b", text)
         if datasets and (cues["evaluated"].search(text) or fronted):
