@@ -415,7 +415,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     add(st.demo_method, "demoedOn", h, sent, "demoedOn.demo_list_item", 0.7)
 
         # ---- extends, outperforms, uses (method to method)
-        for kind, pred, conf in (("extends", "extends", 0.8), ("outperforms", "outperforms", 0.8), ("uses", "uses", 0.7)):
+        for kind, pred, conf in (("extends", "extends", 0.8), ("outperforms", "outperforms", 0.8), ("uses", "uses", 0.7),
+                                 ("outperformed_by", "outperforms", 0.75)):
             if not methods and not (datasets and kind == "extends"):
                 continue  # every object below is one of these: without them no cue can yield a relation
             for cm in cues[kind].finditer(text):
@@ -452,7 +453,10 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 if negated(sent, subj.end_char, obj.start_char):
                     continue
                 for o in obj_list:
-                    add(subj, pred, o, sent, f"{pred}.cue", conf)
+                    if kind == "outperformed_by":  # "Tansy-VL trails InternVL3-2B": the object is the better one
+                        add(o, pred, subj, sent, "outperforms.outperformed_by", conf)
+                    else:
+                        add(subj, pred, o, sent, f"{pred}.cue", conf)
 
         # "NeuralTide is a Fourier Neural Operator variant": the extended one named before the head noun
         if methods or datasets:
