@@ -467,7 +467,9 @@ def _acronym_pairs(text: str, rules) -> list[Found]:
         a = m.start() - len(before) + before.rfind(long)
         generic = acr in rules.generic or (acr + m.group(2)) in rules.generic
         heads = text[m.end():m.end() + 30].split()
-        cls = "Dataset" if heads and heads[0].strip(",.").lower() in rules.dataset_heads else "Method"
+        # a dataset by the noun after it ("(ACDC) dataset") or inside it ("Adverse Conditions Dataset with ...")
+        cls = "Dataset" if heads and heads[0].strip(",.").lower() in rules.dataset_heads \
+            or any(w.lower().strip(",.") in rules.dataset_heads for w in long_words) else "Method"
         out.append(Found(a, m.end(), cls, long, (acr, f"{long} ({acr}{m.group(2)})"), "name.acronym_pair", generic))
     # reverse: ACR (Long Form)
     for m in re.finditer(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\s+\(([^()]{4,80})\)", text):
@@ -596,13 +598,14 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     for m in re.finditer(r"\b(?:[Pp]erformance|[Aa]ccuracy|results?|evaluated|tested|benchmarked|FID|perplexity)\s+(?:of\s+[\w-]+\s+)?(?:\w+\s+){0,3}?on\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{3,}[\w-]*)", text):
         vote(m.group(1), "Dataset", 3)
     # a dataset name: capitalised ("MedQA", "Long Range Arena"), or lower-case with a hyphen ("ogbg-molhiv")
-    name_item = (r"(?:(?:[A-Z]|\d[A-Za-z])[\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\d{1,3}[kK]?(?![\w.%])|(?:19|20)\d{2}(?![\w.%])|v\d+(?:\.\d+)?)(?:\.\d+)?){0,2}"
+    name_item = (r"(?:(?:[A-Z]|\d[A-Za-z])[\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\d{1,3}[kK]?(?![\w.%])|(?:19|20)\d{2}(?![\w.%])|v\d+(?:\.\d+)?)(?:\.\d+)?){0,3}"
                  r"|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9]|[a-z]{1,3}[A-Z][\w-]*|[a-z]{3,}\d+[a-z0-9]*)")
-    sep = r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)(?:on\s+)?(?:the\s+)?"
+    sep = r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)(?:on\s+)?(?:the\s+|our\s+(?:new\s+|own\s+|internal\s+)?)?"
     eval_cue = re.compile(r"\b(?i:evaluated|evaluate|evaluating|evaluation|tested|test|testing|benchmarked|benchmarks?|"
                           r"accuracy|loss|perplexity|scores?|results?|measured|measuring|trained|training|pretrained|pre-trained|fine-tuned|"
                           r"performance|improves?|achieves?|reaches|reach|state[- ]of[- ]the[- ]art|gains?|WER|FID|nDCG|error|"
-                          r"experiments?|tests|matches|match|compared?|compares|comparing|convergence|outperforms?|beats?|surpass(?:es)?)\b")
+                          r"experiments?|tests|matches|match|compared?|compares|comparing|convergence|outperforms?|beats?|surpass(?:es)?|"
+                          r"cuts|reduces|lowers|boosts|lifts|raises)\b")
     # "Experiments span A, B and the C": a list of datasets after an experiments verb
     for m in re.finditer(r"\b(?:[Ee]xperiments|[Ee]valuations?|[Bb]enchmarks)\s+(?:span|spanning|cover|covering|include|including)\s+", text):
         lst = re.match(r"(?:the\s+)?(" + name_item + r"(?:" + sep + name_item + r")*)", text[m.end():])
