@@ -254,7 +254,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         if pidx in st.untitled and not [m for m in ms if m.label_ == "Paper"]:
             st.cur_paper = st.untitled[pidx]
         anaphor_method = None
-        if _METHOD_ANAPHOR.search(text) or re.match(r"\s*(?:It|They)\b|\s*[^,.;]{2,80},\s+(?:it|they)\s", text):
+        if _METHOD_ANAPHOR.search(text) or re.match(r"\s*(?:It|They)\b|\s*[^,.;]{2,80},\s+(?:it|they)\s", text) or (
+                (pm := re.search(r"\b(?:it|they)\b", text)) and not any(m.start_char < s0 + pm.start() for m in methods)
+                and _subject_is_anaphor(sent)):  # "On X and Y it lifts accuracy": the pronoun before any method
             anaphor_method = st.cur_method
             if anaphor_method is None and st.cur_paper is not None:
                 intro = st.paper_methods.get(norm(_canon(st.cur_paper)))
