@@ -325,7 +325,11 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
     out: list[Found] = []
 
     def add(a: int, b: int, rule: str, need_colon: bool = False) -> None:
-        title = text[a:b].strip("“”\"")
+        while a < b and text[a] in "“”\"":  # the quotes around a title are not part of it
+            a += 1
+        while b > a and text[b - 1] in "“”\"":
+            b -= 1
+        title = text[a:b]
         if need_colon and ":" not in title:
             return
         words = title.split()
