@@ -21,7 +21,7 @@ _WILL_BE_PRESENTED = re.compile(r"\b(?:will\s+be\s+presented|is\s+to\s+be\s+pres
 _METHOD_ANAPHOR = re.compile(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:[\w-]+\s+)?(?:method|approach|technique|model|framework|work|architecture|optimizer|paper)\b|\bthis\s+work\b|\b[Ii]ts\b")
 _WE = re.compile(r"\b(?:[Ww]e|[Ii]n\s+this\s+(?:paper|work))\b")
 _UNTITLED_CUE = re.compile(
-    r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work)|[Aa]n?\s+[A-Z][\w-]*\s+(?:19|20)\d{2}\s+paper)\s+(?:\w+\s+){0,5}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases|call|name|term|dub)\b"
+    r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work)|[Aa]n?\s+[A-Z][\w-]*\s+(?:19|20)\d{2}\s+paper)\s+(?:\w+\s+){0,5}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases|call|name|term|dub|construct|constructs|curate|curates|collect|collects)\b"
 )
 _INTRO_CUE = re.compile(
     r"\b(?:propos\w*|introduc\w*|present\w*|describ\w*|shares?|sharing|releas\w*|develop\w*|details|unveil\w*)\b", re.I
@@ -159,6 +159,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
     st = _State()
     new_spans: list[Span] = []
 
+    rules = getattr(finder, "rules", None)
+    known_names = {norm(n) for n in (*rules.known_methods, *rules.known_datasets)} if rules is not None else set()
+
     # pass 1: papers and what they introduce
     for sent in sents:
         ms = by_sent[sent.start]
@@ -193,6 +196,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     # "Title: ...\nAuthors: ...\nAbstract: We present X": the abstract of the titled entry above
                     paper = st.untitled[pidx] = st.line_title
                     st.line_title = None
+                if paper is None and st.cur_paper is not None and st.paper_para == pidx and st.cur_paper._.mlkg_rule != "paper.untitled_abstract":
+                    paper = st.cur_paper  # "... will share <Title>. We construct X ...": the paper named in this paragraph
                 if paper is None:
                     paper = doc.char_span(sent.start_char + m.start(), cue_end, label="Paper", alignment_mode="expand")
                     paper._.mlkg_canonical = f"Paper introducing {_canon(objs[0])}"
@@ -203,6 +208,31 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 st.paper_methods.setdefault(norm(_canon(paper)), []).append(objs[0])
                 st.cur_paper, st.cur_method, st.paper_para = paper, objs[0], pidx
                 continue
+        # a teaser under a title line that names its method without "we propose": "PolyLoRA routes every token
+        # ...", "The method, OccluAvatar, builds on ...": the first coined name the paragraph makes the subject
+        # of a sentence, unless the title's paper already introduces something or the name is a known one
+        lt = st.line_title
+        if lt is not None and not papers and pidx - st.line_title_para == 1 and not st.paper_methods.get(norm(_canon(lt))) \
+                and st.cur_paper is lt:
+            lead = re.match(r"\s*(?:(?:The|This|Our)\s+(?:new\s+)?(?:method|model|approach|system|framework|technique|benchmark|dataset),\s+)?", text)
+            first = [t for t in things if t.start_char == sent.start_char + lead.end() and norm(_canon(t)) not in known_names
+                     and re.match(r"\s*(?:,\s*)?(?:is|was|are|uses|builds|extends|routes|learns|adds|combines|achieves|"
+                                  r"reaches|runs|predicts|generates|improves|reduces|cuts|lets|turns|treats|models|maps|"
+                                  r"replaces|adapts|trains|distils|distills|pairs|fuses|exploits|applies|introduces)\b",
+                                  dtext[t.end_char:t.end_char + 20])]
+            if first:
+                add(lt, "introduces", first[0], sent, "introduces.teaser_subject", 0.7)
+                st.paper_methods.setdefault(norm(_canon(lt)), []).append(first[0])
+                st.cur_method = first[0]
+        # "The method, OccluAvatar, builds on ...": the paper in focus names what it introduces
+        am = re.match(r"\s*(?:The|This|Our)\s+(?:new\s+|proposed\s+)?(?:method|model|approach|system|framework|technique|benchmark|"
+                      r"dataset|architecture|algorithm|optimizer),\s+", text)
+        if am and not papers and st.cur_paper is not None and pidx - st.paper_para <= 1:
+            named = [t for t in things if t.start_char == sent.start_char + am.end()]
+            if named:
+                add(st.cur_paper, "introduces", named[0], sent, "introduces.appositive_name", 0.75)
+                st.paper_methods.setdefault(norm(_canon(st.cur_paper)), []).append(named[0])
+                st.cur_method = named[0]
         # "a novel X" / "A new X" in an abstract whose paper is known
         pidx = para_of[sent.start]
         if pidx in st.untitled:
