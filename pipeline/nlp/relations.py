@@ -39,7 +39,8 @@ class _State:
     cur_method: Span | None = None
     demo_method: Span | None = None
     demo_list: bool = False
-    demo_para: int = -10  # the paragraph of the last demo sentence
+    demo_para: int = -10  # the paragraph of the last demo sentence, and the venue it named
+    demo_venue: Span | None = None
     paper_methods: dict = field(default_factory=dict)  # norm(paper canonical) -> [method spans]
     untitled: dict = field(default_factory=dict)  # paragraph index -> paper span
     line_title: Span | None = None  # a title on a line of its own, awaiting its abstract
@@ -398,8 +399,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 r"\s*(?:The\s+(?:first|second|third|fourth|other|last|next)\b|Another\b|A\s+(?:second|third)\b|Visitors\b|Attendees\b)", text):
             demo = True  # "... two live demos at the booth. The first shows X running on a Pixel 10 Pro."
         if demo:
-            st.demo_para = pidx
-            venue = next((v for v in venues if v in confs), None) or event_span
+            venue = next((v for v in venues if v in confs), None) or event_span or (st.demo_venue if st.demo_para == pidx else None)
+            st.demo_para, st.demo_venue = pidx, venue  # the demos that follow in this paragraph are at this venue
             subjects = list(methods)
             for p in [m for m in ms if m.label_ == "Paper"]:
                 subjects += st.paper_methods.get(norm(_canon(p)), [])[:1]
@@ -509,6 +510,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         fronted = re.match(r"\s*(?:On|Across|Evaluated|Tested|Benchmarked|Measured|Measuring|Trained|Training|When)\b", text)
         if datasets and (cues["evaluated"].search(text) or fronted):
             clause_subj = _clause_subject(sent, methods, _introduced(st))
+            study_list = False
             for d in datasets:
                 if re.search(r"(?:introduc\w*|propos\w*|releas\w*|present\w*)\s+(?:\w+\s+){0,3}$", dtext[max(s0, d.start_char - 40):d.start_char]):
                     continue
@@ -565,8 +567,10 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     add(s_, "evaluatedOn", d, sent, "evaluatedOn.cue", 0.75)
                 # a study comparing other people's models ("The authors benchmark A and B on X", "We compare A
                 # and B on X") is evaluated on X itself: the paper in focus, when it introduces no method of its own
+                # (a later dataset of the same list, "on A and B", counts with the first one's two subjects)
                 study = st.untitled.get(pidx) or st.cur_paper
-                if len(subjects) >= 2 and study is not None and study.label_ == "Paper" and (pidx - st.paper_para <= 1 or pidx in st.untitled) \
+                study_list = study_list or len(subjects) >= 2
+                if study_list and study is not None and study.label_ == "Paper" and (pidx - st.paper_para <= 1 or pidx in st.untitled) \
                         and not [m for m in st.paper_methods.get(norm(_canon(study)), []) if m.label_ == "Method"] \
                         and re.search(r"\b(?:[Ww]e|[Tt]he\s+authors|[Tt]his\s+(?:paper|study|work)|[Tt]he\s+(?:paper|study))\s+(?:then\s+|also\s+)?"
                                       r"(?:evaluate|benchmark|compare|test|measure|study|probe|assess|analy[sz]e)s?\b", text) \

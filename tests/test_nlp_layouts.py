@@ -1,0 +1,152 @@
+"""Rule families for page layouts and phrasings beyond the bundled corpus: titles on their own lines, venues
+named as a paper's, demo paragraphs, reversed comparisons, named variants, studies of other models, name shapes.
+
+Each case is a short invented text: what the rule must catch, and next to it what it must not.
+"""
+
+import pytest
+
+from pipeline.nlp.rules import is_strong_name
+
+
+def _mentions(doc):
+    return {(s.label_, s._.mlkg_canonical) for s in doc.spans["mlkg_mentions"]}
+
+
+def _relations(doc):
+    return {(s._.mlkg_canonical, p, o._.mlkg_canonical) for s, p, o, *_ in doc._.mlkg_relations}
+
+
+_LISTING = (
+    "Kestrel Lab\n\nPublications\n\n"
+    "Sparse Adapters for Low-Resource Speech Recognition\n"
+    "Speech recognisers are weak on languages with little transcribed audio. We propose TernAdapt, which inserts "
+    "sparse adapters into a frozen encoder and trains them on a few hours of speech. TernAdapt lowers word error "
+    "rate on FLEURS by four points.\n"
+    "Accepted at Interspeech 2026.\n\n"
+    "Efficient Attention on Small Devices\n"
+    "Kestrel researchers will present Pocket Attention: Tiling for Phones, which shows that tiling attention "
+    "blocks halves memory on phones. The paper was written with two partner teams.\n"
+)
+
+
+def test_nlp_layouts_title_line_opening_its_abstract(extract_text):
+    doc = extract_text(_LISTING)
+    mentions, rels = _mentions(doc), _relations(doc)
+    title = "Sparse Adapters for Low-Resource Speech Recognition"
+    assert ("Paper", title) in mentions
+    assert (title, "introduces", "TernAdapt") in rels
+    assert (title, "presentedAt", "Interspeech 2026") in rels
+    # a section heading opens a paragraph presenting another paper by its title: it is no paper itself
+    assert ("Paper", "Efficient Attention on Small Devices") not in mentions
+    assert ("Paper", "Pocket Attention: Tiling for Phones") in mentions
+    # the lab's name and the page's heading are no papers either
+    assert not [m for m in mentions if m[0] == "Paper" and m[1] in {"Kestrel Lab", "Publications"}]
+
+
+def test_nlp_layouts_dated_headline_is_not_a_paper(extract_text):
+    doc = extract_text("Heron: A Small Model for Field Forms\nMarch 3, 2026\n\n"
+                       "Heron reads forms. We present Heron, a compact model, which is accepted at ICDAR 2026.\n")
+    assert ("Paper", "Heron: A Small Model for Field Forms") not in _mentions(doc)
+
+
+_GAITS = ("Learning Gaits from Video\nRobot policies that predict one action per control step are slow to train and "
+          "hard to scale to long tasks, and video of people walking is cheap. ")
+
+
+@pytest.mark.parametrize("text,relation", [
+    (_GAITS + "Our CoRL 2026 paper introduces GaitTok, a tokenizer that merges frequent motion chunks.\n",
+     ("Learning Gaits from Video", "presentedAt", "CoRL 2026")),
+    (_GAITS + "Our CoRL 2026 paper introduces GaitTok, a tokenizer that merges frequent motion chunks.\n",
+     ("Learning Gaits from Video", "introduces", "GaitTok")),
+    (_GAITS + "GaitTok turns motion into tokens for policies. The work will be presented at CoRL 2026.\n",
+     ("Learning Gaits from Video", "introduces", "GaitTok")),
+    (_GAITS + "GaitTok turns motion into tokens for policies. The work will be presented at CoRL 2026.\n",
+     ("Learning Gaits from Video", "presentedAt", "CoRL 2026")),
+    ("An AISTATS 2026 paper from our theory team introduces HaloSampler, a sampler for discrete spaces.",
+     ("Paper introducing HaloSampler", "presentedAt", "AISTATS 2026")),
+])
+def test_nlp_layouts_venue_of_the_paper_in_focus(extract_text, text, relation):
+    assert relation in _relations(extract_text(text))
+
+
+def test_nlp_layouts_submission_is_not_a_presentation(extract_text):
+    doc = extract_text(_GAITS + "GaitTok turns motion into tokens. We have not submitted it to CoRL 2026 yet and "
+                                "might present it later.\n")
+    assert ("Learning Gaits from Video", "presentedAt", "CoRL 2026") not in _relations(doc)
+
+
+def test_nlp_layouts_workshop_before_lower_case_word(extract_text):
+    doc = extract_text("Paper accepted at the Machine Learning for Ocean Science workshop at ICML 2026.")
+    assert ("Venue", "Machine Learning for Ocean Science") in _mentions(doc)
+    assert ("Machine Learning for Ocean Science", "partOf", "ICML 2026") in _relations(doc)
+
+
+_BOOTH = ("Visitors to NeurIPS 2026 can try two live demos at our booth. The first shows PocketLM answering "
+          "questions offline on a Pixel 10 Pro. We plan to bring a PocketLM demo to the Apple Vision Pro next year.")
+
+
+def test_nlp_layouts_demo_paragraph(extract_text):
+    rels = _relations(extract_text(_BOOTH))
+    assert ("PocketLM", "demoedAt", "NeurIPS 2026") in rels
+    assert ("PocketLM", "demoedOn", "Pixel 10 Pro") in rels
+    assert ("PocketLM", "demoedOn", "Apple Vision Pro") not in rels  # planned, not shown
+
+
+@pytest.mark.parametrize("text,relation", [
+    ("On MMMU, QuillVL trails InternVL3-2B by two points.", ("InternVL3-2B", "outperforms", "QuillVL")),
+    ("QuillVL answers more accurately than both MiniCPM-V and SmolVLM2.", ("QuillVL", "outperforms", "SmolVLM2")),
+    ("QuillVL improves mIoU by 2.8 points over FlashOcc.", ("QuillVL", "outperforms", "FlashOcc")),
+    ("CORALINE is a modification of the Muon optimizer for large batches.", ("CORALINE", "extends", "Muon")),
+    ("TideNet is a Fourier Neural Operator variant for coastlines.", ("TideNet", "extends", "Fourier Neural Operator")),
+])
+def test_nlp_layouts_comparison_and_variant_cues(extract_text, text, relation):
+    assert relation in _relations(extract_text(text))
+
+
+def test_nlp_layouts_reversed_comparison_is_not_read_forwards(extract_text):
+    assert ("QuillVL", "outperforms", "InternVL3-2B") not in _relations(
+        extract_text("On MMMU, QuillVL trails InternVL3-2B by two points."))
+
+
+def test_nlp_layouts_study_of_other_models_is_evaluated_on(extract_text):
+    text = ("Do Small Models Count Well?\nCounting objects in a photograph is easy for people and surprisingly hard for "
+            "small models. The authors benchmark Qwen3-4B and Phi-4-mini on CountBench and TallyQA and find both weak.\n")
+    rels = _relations(extract_text(text))
+    assert ("Do Small Models Count Well?", "evaluatedOn", "CountBench") in rels
+    assert ("Do Small Models Count Well?", "evaluatedOn", "TallyQA") in rels
+
+
+def test_nlp_layouts_paper_with_its_own_method_is_not_a_study(extract_text):
+    text = ("Counting with Prompts\nCounting objects in a photograph is easy for people and surprisingly hard for "
+            "small models. We propose TallyNet. We evaluate TallyNet on CountBench and compare it with Qwen3-4B.\n")
+    rels = _relations(extract_text(text))
+    assert ("TallyNet", "evaluatedOn", "CountBench") in rels
+    assert ("Counting with Prompts", "evaluatedOn", "CountBench") not in rels
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Experiments on ShelfScan-2K and MovieLens-1M show large gains for TernRec.", ("Dataset", "ShelfScan-2K")),
+    ("This paper tests code models on RepoBench and BigCodeBench.", ("Dataset", "RepoBench")),
+    ("We construct FieldVQA, a set of 2,000 photographed forms.", ("Dataset", "FieldVQA")),
+    ("The team trained it using FineText-Edu as the pretraining corpus.", ("Dataset", "FineText-Edu")),
+    ("The model runs on the Hexagon NPU of the Snapdragon 8 Elite Gen 5.", ("Hardware", "Snapdragon 8 Elite Gen 5")),
+    ("It was trained on 72 NVIDIA GB300 superchips and served from B300 GPUs.", ("Hardware", "GB300")),
+    ("It runs in real time on an Ethos-U55 microNPU.", ("Hardware", "Ethos-U55")),
+    ("This was joint work with researchers at Universidad de Chile.", ("Organization", "Universidad de Chile")),
+])
+def test_nlp_layouts_names_by_shape_and_context(extract_text, text, expected):
+    assert expected in _mentions(extract_text(text))
+
+
+def test_nlp_layouts_no_method_names_on_author_lines(extract_text):
+    doc = extract_text("Authors: Ewan MacLeod, Anna DeVries (University of Kestrel)\n")
+    assert not [m for m in _mentions(doc) if m[0] == "Method"]
+
+
+@pytest.mark.parametrize("word,strong", [
+    ("RNNoise", True), ("MLPerf", True), ("Phi-4-mini", True), ("Llama-3", True),
+    ("Table-2", False), ("Top-1", False), ("Model", False), ("Non-Linear", False),
+])
+def test_nlp_layouts_strong_name_shapes(word, strong):
+    assert is_strong_name(word, frozenset({"LLM"})) is strong
