@@ -452,6 +452,10 @@ def _title_like(title: str, fw) -> bool:
     return caps / len(content) >= 0.75
 
 
+_GROUP_NOUNS = frozenset({"Group", "Lab", "Laboratory", "Team", "Center", "Centre", "Institute", "Department", "Division",
+                          "Initiative", "Consortium", "Foundation", "Society", "Association", "Council", "Agency"})
+
+
 def _acronym_pairs(text: str, rules) -> list[Found]:
     """"Long Form (LF)" and "LF (Long Form)" pairs: one mention naming both."""
     out: list[Found] = []
@@ -471,9 +475,12 @@ def _acronym_pairs(text: str, rules) -> list[Found]:
         a = m.start() - len(before) + before.rfind(long)
         generic = acr in rules.generic or (acr + m.group(2)) in rules.generic
         heads = text[m.end():m.end() + 30].split()
-        # a dataset by the noun after it ("(ACDC) dataset") or inside it ("Adverse Conditions Dataset with ...")
+        # a dataset by the noun after it ("(ACDC) dataset") or inside it ("Adverse Conditions Dataset with ..."),
+        # a group of people by its last word ("Perception and Learning Group (PLG)")
         cls = "Dataset" if heads and heads[0].strip(",.").lower() in rules.dataset_heads \
             or any(w.lower().strip(",.") in rules.dataset_heads for w in long_words) else "Method"
+        if long_words[-1] in _GROUP_NOUNS:
+            cls = "Organization"
         out.append(Found(a, m.end(), cls, long, (acr, f"{long} ({acr}{m.group(2)})"), "name.acronym_pair", generic))
     # reverse: ACR (Long Form)
     for m in re.finditer(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\s+\(([^()]{4,80})\)", text):
@@ -495,6 +502,9 @@ def _acronym_pairs(text: str, rules) -> list[Found]:
     return out
 
 
+_ADJECTIVE_SUFFIX = re.compile(r"-(?i:trained|based|style|like|only|free|aware|augmented|specific|guided|conditioned|generated|"
+                               r"tuned|finetuned|enabled|driven|powered|compatible|sized|scale|level|wise|centric|native|ready|"
+                               r"friendly|inspired|derived|produced|labeled|labelled|annotated|distilled)$")
 _DATASET_SHAPE = re.compile(r"\w(?:Bench|bench|QA|Eval)$|-\d+(?:\.\d+)?[KkM]$")
 _NAME_RE = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:[-/.][A-Za-z0-9]+)*)(?![\w-])")
 _LM_SUFFIX = re.compile(r"[ \t]+(LM|LLM|GPT|Net|NN)\b")
@@ -535,6 +545,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     # ("TORONTO, August 4, 2025 --")
     shouting = [(m.start(), m.end()) for m in re.finditer(r"(?m)^[^a-z\n]*[A-Z]{2,}[^a-z\n]*\s[^a-z\n]*[A-Z]{2,}[^a-z\n]*$", text)]
     shouting += [(m.start(), m.end(1)) for m in re.finditer(r"(?m)^([A-Z]{3,}(?:[ \t]+[A-Z]{3,})*),[ \t]+(?:" + "|".join(_MONTHS) + r")\b", text)]
+    shouting += [(m.start(1), m.end(1)) for m in re.finditer(r"(?m)^[ \t]*([A-Z]{3,}(?:[ \t]+[A-Z]{3,})+)(?![\w-])", text)]  # "AUTUMN NEWSLETTER 2025"
 
     # people's names on author lines are no method names, however they are spelt ("MacLeod", "DeVries")
     shouting += [(m.start(), m.end()) for m in re.finditer(r"(?m)^[ \t]*(?:Authors?|By|Affiliations?|Posted\s+by|Written\s+by)\b[^\n]*", text)]
@@ -544,6 +555,9 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         if any(x <= m.start() < y for x, y in shouting):
             continue
         w = m.group(1).rstrip(".")
+        adj = _ADJECTIVE_SUFFIX.search(w)
+        if adj and adj.start() >= 2:  # "FogForge-trained detectors", "LiDAR-free": the name is before the hyphen
+            w = w[:adj.start()]
         end = m.start() + len(w)
         lm = _LM_SUFFIX.match(text, end)
         if lm and w.isupper() and len(w) >= 3:
