@@ -40,6 +40,19 @@ def pick_model(name: str | None = None) -> str:
     )
 
 
+def _split_sentence_final_periods(nlp: Language) -> None:
+    """Split the full stop off a token ending in a digit and a capital: "8B.", "ImageNet-1K.", "GPT-4V.".
+
+    spaCy's English suffixes split a period only after a lower-case letter or a digit (to keep "U.S."
+    whole), so a sentence ending in a model size or a dataset name kept its period, and the parser ran the
+    two sentences together.
+    """
+    from spacy.util import compile_suffix_regex
+
+    suffixes = [*nlp.Defaults.suffixes, r"(?<=[0-9][A-Z])\."]
+    nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
+
+
 def load_nlp(model: str | None = None) -> Language:
     """Load the statistical pipeline and add ``mlkg_paragraphs``, ``mlkg_mentions``, ``mlkg_relations``."""
     import spacy
@@ -51,6 +64,7 @@ def load_nlp(model: str | None = None) -> Language:
         nlp = spacy.load(name, exclude=list(_EXCLUDE))
     except OSError as exc:
         raise MlkgError(f"spaCy pipeline {name!r} cannot be loaded: {exc}") from exc
+    _split_sentence_final_periods(nlp)
     nlp.add_pipe("mlkg_paragraphs", before="parser" if "parser" in nlp.pipe_names else None)
     nlp.add_pipe("mlkg_mentions")
     nlp.add_pipe("mlkg_relations")
