@@ -360,7 +360,8 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
         if span and re.match(r",\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}(?:paper|work|study)\b"
                              r"|,\s+(?:which|that)\s+(?:will\s+|has\s+been\s+|was\s+|is\s+)?(?:appear|be\s+presented|presented|accepted)\b"
                              r"|,\s+(?:which|that)\s+(?:[\w-]+\s+){1,3}(?:will\s+)?(?:also\s+)?(?:present|share)\b"
-                             r"|,\s+(?:accepted|to\s+appear|presented)\s+(?:at|to|in)\b", text[span[1]:s_end]):
+                             r"|,\s+(?:accepted|to\s+appear|presented)\s+(?:at|to|in)\b"
+                             r"|\s+(?:will\s+be|is|was|has\s+been)\s+(?:presented|published|accepted|featured|selected)\b", text[span[1]:s_end]):
             add(*span, "paper.title_apposition")
         elif span and ":" in text[span[0]:span[1]] and re.match(
                 r"\s+(?:presents|introduces|proposes|describes|shows|studies|explores|revisits)\b", text[span[1]:s_end]):

@@ -307,7 +307,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 add(w, "partOf", target, sent, "partOf.workshop_at_conference", 0.9)
 
         # ---- presentedAt
-        present_cue = re.search(r"\b(?:present\w*|shar\w*|accepted|published|appear\w*|oral|spotlight|poster)\b", text, re.I)
+        present_cue = re.search(r"\b(?:present\w*|shar\w*|accepted|published|appear\w*|oral|spotlight|poster|highlight|selected)\b", text, re.I)
         prev_cue = prev_sent is not None and para_of.get(prev_sent.start) == pidx and re.search(
             r"\bwill\s+(?:also\s+)?(?:present|share)\b|\bpresented\s+at\b", dtext[prev_sent.start_char:prev_sent.end_char])
         for p in [m for m in ms if m.label_ == "Paper"]:

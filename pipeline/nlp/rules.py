@@ -191,6 +191,23 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
         end = s + len(w.rstrip(",.;:!?\"”)")) if trail != "?" else e
         if trail.startswith("?"):
             end = s + len(w.rstrip(",.;:!\"”)"))
+            # a question with a subtitle: "How Much Do Encoders Remember? Probing Memorization in Image Models"
+            # (the next words up to punctuation or the end of the text are all title words, at least two)
+            j, n = i + 1, 0
+            while words.has(j):
+                w2 = words[j][2]
+                c2 = w2.strip("“”\"'()").rstrip(",.;:?!")
+                if not c2 or c2 in fail_words or not _is_title_word(c2, function_words) or w2.startswith("(") \
+                        or (n == 0 and not c2[0].isupper()):
+                    n = -1
+                    break
+                n += 1
+                if w2[len(w2.rstrip(",.;:?!")):]:
+                    break
+                j += 1
+            if n >= 2 and (words.has(j) or not words.has(j + 1)):
+                i += 1
+                continue
             break
         if trail.startswith(":") and allow_colon:
             i += 1
