@@ -528,7 +528,8 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         if not key or "\n" in name or (sum(ch.isalpha() for ch in name) < 2 and not (cls == "Dataset" and re.fullmatch(r"[A-Z][1-9]\d?", name))):
             return
         first = re.split(r"[/-]", name)[0] if " " not in name else name
-        if key in generic_norms or key.rstrip("s") in generic_norms or norm(first) in generic_norms:
+        if key in generic_norms or key.rstrip("s") in generic_norms or (norm(first) in generic_norms and not (
+                cls == "Dataset" and _DATASET_SHAPE.search(name))):  # "SKU-110K" is a dataset, "SKU" a word
             return
         if name.lower() in rules.method_heads or name.lower() in rules.dataset_heads:
             return
@@ -590,15 +591,33 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
                     vote(name, cls, 3)
                     cands.append((m.start(), m.end(), name))
     # "X dataset", "the X and Y datasets", "datasets including X and Y", "X, a ... benchmark"
-    for m in _re(r"(?<![\w-])([A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,3})\s+(?:and\s+([A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,2})\s+)?(?:[a-z]+(?:-[a-z]+)?\s+)?(" + dheads + r")\b").finditer(text):
+    ds_word = r"(?:[A-Z]|[a-z]{1,6}[A-Z])[\w-]*"  # "MedQA", "iNaturalist", "nuScenes"
+    ds_more = r"(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?|v\d+(?:\.\d+)?))"  # "... 2021", "LongBench v2"
+    for m in _re(r"(?<![\w-])(" + ds_word + ds_more + r"{0,3})\s+(?:and\s+(" + ds_word + ds_more + r"{0,2})\s+)?(?:[a-z]+(?:-[a-z]+)?\s+)?(" + dheads + r")\b").finditer(text):
         if m.start() in sent_starts and not any(is_strong_name(w, rules.generic) for w in m.group(1).split()):
             continue
         if re.search(r"[A-Z][\w-]*,\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}$", text[max(0, m.start() - 80):m.start()]):
             continue  # "SwaText, the 48-billion-token Swahili corpus": the appositive names SwaText, not "Swahili"
+        if m.group(2) and not m.group(3).endswith(("s", "corpora")) and text[m.end(1):m.start(2)].strip() == "and" \
+                and not any(is_strong_name(w, rules.generic) for w in (m.group(1) + " " + m.group(2)).split()):
+            # "the Tanks and Temples dataset": one name, a singular head noun after plain words
+            vote(text[m.start(1):m.end(2)], "Dataset", 4)
+            cands.append((m.start(1), m.end(2), text[m.start(1):m.end(2)]))
+            continue
         for g in (1, 2):
             if m.group(g):
                 vote(m.group(g), "Dataset", 4)
                 cands.append((m.start(g), m.end(g), m.group(g)))
+    # a head noun before the name: "the hate speech corpus HateXplain" (a noun: "we benchmark X" is a verb)
+    for m in _re(r"\b(?:the|a|an|our|their|its|new)\s+(?:[\w-]+\s+){0,3}?(?:corpus|dataset|benchmark|suite|leaderboard)\s+(" + ds_word + r"(?:\s+(?:\d{1,4}[kK]?|v\d+))?)(?![\w-])").finditer(text):
+        if is_strong_name(m.group(1).split()[0], rules.generic) or m.group(1) in rules.known_datasets:
+            vote(m.group(1), "Dataset", 4)
+            cands.append((m.start(1), m.end(1), m.group(1)))
+    # "three text classification datasets, SST-2, AG News and HateXplain": the list after a comma
+    for m in re.finditer(r"\b(?:datasets|benchmarks|corpora),\s+((?:" + ds_word + ds_more + r"{0,2}(?:,\s+|,?\s+and\s+(?:the\s+(?:[a-z-]+\s+){0,3})?))+" + ds_word + ds_more + r"{0,2})", text):
+        for item in re.finditer(ds_word + ds_more + r"{0,2}", m.group(1)):
+            vote(item.group(0), "Dataset", 4)
+            cands.append((m.start(1) + item.start(), m.start(1) + item.end(), item.group(0)))
     ds_item = r"(?:[A-Z][a-z]{1,2}\.\s+)?[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,3}"
     for m in re.finditer(r"\b(?:" + dheads + r")(?:\s+(?:including|such\s+as|like)\s+|\s*:\s*)((?:" + ds_item + r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)?)+)", text):
         for item in re.finditer(ds_item, m.group(1)):
@@ -618,7 +637,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         vote(m.group(1), "Dataset", 3)
     # a dataset name: capitalised ("MedQA", "Long Range Arena"), or lower-case with a hyphen ("ogbg-molhiv")
     name_item = (r"(?:(?:[A-Z]|\d[A-Za-z])[\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\d{1,3}[kK]?(?![\w.%])|(?:19|20)\d{2}(?![\w.%])|v\d+(?:\.\d+)?)(?:\.\d+)?){0,3}"
-                 r"|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9]|[a-z]{1,3}[A-Z][\w-]*|[a-z]{3,}\d+[a-z0-9]*)")
+                 r"|[a-z]{1,6}[A-Z][\w-]*|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9]|[a-z]{3,}\d+[a-z0-9]*)")
     sep = r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)(?:on\s+)?(?:the\s+|our\s+(?:new\s+|own\s+|internal\s+)?)?"
     eval_cue = re.compile(r"\b(?i:evaluated|evaluate|evaluating|evaluation|tested|test|testing|benchmarked|benchmarks?|"
                           r"accuracy|loss|perplexity|scores?|results?|measured|measuring|trained|training|pretrained|pre-trained|fine-tuned|"
@@ -632,7 +651,9 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             for item in re.finditer(name_item, lst.group(1)):
                 vote(item.group(0), "Dataset", 3)
                 cands.append((m.end() + lst.start(1) + item.start(), m.end() + lst.start(1) + item.end(), item.group(0)))
-    on_list = re.compile(r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set|version)\s+of\s+)?(" + name_item + r"(?:" + sep + name_item + r")*)")
+    on_list = re.compile(r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set|version)\s+of\s+)?"
+                         r"(?:(?:[a-z]+-(?:class|grained|scale|domain|shot|world|source)|held-out|standard|public|popular|challenging)\s+)?"
+                         r"(" + name_item + r"(?:" + sep + name_item + r")*)")
 
     def in_eval_context(at: int) -> bool:
         """An "on X" at ``at`` opens its sentence or follows a result cue in the same sentence."""
