@@ -83,7 +83,14 @@ _ANAPHOR_HEADS = {"method", "approach", "technique", "model", "framework", "syst
 
 
 def _subject_is_anaphor(sent: Span) -> bool:
-    """The main clause's subject is "it"/"they" or "the (student) model", "this method": a method named before."""
+    """The main clause's subject is "it"/"they" or "the (student) model", "this method": a method named before.
+
+    The first subject of the sentence counts too: the parser sometimes roots a sentence in an aside ("... more
+    accurately than X (see Figure 2)" rooted in "see"), leaving the real main clause below it.
+    """
+    first = next((t for t in sent if t.dep_ in {"nsubj", "nsubjpass"}), None)
+    if first is not None and first.lower_ in {"it", "they"}:
+        return True
     for t in sent.root.children:
         if t.dep_ in {"nsubj", "nsubjpass"}:
             if t.lower_ in {"it", "they"}:
