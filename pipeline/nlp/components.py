@@ -17,7 +17,7 @@ from spacy.attrs import SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .rules import ORDINAL, Found, acronym_long_form, is_strong_name, load_rules, norm, ordinal_value, scan_title
+from .rules import NUMBERED_WORDS, ORDINAL, Found, acronym_long_form, is_strong_name, load_rules, norm, ordinal_value, scan_title
 
 __all__ = ["MENTIONS_KEY", "MentionFinder", "RelationFinder", "mark_paragraphs", "doc_text", "TEXT_KEY", "sentence_spans", "sentence_starts"]
 
@@ -503,6 +503,7 @@ def _acronym_pairs(text: str, rules) -> list[Found]:
     return out
 
 
+_MODEL_SIZE = re.compile(r"(?:[ \t]+\d+(?:\.\d+)?)?[ \t]+(?:((?:\d+x)?\d+(?:\.\d+)?[BMT])|(?:large|base|small|tiny|medium)(?:-v\d+)?(?:-turbo)?)(?![\w.-])")
 _ADJECTIVE_SUFFIX = re.compile(r"-(?i:trained|based|style|like|only|free|aware|augmented|specific|guided|conditioned|generated|"
                                r"tuned|finetuned|enabled|driven|powered|compatible|sized|scale|level|wise|centric|native|ready|"
                                r"friendly|inspired|derived|produced|labeled|labelled|annotated|distilled)$")
@@ -571,7 +572,14 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             w, end = w + ver.group(0).replace("\t", " "), ver.end()
         if w in rules.conf_acronyms or w in rules.generic:
             continue
-        if w in rules.known_datasets:
+        # a parameter count or a size variant after a name makes it a model's: "Mixtral 8x22B", "Qwen3 1.7B",
+        # "Llama 2 70B", "Whisper large-v3"
+        size = _MODEL_SIZE.match(text, end)
+        if size and w[0].isupper() and w not in NUMBERED_WORDS and w not in rules.known_datasets \
+                and (size.group(1) or is_strong_name(w, rules.generic) or w in rules.known_methods):
+            w, end = w + size.group(0).replace("\t", " "), size.end()
+            vote(w, "Method", 2)
+        elif w in rules.known_datasets:
             vote(w, "Dataset", 3)
         elif w in rules.known_methods:
             vote(w, "Method", 3)
@@ -630,6 +638,11 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             continue
         vote(m.group(1), "Method", 2)
         cands.append((m.start(1), m.end(1), m.group(1)))
+    # "edit pictures with Petal running entirely on a Pixel 10 Pro": a name running on something is a method
+    for m in re.finditer(r"\b(?:with|using|see|watch|try)\s+([A-Z][\w-]*)\s+(?:running|deployed|served)\s+(?:\w+\s+)?(?:on|locally|live)\b", text):
+        if m.group(1) not in rules.generic and m.group(1) not in rules.organizations:
+            vote(m.group(1), "Method", 2)
+            cands.append((m.start(1), m.end(1), m.group(1)))
     # evaluation contexts: "<number> for X", "on X" after a result cue
     for m in re.finditer(r"\d[\d.,]*%?\s+(?:on|for)\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{2,}[\w-]*)", text):
         vote(m.group(1), "Dataset", 3)

@@ -12,7 +12,7 @@ from ..resolve import norm  # one definition of name identity, shared with resol
 
 __all__ = [
     "Rules", "load_rules", "Found", "scan_title", "acronym_long_form", "ordinal_value", "norm",
-    "WORD", "is_strong_name",
+    "WORD", "is_strong_name", "NUMBERED_WORDS",
 ]
 
 PATTERNS_DIR = Path(__file__).parent / "patterns"
@@ -336,12 +336,12 @@ def _strong_name(word: str, generic) -> bool:
     if re.match(r"[A-Z]{2,}[a-z]{2,}", word) and len(parts) == 1:
         return True  # capitals run into a word: "RNNoise", "MLPerf"... "GPTCache"
     if len(parts) >= 2 and re.fullmatch(r"[A-Z][a-z]{1,}", parts[0]) and re.match(r"\d", parts[1]) \
-            and parts[0] not in _NUMBERED_WORDS:
+            and parts[0] not in NUMBERED_WORDS:
         return True  # a model family and its version: "Phi-4-mini", "Llama-3", "Gemma-2B"
     return False
 
 
-_NUMBERED_WORDS = frozenset({"Top", "Table", "Figure", "Fig", "Section", "Sec", "Level", "Stage", "Phase", "Type", "Class",
+NUMBERED_WORDS = frozenset({"Top", "Table", "Figure", "Fig", "Section", "Sec", "Level", "Stage", "Phase", "Type", "Class",
                              "Version", "Step", "Layer", "Round", "Day", "Week", "Year", "Part", "Chapter", "Appendix",
                              "Equation", "Eq", "Line", "Page", "Task", "Group", "Grade", "Tier", "Rank", "Pass", "Covid",
                              "Category", "Item", "Room", "Gate", "Hall", "Booth", "Session", "Track", "Episode", "Series"})
