@@ -408,7 +408,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         if demo:
             venue = next((v for v in venues if v in confs), None) or event_span or (st.demo_venue if st.demo_para == pidx else None)
             st.demo_para, st.demo_venue = pidx, venue  # the demos that follow in this paragraph are at this venue
-            subjects = list(methods)
+            # what a demoed method serves or runs is no demo of its own: "Kiln, which will serve Mixtral 8x22B"
+            subjects = [m for m in methods if not re.search(r"\b(?:serves?|serving|runs?|running|uses|using|hosts?|hosting)\s+(?:the\s+|an?\s+)?$",
+                                                            dtext[max(s0, m.start_char - 25):m.start_char])] or list(methods)
             for p in [m for m in ms if m.label_ == "Paper"]:
                 subjects += st.paper_methods.get(norm(_canon(p)), [])[:1]
             if not subjects and re.search(r"\bthis\s+(?:work|method|model|technique)\b|\bThis\s+demo\b", text):
@@ -421,8 +423,10 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 if venue is not None and not hedged:
                     add(s, "demoedAt", venue, sent, "demoedAt.demo_sentence", 0.8)
                 for h in hardware if not hedged else []:
-                    # with several demoed methods, a device belongs to the one named nearest to it
-                    nearest = min(subjects, key=lambda x: abs(x.start_char - h.start_char) if x.doc is doc else 10**9)
+                    # with several demoed methods, a device belongs to the one named last before it, else the nearest
+                    before = [x for x in subjects if x.doc is doc and x.end_char <= h.start_char]
+                    nearest = max(before, key=lambda x: x.start_char) if before else \
+                        min(subjects, key=lambda x: abs(x.start_char - h.start_char) if x.doc is doc else 10**9)
                     if len(subjects) > 1 and nearest is not s:
                         continue
                     if re.search(r"(?:optimi[sz]ed|built|designed)\s+for\s+$", dtext[max(s0, h.start_char - 30):h.start_char]):
