@@ -503,7 +503,7 @@ def _acronym_pairs(text: str, rules) -> list[Found]:
     return out
 
 
-_MODEL_SIZE = re.compile(r"(?:[ \t]+\d+(?:\.\d+)?)?[ \t]+(?:((?:\d+x)?\d+(?:\.\d+)?[BMT])|(?:large|base|small|tiny|medium)(?:-v\d+)?(?:-turbo)?)(?![\w.-])")
+_MODEL_SIZE = re.compile(r"(?:[ \t]+\d+(?:\.\d+)?)?[ \t]+(?:((?:\d+x)?\d+(?:\.\d+)?[BMT])|(?:large|base|small|tiny|medium)(?:-v\d+(?:-turbo)?|(?![ \t]+[a-z])))(?![\w.-])")
 _ADJECTIVE_SUFFIX = re.compile(r"-(?i:trained|based|style|like|only|free|aware|augmented|specific|guided|conditioned|generated|"
                                r"tuned|finetuned|enabled|driven|powered|compatible|sized|scale|level|wise|centric|native|ready|"
                                r"friendly|inspired|derived|produced|labeled|labelled|annotated|distilled)$")
