@@ -684,7 +684,8 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             w = item.group(0).rstrip(".")
             after = text[m.start(1) + item.end():m.start(1) + item.end() + 12]
             if w[0].islower() and (not re.match(r"\s*(?:[,.;:)]|and\b|or\b|$)", after)
-                                   or re.match(r"[ \t]+(?!(?:" + dheads + r"|tasks?|splits?|subsets?)\b)[a-z]", text[m.end(1):m.end(1) + 20])):
+                                   or re.match(r"[ \t]+(?!(?:" + dheads + r"|tasks?|splits?|subsets?)\b)[a-z]",
+                                               text[m.start(1) + items[-1].end():m.start(1) + items[-1].end() + 20])):
                 continue  # "on large-scale data", "on real-world tasks": a lower-case word before a noun is an adjective
             if w in rules.conf_acronyms or re.match(r"(?:Apple|NVIDIA|iPhone|iPad|Mac)\b", w):
                 continue
