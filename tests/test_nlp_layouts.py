@@ -150,3 +150,17 @@ def test_nlp_layouts_no_method_names_on_author_lines(extract_text):
 ])
 def test_nlp_layouts_strong_name_shapes(word, strong):
     assert is_strong_name(word, frozenset({"LLM"})) is strong
+
+
+def test_nlp_layouts_training_data_is_not_an_evaluation(extract_text):
+    rels = _relations(extract_text("We pretrain EchoSpeech on LibriSpeech mixed with noise from the MUSAN corpus, "
+                                   "and evaluate it on the CHiME-4 benchmark."))
+    assert ("EchoSpeech", "evaluatedOn", "CHiME-4") in rels
+    assert ("EchoSpeech", "evaluatedOn", "LibriSpeech") not in rels
+
+
+def test_nlp_layouts_a_training_run_that_is_the_test_counts(extract_text):
+    # for an optimizer, training on a dataset is how it is evaluated: no evaluation verb follows
+    rels = _relations(extract_text("We present Zephyr, an optimizer. When training ResNet-50 on ImageNet, Zephyr "
+                                   "reaches the target loss in 30% fewer steps than AdamW."))
+    assert ("Zephyr", "evaluatedOn", "ImageNet") in rels

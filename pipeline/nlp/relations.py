@@ -100,6 +100,26 @@ def _subject_is_anaphor(sent: Span) -> bool:
     return False
 
 
+_TRAINING = re.compile(r"\b(?:pre-?train\w*|train(?:s|ed|ing)?|fine-?tun\w*|distill\w*|learn(?:s|ed)?\s+from|mixed\s+with|noise\s+from)\b", re.I)
+
+
+_EVALUATE_VERB = re.compile(r"\b(?:evaluat\w*|test(?:s|ed|ing)?|benchmark(?:s|ed|ing)?|assess\w*)\b", re.I)
+
+
+def _trained_not_evaluated(before: str, evaluated: re.Pattern) -> bool:
+    """Whether the last cue before a dataset is one of training ("pretrained on X"), not one of evaluation.
+
+    "trained and evaluated on X" ends with an evaluation cue, so X counts; "trained on X and evaluated on Y"
+    gives X to training and Y to evaluation. The caller asks this only when the sentence goes on to evaluate:
+    in "When training ResNet-50 on ImageNet, Driftless reaches the target loss" the training run is the test.
+    """
+    t = [m.end() for m in _TRAINING.finditer(before)]
+    if not t:
+        return False
+    e = [m.end() for m in evaluated.finditer(before) if not _TRAINING.fullmatch(m.group(0))]
+    return t[-1] > (e[-1] if e else -1)
+
+
 def _alone_in_paragraph(sent: Span, dtext: str) -> bool:
     """Whether ``sent`` is a paragraph of its own: nothing but white space before the next line break."""
     body = dtext[sent.start_char:sent.end_char]
@@ -525,6 +545,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
             for d in datasets:
                 if re.search(r"(?:introduc\w*|propos\w*|releas\w*|present\w*)\s+(?:\w+\s+){0,3}$", dtext[max(s0, d.start_char - 40):d.start_char]):
                     continue
+                if _trained_not_evaluated(dtext[s0:d.start_char], cues["evaluated"]) and \
+                        _EVALUATE_VERB.search(dtext[d.end_char:sent.end_char]):
+                    continue  # "We pretrain X on LibriSpeech mixed with noise from MUSAN, and evaluate it on Y"
                 subjects = []
                 if fronted and clause_subj is not None and clause_subj.start_char > d.start_char:
                     subjects = [clause_subj]  # "Evaluated on X and Y, TAPO beats ...", "When training A on X, B reaches"
