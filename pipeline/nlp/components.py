@@ -638,6 +638,15 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             continue
         vote(m.group(1), "Method", 2)
         cands.append((m.start(1), m.end(1), m.group(1)))
+    # "Evaluating Chronos-Bolt, TimesFM 2.0 and Moirai on X", "We benchmark A and B on X": what is evaluated on
+    # a dataset is a method
+    for m in re.finditer(r"\b(?:[Ee]valuat(?:e|es|ed|ing)|[Bb]enchmark(?:s|ed|ing)?|[Cc]ompar(?:e|es|ed|ing)|[Tt]est(?:s|ed|ing)?)\s+"
+                         r"((?:[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?(?:,\s+|,?\s+and\s+))+[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?)\s+on\s", text):
+        for item in re.finditer(r"[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?", m.group(1)):
+            w = item.group(0).rstrip(".")
+            if w not in rules.generic and w not in rules.conf_acronyms and w not in rules.known_datasets and w not in rules.organizations:
+                vote(w, "Method", 2)
+                cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
     # "edit pictures with Petal running entirely on a Pixel 10 Pro": a name running on something is a method
     for m in re.finditer(r"\b(?:with|using|see|watch|try)\s+([A-Z][\w-]*)\s+(?:running|deployed|served)\s+(?:\w+\s+)?(?:on|locally|live)\b", text):
         if m.group(1) not in rules.generic and m.group(1) not in rules.organizations:

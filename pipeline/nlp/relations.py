@@ -538,7 +538,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     add(subs[-1], "extends", x, sent, "extends.named_variant", 0.75)
 
         # ---- evaluatedOn
-        fronted = re.match(r"\s*(?:On|Across|Evaluated|Tested|Benchmarked|Measured|Measuring|Trained|Training|When)\b", text)
+        fronted = re.match(r"\s*(?:On|Across|Evaluated|Tested|Benchmarked|Measured|Measuring|Trained|Training|When|Applied\s+to)\b", text)
         if datasets and (cues["evaluated"].search(text) or fronted):
             clause_subj = _clause_subject(sent, methods, _introduced(st))
             study_list = False
@@ -579,6 +579,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     subj = after[0] if after else None
                 if subj is None and re.match(r"\s*(?:It|They)\b", text):
                     subj = st.cur_method
+                    if subj is None and st.cur_paper is not None and pidx - st.paper_para <= 1 \
+                            and not st.paper_methods.get(norm(_canon(st.cur_paper))):
+                        subj = st.cur_paper  # "It reports results on X" of a study that introduces nothing
                 if subj is None:
                     ps = [m for m in ms if m.label_ == "Paper" and m.end_char <= d.start_char]
                     if ps:

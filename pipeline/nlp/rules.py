@@ -333,6 +333,8 @@ def _strong_name(word: str, generic) -> bool:
         return True
     if word[0].isupper() and re.search(r"[A-Za-z]\d+[A-Za-z]?$", word) and len(word) >= 3:
         return True
+    if re.search(r"[a-z]\d+[A-Z]", word):
+        return True  # a digit inside a camel-case word: "Mask2Former", "Wav2Vec"
     if re.match(r"[A-Z]{2,}[a-z]{2,}", word) and len(parts) == 1:
         return True  # capitals run into a word: "RNNoise", "MLPerf"... "GPTCache"
     if len(parts) >= 2 and re.fullmatch(r"[A-Z][a-z]{1,}", parts[0]) and re.match(r"\d", parts[1]) \
