@@ -164,3 +164,18 @@ def test_nlp_layouts_a_training_run_that_is_the_test_counts(extract_text):
     rels = _relations(extract_text("We present Zephyr, an optimizer. When training ResNet-50 on ImageNet, Zephyr "
                                    "reaches the target loss in 30% fewer steps than AdamW."))
     assert ("Zephyr", "evaluatedOn", "ImageNet") in rels
+
+
+def test_nlp_layouts_dependency_parse_names_the_verbs_subject(extract_text):
+    # the name nearest the cue is in a relative clause: the parse gives the verb's own subject
+    rels = _relations(extract_text("QuillNet, which builds on ResNet, clearly outperforms ViT on ImageNet."))
+    assert ("QuillNet", "outperforms", "ViT") in rels
+    assert ("ResNet", "outperforms", "ViT") not in rels
+
+
+def test_nlp_layouts_dependency_matcher_reads_subject_verb_object(nlp):
+    finder = nlp.get_pipe("mlkg_relations")
+    doc = nlp("In our tests, the QuillNet model consistently beats the ResNet baseline.")
+    found = {(nlp.vocab.strings[m], doc[v].text, doc[s].text, doc[o].text) for m, (v, s, o) in finder.dependency(doc)}
+    assert ("outperforms", "beats", "model", "baseline") in found
+    assert ("QuillNet", "outperforms", "ResNet") in _relations(doc)

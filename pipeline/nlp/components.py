@@ -941,19 +941,38 @@ def _main_event(venues: list[Found]) -> str | None:
 
 # ----------------------------------------------------------------------------- relation rules
 
+def _dependency_matcher(vocab, verbs: dict[str, list[str]]):
+    """A DependencyMatcher for "SUBJECT <verb> OBJECT" by the parse, one pattern per relation.
+
+    Matches carry the relation as their label and the verb, subject and object tokens in that order. The
+    pipeline runs no tagger or lemmatizer, so the verbs are listed by their forms, not their lemma.
+    """
+    from spacy.matcher import DependencyMatcher
+
+    matcher = DependencyMatcher(vocab)
+    for relation, forms in sorted(verbs.items()):
+        matcher.add(relation, [[
+            {"RIGHT_ID": "verb", "RIGHT_ATTRS": {"LOWER": {"IN": sorted(forms)}, "DEP": {"NOT_IN": ["amod", "compound"]}}},
+            {"LEFT_ID": "verb", "REL_OP": ">", "RIGHT_ID": "subject", "RIGHT_ATTRS": {"DEP": "nsubj"}},
+            {"LEFT_ID": "verb", "REL_OP": ">", "RIGHT_ID": "object", "RIGHT_ATTRS": {"DEP": "dobj"}},
+        ]])
+    return matcher
+
+
 @Language.factory("mlkg_relations", assigns=["doc._.mlkg_relations"], requires=["doc.spans"])
 def make_relation_finder(nlp: Language, name: str) -> "RelationFinder":
-    return RelationFinder()
+    return RelationFinder(nlp.vocab)
 
 
 class RelationFinder:
-    """Find relations between mentions from sentence-level cue patterns and paragraph context."""
+    """Find relations between mentions from sentence-level cue patterns, the dependency parse and paragraph context."""
 
-    def __init__(self) -> None:
+    def __init__(self, vocab=None) -> None:
         self.rules = load_rules()
         c = self.rules.cues
         self.re = {k: re.compile(r"\b(?:" + v + r")\b", re.I) for k, v in c.items() if k != "negation"}
         self.negation = re.compile(c["negation"], re.I)
+        self.dependency = _dependency_matcher(vocab, self.rules.dependency_verbs) if vocab is not None else None
 
     def __call__(self, doc: Doc) -> Doc:
         from .relations import find_relations

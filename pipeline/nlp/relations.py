@@ -120,6 +120,16 @@ def _trained_not_evaluated(before: str, evaluated: re.Pattern) -> bool:
     return t[-1] > (e[-1] if e else -1)
 
 
+def _mention_at(token, mentions: list[Span], labels: set[str]) -> Span | None:
+    """The mention of one of ``labels`` that the parse token names: the token itself, or its compound or
+    appositive modifier ("the Muon optimizer" names Muon through "optimizer")."""
+    for t in (token, *(c for c in token.children if c.dep_ in {"compound", "nmod", "appos", "amod"})):
+        for m in mentions:
+            if m.label_ in labels and m.start_char <= t.idx < m.end_char:
+                return m
+    return None
+
+
 def _alone_in_paragraph(sent: Span, dtext: str) -> bool:
     """Whether ``sent`` is a paragraph of its own: nothing but white space before the next line break."""
     body = dtext[sent.start_char:sent.end_char]
@@ -286,6 +296,15 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 if objs:
                     add(st.cur_paper, "introduces", objs[0], sent, "introduces.called", 0.8)
                     st.paper_methods.setdefault(norm(_canon(st.cur_paper)), []).append(objs[0])
+
+    # "SUBJECT <verb> OBJECT" by the dependency parse, bucketed by the sentence of the verb
+    dep_by_sent: dict[int, list] = {}
+    if getattr(finder, "dependency", None) is not None:
+        starts = [s.start for s in sents]
+        for match_id, (verb, subject, obj) in finder.dependency(doc):
+            k = bisect_left(starts, verb + 1) - 1
+            if k >= 0:
+                dep_by_sent.setdefault(starts[k], []).append((doc.vocab.strings[match_id], verb, subject, obj))
 
     # pass 2: every other relation
     st.cur_paper = st.cur_method = None
@@ -500,6 +519,13 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 if kind == "extends":
                     subs = [m for m in subs if m.label_ == obj.label_]
                 subj = subs[-1] if subs else None
+                # the parse names the verb's own subject where one stands between: "X, which builds on Y,
+                # outperforms Z" is about X, not about Y, the name nearest the cue
+                parsed = [_mention_at(doc[sj], ms, {subj.label_} if subj is not None else {"Method"})
+                          for rel, verb, sj, _ in dep_by_sent.get(sent.start, []) if rel == pred and c_start <= doc[verb].idx < c_end]
+                if subj is not None and parsed and parsed[0] is not None and parsed[0] is not subj \
+                        and parsed[0].end_char <= subj.start_char:
+                    subj = parsed[0]
                 clause_subj = _clause_subject(sent, methods, _introduced(st))
                 if subj is not None and clause_subj is not None and clause_subj.end_char <= subj.start_char and \
                         re.search(r"\band\s+(?:\w+\s+)?$", dtext[subj.end_char:c_start]):
@@ -521,6 +547,19 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                         add(o, pred, subj, sent, "outperforms.outperformed_by", conf)
                     else:
                         add(subj, pred, o, sent, f"{pred}.cue", conf)
+
+        # the same relations read from the parse: "X, trained on far less data, clearly outperforms Y and Z"
+        for relation, _verb, subject, obj in dep_by_sent.get(sent.start, []):
+            labels = {"Method", "Dataset"} if relation == "extends" else {"Method"}
+            subj = _mention_at(doc[subject], ms, labels)
+            if subj is None and doc[subject].lower_ in {"it", "they"}:
+                subj = anaphor_method
+            if subj is None:
+                continue
+            for o_tok in (doc[obj], *doc[obj].conjuncts):
+                o = _mention_at(o_tok, ms, {subj.label_} if relation == "extends" else labels)
+                if o is not None and not negated(sent, min(subj.end_char, o.start_char), o.start_char):
+                    add(subj, relation, o, sent, f"{relation}.dependency", 0.75)
 
         # "NeuralTide is a Fourier Neural Operator variant": the extended one named before the head noun
         if methods or datasets:

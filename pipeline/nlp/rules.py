@@ -85,6 +85,7 @@ class Rules:
     organizations: list[str]
     cues: dict[str, str]
     conf_acronyms: dict[str, str] = field(default_factory=dict)  # surface acronym -> canonical acronym
+    dependency_verbs: dict[str, list[str]] = field(default_factory=dict)  # relation -> verb forms (by the parse)
 
 
 @lru_cache(maxsize=1)
@@ -106,7 +107,8 @@ def load_rules() -> Rules:
         dataset_heads=set(lex["dataset_heads"]),
         function_words=set(lex["function_words"]),
         organizations=lex.get("organizations", []),
-        cues={k: v for k, v in cues.items() if not k.startswith("_")},
+        cues={k: v for k, v in cues.items() if not k.startswith("_") and isinstance(v, str)},
+        dependency_verbs={k: v for k, v in cues.get("dependency_verbs", {}).items() if not k.startswith("_")},
     )
     for acr, info in rules.conferences.items():
         rules.conf_acronyms[acr] = acr
