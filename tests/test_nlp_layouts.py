@@ -179,3 +179,13 @@ def test_nlp_layouts_dependency_matcher_reads_subject_verb_object(nlp):
     found = {(nlp.vocab.strings[m], doc[v].text, doc[s].text, doc[o].text) for m, (v, s, o) in finder.dependency(doc)}
     assert ("outperforms", "beats", "model", "baseline") in found
     assert ("QuillNet", "outperforms", "ResNet") in _relations(doc)
+
+
+def test_nlp_layouts_lexicon_names_by_phrase_matcher(extract_text):
+    # organizations and several-word known names come from a PhraseMatcher, bounded as a name: the longest
+    # name at a place wins, and a hyphenated compound holds no name
+    mentions = _mentions(extract_text("Researchers at Microsoft Research fine-tuned Stable Diffusion on Google-scale data."))
+    assert ("Organization", "Microsoft Research") in mentions
+    assert ("Organization", "Microsoft") not in mentions
+    assert ("Method", "Stable Diffusion") in mentions
+    assert ("Organization", "Google") not in mentions

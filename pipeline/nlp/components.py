@@ -270,7 +270,43 @@ def _hardware_mentions(text: str, rules) -> list[Found]:
     return out
 
 
-def _organization_mentions(text: str, rules) -> list[Found]:
+def _lexicon_matcher(tokenizer, rules):
+    """A PhraseMatcher over the names of the rule lexicons that a pattern cannot find by shape: organizations
+    (every name), and known methods and datasets written as several words ("Stable Diffusion"). The names are
+    tokenised by the pipeline's own tokenizer, so they split as the documents do."""
+    from spacy.matcher import PhraseMatcher
+
+    matcher = PhraseMatcher(tokenizer.vocab, attr="ORTH")
+    for label, names in (("Organization", rules.organizations),
+                         ("Method", [n for n in rules.known_methods if " " in n]),
+                         ("Dataset", [n for n in rules.known_datasets if " " in n])):
+        matcher.add(label, [tokenizer(n) for n in sorted(names)])
+    return matcher
+
+
+def _lexicon_hits(matcher, doc: Doc, text: str) -> dict[str, list[tuple[int, int]]]:
+    """Character spans of the lexicon's names in ``doc`` by label, bounded as the rules bound a name: not inside
+    a longer word or hyphenated compound ("Google-scale" holds no Google)."""
+    hits: dict[str, list[tuple[int, int]]] = {}
+    for match_id, start, end in matcher(doc):
+        a, b = doc[start].idx, doc[end - 1].idx + len(doc[end - 1])
+        if (a and (text[a - 1].isalnum() or text[a - 1] in "_-")) or (b < len(text) and (text[b].isalnum() or text[b] in "_-")):
+            continue
+        hits.setdefault(doc.vocab.strings[match_id], []).append((a, b))
+    return hits
+
+
+def _longest_first(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Non-overlapping spans read left to right, the longest at each start (as an alternation of names does)."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans, key=lambda x: (x[0], -x[1])):
+        if out and a < out[-1][1]:
+            continue
+        out.append((a, b))
+    return out
+
+
+def _organization_mentions(text: str, rules, lexicon: dict | None = None) -> list[Found]:
     out: list[Found] = []
     for m in re.finditer(r"(?<![\w-])((?:[A-Z][\w]*\s+){1,3}in\s+(?:AI|Machine\s+Learning|ML|NLP|Computer\s+Vision|Robotics))"
                          r"(?:\s*\(([A-Za-z]+)\))?", text):
@@ -305,7 +341,10 @@ def _organization_mentions(text: str, rules) -> list[Found]:
     for name in sorted(named, key=len, reverse=True):
         for m in re.finditer(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
             out.append(Found(m.start(), m.end(), "Organization", name, (), "org.institution"))
-    if rules.organizations:
+    if lexicon is not None:
+        for a, b in _longest_first(lexicon.get("Organization", [])):
+            out.append(Found(a, b, "Organization", text[a:b], (), "org.lexicon"))
+    elif rules.organizations:
         pat = _re(r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(rules.organizations, key=len, reverse=True)) + r")(?![\w-])")
         for m in pat.finditer(text):
             out.append(Found(m.start(), m.end(), "Organization", m.group(1), (), "org.lexicon"))
@@ -513,7 +552,8 @@ _LM_SUFFIX = re.compile(r"[ \t]+(LM|LLM|GPT|Net|NN)\b")
 _VERSION_SUFFIX = re.compile(r"[ \t]+(?:[Vv]\d+(?:\.\d+)?|\d{1,3}(?:\.\d+)?[kK]?|QA)(?![\w.%×-])(?!\s*(?:%|×|x\b|points?|pp\b|times|percent))")
 
 
-def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], titles: list[Found]) -> list[Found]:
+def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], titles: list[Found],
+                     lexicon: dict | None = None) -> list[Found]:
     """Method and dataset names: by shape, by lexicon, and by the words around them; class by context votes."""
     sent_starts = {s for s, _ in sentences}
     votes: dict[str, Counter] = defaultdict(Counter)
@@ -592,12 +632,18 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     for m in versioned.finditer(text):
         vote(m.group(0), "Method", 3)
         cands.append((m.start(), m.end(), m.group(0)))
-    for lex, cls in ((rules.known_methods, "Method"), (rules.known_datasets, "Dataset")):
-        for name in lex:
-            if " " in name and name in text:  # the pattern matches the name literally: absent, nothing to find
-                for m in _re(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])").finditer(text):
-                    vote(name, cls, 3)
-                    cands.append((m.start(), m.end(), name))
+    if lexicon is not None:  # known names of several words, found by the PhraseMatcher
+        for cls in ("Method", "Dataset"):
+            for a, b in lexicon.get(cls, []):
+                vote(text[a:b], cls, 3)
+                cands.append((a, b, text[a:b]))
+    else:
+        for lex, cls in ((rules.known_methods, "Method"), (rules.known_datasets, "Dataset")):
+            for name in sorted(lex):
+                if " " in name and name in text:  # the pattern matches the name literally: absent, nothing to find
+                    for m in _re(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])").finditer(text):
+                        vote(name, cls, 3)
+                        cands.append((m.start(), m.end(), name))
     # "X dataset", "the X and Y datasets", "datasets including X and Y", "X, a ... benchmark"
     ds_word = r"(?:[A-Z]|[a-z]{1,6}[A-Z])[\w-]*"  # "MedQA", "iNaturalist", "nuScenes"
     ds_more = r"(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?|v\d+(?:\.\d+)?))"  # "... 2021", "LongBench v2"
@@ -835,18 +881,20 @@ def _resolve_overlaps(found: list[Found]) -> list[Found]:
 
 @Language.factory("mlkg_mentions", assigns=["doc.spans"], requires=["token.is_sent_start"])
 def make_mention_finder(nlp: Language, name: str) -> "MentionFinder":
-    return MentionFinder()
+    return MentionFinder(nlp.tokenizer)
 
 
 class MentionFinder:
     """Find mentions of the six classes of the knowledge model with rules over text and parse."""
 
-    def __init__(self) -> None:
+    def __init__(self, tokenizer=None) -> None:
         self.rules = load_rules()
+        self.lexicon = _lexicon_matcher(tokenizer, self.rules) if tokenizer is not None else None
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc_text(doc)
         sentences = [(s.start_char, s.end_char) for s in sentence_spans(doc, text)]
+        lexicon = _lexicon_hits(self.lexicon, doc, text) if self.lexicon is not None else None
         rules = self.rules
         confs = _conference_mentions(text, rules)
         # a long name and the acronym inside it are one mention: keep the longest
@@ -858,7 +906,7 @@ class MentionFinder:
         venues += _venue_lists(text, sentences, rules, venues)
         venues = _fill_years(venues, doc)
         hardware = _resolve_overlaps(_hardware_mentions(text, rules))
-        orgs = _organization_mentions(text, rules)
+        orgs = _organization_mentions(text, rules, lexicon)
         orgs_affinity = sorted((f for f in orgs if f.rule in {"org.affinity_group", "org.institution"}),
                                key=lambda f: -(f.end - f.start))  # the longest name of an organization wins
         # a company named as the maker of a device is no research actor: "NVIDIA H100", "Google's TPU v5e"
@@ -871,7 +919,7 @@ class MentionFinder:
         pairs = _acronym_pairs(text, rules)
         base = _resolve_overlaps(first + titles)
         pairs = [p for p in pairs if not any(k.start < p.end and p.start < k.end for k in base)]
-        names = _name_candidates(doc, text, sentences, rules, base + pairs, titles)
+        names = _name_candidates(doc, text, sentences, rules, base + pairs, titles, lexicon)
         # acronyms defined in this document name their long form wherever they occur alone
         acr_map = {}
         for p in pairs:
