@@ -384,6 +384,7 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
             return
         out.append(Found(a, b, "Paper", title, (), rule))
 
+    prev_start = 0
     for s_start, s_end in sentences:
         sent = text[s_start:s_end]
         for m in _TITLE_CUE.finditer(sent):
@@ -400,6 +401,12 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
             if span:
                 add(*span, "paper.the_paper_title")
         span = scan_title(text, s_start, fw, min_words=3, fail_words=confs)
+        if span:
+            # the parser ends a sentence at a question mark: "Where Did I Leave It? Long-Horizon Memory for X, a
+            # paper ..." starts with the question before it on the same line
+            q = re.fullmatch(r"[ \t]*((?:[A-Z0-9][^.!?\n]{2,100})\?)[ \t]*", text[prev_start:s_start])
+            if q and _title_like(q.group(1), fw):
+                span = (prev_start + q.start(1), span[1])
         if span and re.match(r",\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}(?:paper|work|study)\b"
                              r"|,\s+(?:which|that)\s+(?:will\s+|has\s+been\s+|was\s+|is\s+)?(?:appear|be\s+presented|presented|accepted)\b"
                              r"|,\s+(?:which|that)\s+(?:[\w-]+\s+){1,3}(?:will\s+)?(?:also\s+)?(?:present|share)\b"
@@ -423,6 +430,7 @@ def _paper_titles(text: str, sentences, rules) -> list[Found]:
             span = scan_title(text, s_start + m.end(), fw, min_words=2)
             if span:
                 add(*span, "paper.titled")
+        prev_start = s_start
     # a title set off by emphasis or quotes in a sentence about a paper: "Our oral is *Name: Subtitle*"
     for m in re.finditer(r"(?<![*\w])(?:\*\*?|__?|[“\"])((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^*_“”\"\n]{8,200}?)(?:\*\*?|__?|[”\"])(?![*\w])", text):
         line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) if "\n" in text[m.end():] else len(text)]
