@@ -189,3 +189,16 @@ def test_nlp_layouts_lexicon_names_by_phrase_matcher(extract_text):
     assert ("Organization", "Microsoft") not in mentions
     assert ("Method", "Stable Diffusion") in mentions
     assert ("Organization", "Google") not in mentions
+
+
+_EVENT_POST = ("Kestrel at EMNLP 2026\nKestrel researchers will attend EMNLP 2026 in Suzhou and present work on "
+               "retrieval and evaluation.\nBetter Retrieval for Long Documents\nLong documents are hard to search. "
+               "Long-Context Retrieval: Sparse Summaries for Search proposes SumRet, a retriever for long inputs.\n"
+               "Counting Tokens: A Study of Tokenizers introduces TokCount, a tokenizer probe. It appeared at ACL 2026.\n")
+
+
+def test_nlp_layouts_papers_of_an_event_post_are_presented_at_it(extract_text):
+    rels = _relations(extract_text(_EVENT_POST))
+    assert ("Long-Context Retrieval: Sparse Summaries for Search", "presentedAt", "EMNLP 2026") in rels
+    # a paper whose own paragraph names another venue is not given the post's
+    assert ("Counting Tokens: A Study of Tokenizers", "presentedAt", "EMNLP 2026") not in rels

@@ -120,6 +120,12 @@ def _trained_not_evaluated(before: str, evaluated: re.Pattern) -> bool:
     return t[-1] > (e[-1] if e else -1)
 
 
+def _sentence_index(m: Span, sents: list[Span], starts: list[int]) -> int | None:
+    """The index in ``sents`` (whose start characters are ``starts``) of the sentence holding the mention's start."""
+    k = bisect_left(starts, m.start_char + 1) - 1
+    return k if k >= 0 and sents[k].start_char <= m.start_char < sents[k].end_char else None
+
+
 def _mention_at(token, mentions: list[Span], labels: set[str]) -> Span | None:
     """The mention of one of ``labels`` that the parse token names: the token itself, or its compound or
     appositive modifier ("the Muon optimizer" names Muon through "optimizer")."""
@@ -700,6 +706,22 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
         if methods and not demo:
             st.cur_method = st.cur_method if st.cur_method is not None else methods[0]
         prev_sent = sent
+
+    # a post about one conference ("X at ICML 2026", the event named in its opening) presents the papers it
+    # names: a titled paper that got no venue, with none named in its paragraph, is presented at the event
+    if event_span is not None and event_span.start_char < 600:
+        presented = {norm(_canon(x[0])) for x in out if x[1] == "presentedAt"}
+        sent_chars = [x.start_char for x in sents]
+        venue_paras = {para_of.get(sents[k].start) for m in mentions if m.label_ == "Venue"
+                       and norm(_canon(m)) != norm(_canon(event_span)) and (k := _sentence_index(m, sents, sent_chars)) is not None}
+        for p in mentions:
+            if p.label_ != "Paper" or p._.mlkg_rule == "paper.untitled_abstract" or norm(_canon(p)) in presented:
+                continue
+            k = _sentence_index(p, sents, sent_chars)
+            if k is None or para_of.get(sents[k].start) in venue_paras:
+                continue
+            add(p, "presentedAt", event_span, sents[k], "presentedAt.event_post", 0.6)
+            presented.add(norm(_canon(p)))
 
     if new_spans:
         group = doc.spans["mlkg_mentions"]
