@@ -554,7 +554,8 @@ def _acronym_pairs(text: str, rules) -> list[Found]:
     return out
 
 
-_MODEL_SIZE = re.compile(r"(?:[ \t]+\d+(?:\.\d+)?)?[ \t]+(?:((?:\d+x)?\d+(?:\.\d+)?[BMT])|(?:large|base|small|tiny|medium)(?:-v\d+(?:-turbo)?|(?![ \t]+[a-z])))(?![\w.-])")
+_MODEL_SIZE = re.compile(r"(?:[ \t]+\d+(?:\.\d+)?)?[ \t]+(?:((?:\d+x)?\d+(?:\.\d+)?[BMT])|(?:large|base|small|tiny|medium)(?:-v\d+(?:-turbo)?|(?![ \t]+[a-z])))(?![\w.-])"
+                         r"|([ \t]+\d+(?:\.\d+)?[ \t]+(?:Pro|Flash|Ultra|Mini|Nano|Lite|Max|Plus|Instruct|Turbo))(?![\w.-])")
 _ADJECTIVE_SUFFIX = re.compile(r"-(?i:trained|based|style|like|only|free|aware|augmented|specific|guided|conditioned|generated|"
                                r"tuned|finetuned|enabled|driven|powered|compatible|sized|scale|level|wise|centric|native|ready|"
                                r"friendly|inspired|derived|produced|labeled|labelled|annotated|distilled)$")
@@ -628,7 +629,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         # "Llama 2 70B", "Whisper large-v3"
         size = _MODEL_SIZE.match(text, end)
         if size and w[0].isupper() and w not in NUMBERED_WORDS and w not in rules.known_datasets \
-                and (size.group(1) or is_strong_name(w, rules.generic) or w in rules.known_methods):
+                and (size.group(1) or size.group(2) or is_strong_name(w, rules.generic) or w in rules.known_methods):
             w, end = w + size.group(0).replace("\t", " "), size.end()
             vote(w, "Method", 2)
         elif w in rules.known_datasets:
@@ -705,6 +706,14 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             if w not in rules.generic and w not in rules.conf_acronyms and w not in rules.known_datasets and w not in rules.organizations:
                 vote(w, "Method", 2)
                 cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
+    # the items of a demo list ("... live demos at booth #412, including:\n- Parley: Parley is a voice
+    # assistant ...") are named by their first word or words
+    for m in re.finditer(r"(?im)^[^\n]*\b(?:demos?|demonstrations?|booth)\b[^\n]*(?:including|following|are)\s*:[ \t]*\n((?:[ \t]*(?:[-•*][ \t]+)?[^\n]+\n?){1,8})", text):
+        for item in re.finditer(r"(?m)^[ \t]*(?:[-•*][ \t]+)?([A-Z][\w.-]*(?:[ \t]+[A-Z0-9][\w.-]*){0,2})[ \t]*(?::|[–—]|[ \t]-[ \t])", m.group(1)):
+            name = item.group(1)
+            if name not in rules.generic and name.split()[0] not in rules.organizations and name.split()[0] not in {"The", "This", "A", "An", "Our"}:
+                vote(name, "Method", 2)
+                cands.append((m.start(1) + item.start(1), m.start(1) + item.end(1), name))
     # "edit pictures with Petal running entirely on a Pixel 10 Pro": a name running on something is a method
     for m in re.finditer(r"\b(?:with|using|see|watch|try)\s+([A-Z][\w-]*)\s+(?:running|deployed|served)\s+(?:\w+\s+)?(?:on|locally|live)\b", text):
         if m.group(1) not in rules.generic and m.group(1) not in rules.organizations:
