@@ -145,7 +145,7 @@ def test_nlp_layouts_no_method_names_on_author_lines(extract_text):
 
 
 @pytest.mark.parametrize("word,strong", [
-    ("RNNoise", True), ("MLPerf", True), ("Phi-4-mini", True), ("Llama-3", True),
+    ("RNNoise", True), ("MLPerf", True), ("Phi-4-mini", True), ("Llama-3", True), ("BERT4Rec", True), ("Mask2Former", True),
     ("Table-2", False), ("Top-1", False), ("Model", False), ("Non-Linear", False),
 ])
 def test_nlp_layouts_strong_name_shapes(word, strong):
@@ -202,3 +202,22 @@ def test_nlp_layouts_papers_of_an_event_post_are_presented_at_it(extract_text):
     assert ("Long-Context Retrieval: Sparse Summaries for Search", "presentedAt", "EMNLP 2026") in rels
     # a paper whose own paragraph names another venue is not given the post's
     assert ("Counting Tokens: A Study of Tokenizers", "presentedAt", "EMNLP 2026") not in rels
+
+
+@pytest.mark.parametrize("text,relation", [
+    ("Four-step QuillGen reaches a lower FID than LCM at the same step count.", ("QuillGen", "outperforms", "LCM")),
+    ("TernRank achieves higher Recall@10 than both SASRec and BERT4Rec.", ("TernRank", "outperforms", "BERT4Rec")),
+    ("TernRank has a higher error rate than SASRec on long sessions.", ("SASRec", "outperforms", "TernRank")),
+    ("SpindleNet agrees with human judgments more often than AlignScore.", ("SpindleNet", "outperforms", "AlignScore")),
+])
+def test_nlp_layouts_comparatives_read_by_their_metric(extract_text, text, relation):
+    assert relation in _relations(extract_text(text))
+
+
+@pytest.mark.parametrize("text,relation", [
+    ("TernRank has a higher error rate than SASRec on long sessions.", ("TernRank", "outperforms", "SASRec")),
+    ("TernRank is priced higher than SASRec.", ("TernRank", "outperforms", "SASRec")),
+    ("TernRank does not reach a lower FID than SASRec.", ("TernRank", "outperforms", "SASRec")),
+])
+def test_nlp_layouts_comparatives_that_are_not_wins(extract_text, text, relation):
+    assert relation not in _relations(extract_text(text))

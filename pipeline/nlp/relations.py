@@ -126,6 +126,23 @@ def _sentence_index(m: Span, sents: list[Span], starts: list[int]) -> int | None
     return k if k >= 0 and sents[k].start_char <= m.start_char < sents[k].end_char else None
 
 
+_COMPARATIVE = re.compile(r"\b(better|worse|higher|lower|more\s+often|less\s+often)\s+((?:[\w@.%/+-]+\s+){0,4}?)than\s+(?:both\s+|the\s+|a\s+)?")
+
+
+def _comparison_sign(word: str, metric: str, lower_is_better: frozenset[str]) -> int:
+    """+1 when "S <word> <metric> than O" says S is better, -1 when it says O is, 0 when it says neither."""
+    word = word.lower()
+    if word in {"better", "more often"}:
+        return 1
+    if word in {"worse", "less often"}:
+        return -1
+    lower_better = any(w.lower().strip(".,@") in lower_is_better for w in metric.split()) or \
+        any(term in metric.lower() for term in lower_is_better if " " in term)
+    if not metric.strip():
+        return 0  # "higher than O" with no metric: a price, a count, anything
+    return (1 if word == "higher" else -1) * (-1 if lower_better else 1)
+
+
 def _mention_at(token, mentions: list[Span], labels: set[str]) -> Span | None:
     """The mention of one of ``labels`` that the parse token names: the token itself, or its compound or
     appositive modifier ("the Muon optimizer" names Muon through "optimizer")."""
@@ -553,6 +570,27 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                         add(o, pred, subj, sent, "outperforms.outperformed_by", conf)
                     else:
                         add(subj, pred, o, sent, f"{pred}.cue", conf)
+
+        # "S reaches a lower FID than O", "S achieves higher Recall@10 than both O1 and O2", "S agrees with people
+        # more often than O": who is better depends on the metric (a lower FID is better, a lower accuracy worse)
+        if methods and rules is not None:
+            for cm in _COMPARATIVE.finditer(text):
+                c_start, c_end = s0 + cm.start(), s0 + cm.end()
+                sign = _comparison_sign(cm.group(1), cm.group(2), rules.lower_is_better)
+                objs = [m for m in methods if m.start_char >= c_end and len(dtext[c_end:m.start_char].split()) <= 2]
+                subs = [m for m in methods if m.end_char <= c_start]
+                subj = subs[-1] if subs else None
+                if re.search(r"\b(?:[Ii]t|[Tt]hey)\s+(?:[\w.%@-]+\s+){0,6}$", dtext[max(s0, c_start - 60):c_start]) and anaphor_method is not None:
+                    subj = anaphor_method
+                if not sign or subj is None or not objs or negated(sent, subj.end_char if subj.end_char <= c_start else s0, objs[0].start_char):
+                    continue
+                obj_list = [objs[0]] + [m for m in methods if m.start_char > objs[0].end_char and re.fullmatch(
+                    r",\s*|,?\s+(?:and|or)\s+(?:the\s+)?", dtext[objs[0].end_char:m.start_char])]
+                for o in obj_list:
+                    if sign > 0:
+                        add(subj, "outperforms", o, sent, "outperforms.comparative", 0.7)
+                    else:
+                        add(o, "outperforms", subj, sent, "outperforms.comparative", 0.7)
 
         # the same relations read from the parse: "X, trained on far less data, clearly outperforms Y and Z"
         for relation, _verb, subject, obj in dep_by_sent.get(sent.start, []):

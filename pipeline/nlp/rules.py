@@ -86,6 +86,7 @@ class Rules:
     cues: dict[str, str]
     conf_acronyms: dict[str, str] = field(default_factory=dict)  # surface acronym -> canonical acronym
     dependency_verbs: dict[str, list[str]] = field(default_factory=dict)  # relation -> verb forms (by the parse)
+    lower_is_better: frozenset[str] = frozenset()  # metrics a lower value of which is better (FID, WER, latency)
 
 
 @lru_cache(maxsize=1)
@@ -109,6 +110,7 @@ def load_rules() -> Rules:
         organizations=lex.get("organizations", []),
         cues={k: v for k, v in cues.items() if not k.startswith("_") and isinstance(v, str)},
         dependency_verbs={k: v for k, v in cues.get("dependency_verbs", {}).items() if not k.startswith("_")},
+        lower_is_better=frozenset(w.lower() for w in cues.get("comparatives", {}).get("lower_is_better", [])),
     )
     for acr, info in rules.conferences.items():
         rules.conf_acronyms[acr] = acr
@@ -335,8 +337,8 @@ def _strong_name(word: str, generic) -> bool:
         return True
     if word[0].isupper() and re.search(r"[A-Za-z]\d+[A-Za-z]?$", word) and len(word) >= 3:
         return True
-    if re.search(r"[a-z]\d+[A-Z]", word):
-        return True  # a digit inside a camel-case word: "Mask2Former", "Wav2Vec"
+    if re.search(r"[a-z]\d+[A-Z]|[A-Z]{2}\d+[A-Z][a-z]", word):
+        return True  # a digit inside a camel-case word: "Mask2Former", "Wav2Vec", "BERT4Rec"
     if re.match(r"[A-Z]{2,}[a-z]{2,}", word) and len(parts) == 1:
         return True  # capitals run into a word: "RNNoise", "MLPerf"... "GPTCache"
     if len(parts) >= 2 and re.fullmatch(r"[A-Z][a-z]{1,}", parts[0]) and re.match(r"\d", parts[1]) \
