@@ -221,3 +221,17 @@ def test_nlp_layouts_comparatives_read_by_their_metric(extract_text, text, relat
 ])
 def test_nlp_layouts_comparatives_that_are_not_wins(extract_text, text, relation):
     assert relation not in _relations(extract_text(text))
+
+
+def test_nlp_layouts_robot_demonstrations_are_no_demo(extract_text):
+    rels = _relations(extract_text("We deploy BurrowNet on a Franka Emika Panda robot at ICRA 2026, where it learns "
+                                   "12 tasks from 20 demonstrations each."))
+    assert not [r for r in rels if r[1] in {"demoedOn", "demoedAt"}]
+
+
+def test_nlp_layouts_demo_list_after_following_demos(extract_text):
+    text = ("During exhibition hours, CVPR 2026 attendees can stop by booth #12 for the following demos:\n"
+            "Loupe: our annotation tool lets visitors segment objects in their own videos. The demo runs on an iPad Pro.\n")
+    rels = _relations(extract_text(text))
+    assert ("Loupe", "demoedAt", "CVPR 2026") in rels
+    assert ("Loupe", "demoedOn", "iPad Pro") in rels

@@ -710,7 +710,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
                 cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
     # the items of a demo list ("... live demos at booth #412, including:\n- Parley: Parley is a voice
     # assistant ...") are named by their first word or words
-    for m in re.finditer(r"(?im)^[^\n]*\b(?:demos?|demonstrations?|booth)\b[^\n]*(?:including|following|are)\s*:[ \t]*\n((?:[ \t]*(?:[-•*][ \t]+)?[^\n]+\n?){1,8})", text):
+    for m in re.finditer(r"(?im)^[^\n]*\b(?:demos?|demonstrations?|booth)\b[^\n]*(?:including|following(?:\s+\w+){0,2}|are)\s*:[ \t]*\n((?:[ \t]*(?:[-•*][ \t]+)?[^\n]+\n?){1,8})", text):
         for item in re.finditer(r"(?m)^[ \t]*(?:[-•*][ \t]+)?([A-Z][\w.-]*(?:[ \t]+[A-Z0-9][\w.-]*){0,2})[ \t]*(?::|[–—]|[ \t]-[ \t])", m.group(1)):
             name = item.group(1)
             if name not in rules.generic and name.split()[0] not in rules.organizations and name.split()[0] not in {"The", "This", "A", "An", "Our"}:

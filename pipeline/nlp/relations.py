@@ -462,8 +462,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     add(p, "affiliatedWith", o, sent, "affiliatedWith.joint_work", 0.7)
 
         # ---- demos
-        demo = re.search(r"\b(?:demo|demos|demonstrations?|booth|showcase|exhibition\s+(?:stand|hall|booth)|"
-                         r"(?:show|shows|showed|showing)\s+(?:[\w-]+\s+){0,8}?live)\b", text, re.I)
+        # (the cue words are rule data; "demonstrations" alone are also what a robot learns from: "learns 12 tasks
+        # from 20 demonstrations")
+        demo = cues["demo"].search(text)
         if not demo and st.demo_para == pidx and (methods or hardware) and re.match(
                 r"\s*(?:The\s+(?:first|second|third|fourth|other|last|next)\b|Another\b|A\s+(?:second|third)\b|Visitors\b|Attendees\b)", text):
             demo = True  # "... two live demos at the booth. The first shows X running on a Pixel 10 Pro."
@@ -507,9 +508,10 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 hs = [m for m in methods if m.start_char < s0 + head.end(1) + 1] if head else []
                 for p in [m for m in ms if m.label_ == "Paper" and m.start_char < s0 + (head.end(1) if head else 0)]:
                     hs += st.paper_methods.get(norm(_canon(p)), [])[:1]
-                if hs and event_span is not None:
+                list_venue = event_span or st.demo_venue  # the document's event, else the venue the list's opening named
+                if hs and list_venue is not None:
                     for s in hs:
-                        add(s, "demoedAt", event_span, sent, "demoedAt.demo_list_item", 0.75)
+                        add(s, "demoedAt", list_venue, sent, "demoedAt.demo_list_item", 0.75)
                     st.demo_method = hs[0]
                     for h in hardware:
                         add(hs[0], "demoedOn", h, sent, "demoedOn.demo_list_item", 0.7)
