@@ -585,7 +585,8 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             return
         first = re.split(r"[/-]", name)[0] if " " not in name else name
         if key in generic_norms or key.rstrip("s") in generic_norms or (norm(first) in generic_norms and not (
-                cls == "Dataset" and _DATASET_SHAPE.search(name))):  # "SKU-110K" is a dataset, "SKU" a word
+                cls == "Dataset" and _DATASET_SHAPE.search(name)) and name not in rules.known_methods
+                and name not in rules.known_datasets):  # "SKU-110K" is a dataset and "RNN-T" a method, "SKU", "RNN" words
             return
         if name.lower() in rules.method_heads or name.lower() in rules.dataset_heads:
             return
@@ -775,7 +776,8 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             continue
         if all(not is_strong_name(w, rules.generic) for w in m.group(1).split()) and len(m.group(1).split()) == 1 and m.group(1) not in rules.known_methods:
             # a single plain capitalised word needs a stronger cue than a head noun
-            if not re.search(r"\b(?:the|a|an)\s+$", text[max(0, m.start() - 4):m.start()]):
+            # "the Adam optimizer", "a chunked Conformer encoder": an article, perhaps one lower-case modifier
+            if not re.search(r"\b(?:the|a|an)\s+(?:[a-z][a-z-]+\s+)?$", text[max(0, m.start() - 24):m.start()]):
                 continue
         if m.group(1) in rules.generic or m.group(1).split()[-1] in rules.generic:
             continue
