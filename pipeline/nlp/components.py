@@ -127,7 +127,8 @@ def _squeezed(long: str) -> str:
 @lru_cache(maxsize=8)
 def _versioned_pattern(names: frozenset[str]) -> re.Pattern:
     """A known method followed by a version or a size ("NAME 3", "NAME 2.5 7B")."""
-    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    first = "".join(sorted({re.escape(n[0]) for n in names}))  # a look-ahead on the first letters turns most positions away
+    return re.compile(r"(?<![\w-])(?=[" + first + r"])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
                       + r")((?:[ \t]+\d+(?:\.\d+)?)(?:[ \t]+\d+(?:\.\d+)?[BMK])?|[ \t]+\d+(?:\.\d+)?[BMK])(?![\w-])")
 
 
@@ -261,13 +262,14 @@ def _hardware_mentions(text: str, rules) -> list[Found]:
     # chips and devices alone first: a chip-and-device phrase needs both, so most texts skip those two scans
     # (the results keep the order of priority: phrases, then chips, then devices)
     chips = []
-    for m in _re(b + r"(?P<x>" + chip + r")(?P<suf>" + suffix + r")?" + e).finditer(text):
+    # every chip pattern starts with a capital: the look-ahead turns most positions away before the alternation
+    for m in _re(b + r"(?=[A-Z])(?P<x>" + chip + r")(?P<suf>" + suffix + r")?" + e).finditer(text):
         aliases = (m.group(0),) if m.group("suf") else ()
         chips.append(Found(m.start(), m.end(), "Hardware", canon(m.group("x")), aliases, "hardware.chip"))
     devices = [Found(m.start(), m.end(), "Hardware", canon(m.group("x")), (), "hardware.device")
                for m in _re(b + r"(?P<x>" + device + r")s?" + e).finditer(text)]
     if chips and devices:
-        for m in _re(b + r"(?P<chip>" + chip + r")\s+(?:\d+\s*GB\s+)?(?P<dev>" + device + r")" + e).finditer(text):
+        for m in _re(b + r"(?=[A-Z])(?P<chip>" + chip + r")\s+(?:\d+\s*GB\s+)?(?P<dev>" + device + r")" + e).finditer(text):
             out.append(Found(m.start("dev"), m.end("dev"), "Hardware", canon(m.group("dev")), (m.group(0),), "hardware.chip_device"))
             out.append(Found(m.start("chip"), m.end("chip"), "Hardware", canon(m.group("chip")), (), "hardware.chip"))
         for m in _re(b + r"(?P<dev>" + device + r")\s+with\s+(?:the\s+|an?\s+)?(?P<chip>" + chip + r")(?P<suf>\s+chips?)?" + e).finditer(text):
