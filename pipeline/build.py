@@ -42,6 +42,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     from . import analysis, ingest, rdf, resolve, serialize, validate, write
     from .cache import DEFAULT_CACHE_DIR, ExtractionCache
     from .executor import ExtractStats, extract_documents
+    from .executor import iter_facts as extract_iter
     from .nlp import pick_model
 
     cb = callbacks or _Silent()
@@ -73,11 +74,33 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
 
     store = ExtractionCache(config.cache_dir or Path(config.out_dir) / DEFAULT_CACHE_DIR, model) if config.cache else None
     counts = ExtractStats()
-    extractions = extract_documents(documents, model, batch_size=config.batch_size, executor=config.executor,
-                                    workers=config.workers, scheduler=config.scheduler, cache=store,
-                                    on_error=failed, on_done=cb.on_document_done, stats=counts)
+    run = dict(batch_size=config.batch_size, executor=config.executor, workers=config.workers,
+               scheduler=config.scheduler, cache=store, on_error=failed, on_done=cb.on_document_done, stats=counts)
+    if not (config.html or config.infer or set(config.formats) - {"ttl"} or config.validate):
+        # only graph.ttl, and validation only if the graph is small: stream (stream.py); memory holds the
+        # entity table, not the mentions, unless the graph turns out small enough to validate
+        from .stream import Spill, StreamResolver, expand
+
+        spill = Spill(Path(config.out_dir))
+        try:
+            resolver = StreamResolver()
+            for document, facts in extract_iter(documents, model, **run):
+                resolver.add(document.id, facts)
+                spill.add(document.id, facts)
+            t["parse+extract"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            exact = resolver.finish()
+            if exact and (config.validate is False or resolver.triples > VALIDATE_AUTO_LIMIT):
+                return _write_streaming(config, resolver, spill, documents, skipped, counts, store, model, t, t0)
+            order = {d.id: (i, d) for i, d in enumerate(documents)}
+            extractions = [expand(order[i][1], f) for i, f in sorted(spill.facts(), key=lambda x: order[x[0]][0])]
+        finally:
+            spill.close()
+        t["parse+extract"] += time.perf_counter() - t0
+    else:
+        extractions = extract_documents(documents, model, **run)
     del documents  # from here on only the Extractions are kept
-    t["parse+extract"] = time.perf_counter() - t0
+    t["parse+extract"] = t.get("parse+extract", time.perf_counter() - t0)
 
     cb.on_stage("resolve")
     t0 = time.perf_counter()
@@ -177,6 +200,45 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         (out / "quarantine.ttl").unlink(missing_ok=True)
     if store is not None:
         store.prune()  # entries of documents removed or changed since: their facts are gone, so is their cache
+    t["write"] = time.perf_counter() - t0
+    return report
+
+
+def _write_streaming(config: BuildConfig, resolver, spill, documents, skipped, counts, store, model, t, t0) -> BuildReport:
+    """The rest of a streaming build (``stream.py``): render each document's facts again, write in one commit."""
+    from . import write
+    from .model import BuildReport
+
+    done = {}
+    resolver.start_render(spill)
+    for doc_id, facts in spill.facts():
+        resolver.render(doc_id, facts)
+        done[doc_id] = None
+    t["resolve+rdf"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    validation = "skipped (--no-validate)" if config.validate is False else (
+        f"skipped: {resolver.triples} triples is over the automatic limit of {VALIDATE_AUTO_LIMIT} (pySHACL takes "
+        "minutes at this size); `mlkg validate` checks the graph, `mlkg build --validate` forces it")
+    report = BuildReport(
+        documents_read=len(done),
+        skipped=tuple(sorted(skipped, key=lambda s: s.path)),
+        entities_per_class=resolver.entities_per_class(),
+        relations_per_property=resolver.relations_per_property(),
+        seconds=t,
+        model=model,
+        outputs=tuple(str(config.out_dir / n) for n in ["graph.ttl", "merges.json", "report.json"]),
+        graph_stats=resolver.graph_stats(),
+        encodings={d.id: d.encoding for d in documents if d.id in done},
+        validation=validation,
+        documents_parsed=counts.parsed,
+        documents_cached=counts.cached,
+    )
+    out = Path(config.out_dir)
+    write.write_outputs(out, {"graph.ttl": resolver.turtle(), "merges.json": resolver.merges(),
+                              "report.json": write.json_bytes(report_dict(report, include_timing=False))})
+    (out / "quarantine.ttl").unlink(missing_ok=True)
+    if store is not None:
+        store.prune()
     t["write"] = time.perf_counter() - t0
     return report
 

@@ -1,4 +1,4 @@
-"""The incremental cache: one pickled Extraction per document, keyed by its content and the pipeline's version.
+"""The incremental cache: one pickled Extraction per document (as plain tuples, ``stream.compact``), keyed by its content and the pipeline's version.
 
 A key is the SHA-256 of the pipeline fingerprint, the document id and its text. The fingerprint covers
 everything that decides what is extracted from a text: mlkg's version, the source of the extraction stage
@@ -17,7 +17,6 @@ import hashlib
 import os
 import pickle
 import tempfile
-from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,6 +28,7 @@ DEFAULT_CACHE_DIR = ".mlkg-cache"
 """The cache's folder inside the output folder when no ``--cache`` is given."""
 
 _SOURCES = ("model.py", "vocab.py", "resolve.py", "nlp")
+_FORMAT = 2  # entries hold (document id, stream.compact facts): plain tuples, quick to load
 
 
 @lru_cache(maxsize=8)
@@ -40,7 +40,7 @@ def pipeline_fingerprint(model: str) -> str:
 
     from . import __version__
 
-    h = hashlib.sha256(f"mlkg {__version__}\nspacy {spacy.__version__}\n".encode())
+    h = hashlib.sha256(f"mlkg {__version__}\nspacy {spacy.__version__}\nentry {_FORMAT}\n".encode())
     try:
         h.update(f"{model} {importlib.metadata.version(model.replace('_', '-'))}\n".encode())
     except importlib.metadata.PackageNotFoundError:
@@ -68,33 +68,47 @@ class ExtractionCache:
         d = h.hexdigest()
         return self.root / d[:2] / f"{d}.pkl"
 
-    def get(self, document: Document) -> Extraction | None:
-        """The cached Extraction of ``document``, or None."""
+    def get_facts(self, document: Document) -> tuple | None:
+        """The cached compact facts (``stream.compact``) of ``document``, or None."""
         path = self._path(document)
         self.used.add(path)
         try:
             with open(path, "rb") as fh:
-                ex = pickle.load(fh)
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
+                entry = pickle.load(fh)
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
+                IndexError):
             return None
-        if not isinstance(ex, Extraction) or ex.document.id != document.id:
+        if not (isinstance(entry, tuple) and len(entry) == 2 and entry[0] == document.id
+                and isinstance(entry[1], tuple) and len(entry[1]) == 3):
             return None
-        # the same text may have been read from another place or with another encoding: report the current one
-        return ex if ex.document == document else replace(ex, document=document)
+        return entry[1]
 
-    def put(self, extraction: Extraction) -> None:
-        """Store ``extraction`` (atomically)."""
-        path = self._path(extraction.document)
+    def get(self, document: Document) -> Extraction | None:
+        """The cached Extraction of ``document`` (read from the current place and encoding), or None."""
+        from .stream import expand
+
+        facts = self.get_facts(document)
+        return None if facts is None else expand(document, facts)
+
+    def put_facts(self, document: Document, facts: tuple) -> None:
+        """Store the compact facts of ``document`` (atomically)."""
+        path = self._path(document)
         self.used.add(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump(extraction, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump((document.id, facts), fh, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+    def put(self, extraction: Extraction) -> None:
+        """Store ``extraction`` (atomically)."""
+        from .stream import compact
+
+        self.put_facts(extraction.document, compact(extraction))
 
     def prune(self) -> int:
         """Delete the entries this build did not use (documents removed or changed since); return how many."""

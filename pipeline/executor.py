@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from .model import Document, Extraction
 
-__all__ = ["ExtractStats", "extract_documents", "extract_chunk", "EXECUTORS"]
+__all__ = ["ExtractStats", "extract_documents", "iter_facts", "extract_chunk", "EXECUTORS"]
 
 EXECUTORS = ("local", "dask")
 
@@ -66,8 +66,16 @@ def _chunks(documents: list[Document], size: int) -> list[list[Document]]:
 
 
 def _run_local(misses: list[Document], model: str, batch_size: int, workers: int) -> Iterator[tuple]:
-    if workers <= 1:
-        yield from extract_chunk(misses, model, batch_size)
+    if workers <= 1:  # one document at a time, so a long run of misses is never held all at once
+        from .nlp.extract import extract_all
+
+        failures: list[tuple] = []
+        for ex in extract_all(_nlp(model), misses, batch_size=batch_size,
+                              on_error=lambda d, exc: failures.append(("error", d, type(exc).__name__, str(exc)))):
+            yield ("ok", ex)
+            yield from failures
+            failures.clear()
+        yield from failures
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -168,3 +176,61 @@ def extract_documents(
             else:
                 raise RuntimeError(f"{r[1].id}: {r[2]}: {r[3]}")
     return sorted(found.values(), key=lambda ex: order[ex.document.id])
+
+
+def iter_facts(
+    documents: list[Document],
+    model: str,
+    *,
+    batch_size: int = 16,
+    executor: str = "local",
+    workers: int = 1,
+    scheduler: str | None = None,
+    cache=None,
+    on_error: Callable[[Document, Exception], None] | None = None,
+    on_done: Callable[[str], None] | None = None,
+    stats: ExtractStats | None = None,
+) -> Iterator[tuple[Document, tuple]]:
+    """``(document, compact facts)`` (``stream.compact``) for each of ``documents``, cache hits first, then
+    the parsed ones as they come: not in document order, and nothing kept (a streaming build's first pass).
+
+    Arguments as for :func:`extract_documents`; spaCy is loaded only when some document misses the cache.
+    """
+    from .stream import compact
+
+    stats = stats if stats is not None else ExtractStats()
+    misses: list[Document] = []
+    for d in documents:
+        facts = cache.get_facts(d) if cache is not None else None
+        if facts is None:
+            misses.append(d)
+            continue
+        stats.cached += 1
+        if on_done:
+            on_done(d.id)
+        yield d, facts
+    if not misses:
+        return
+    if executor == "dask":
+        results = _run_dask(misses, model, batch_size, workers, scheduler)
+    elif executor == "local":
+        results = _run_local(misses, model, batch_size, workers)
+    else:
+        from .errors import InputError
+
+        raise InputError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+    for r in results:
+        if r[0] == "ok":
+            ex = r[1]
+            facts = compact(ex)
+            stats.parsed += 1
+            if cache is not None:
+                cache.put_facts(ex.document, facts)
+            if on_done:
+                on_done(ex.document.id)
+            yield ex.document, facts
+        elif on_error is not None:
+            _, d, name, msg = r
+            on_error(d, type(name, (Exception,), {})(msg))
+        else:
+            raise RuntimeError(f"{r[1].id}: {r[2]}: {r[3]}")

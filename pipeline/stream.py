@@ -1,0 +1,534 @@
+"""Streaming resolution and writing: the build of a large graph that holds the entity table, not every mention.
+
+The plain path (``resolve.resolve`` -> ``rdf.triples`` -> ``write.turtle_bytes``) holds every Extraction, the
+whole Resolution with its evidence and the rendered Turtle at once, so its memory grows with the corpus. This
+module gives the same bytes in two passes over compact per-document facts (:func:`compact`):
+
+1. :meth:`StreamResolver.add`, document by document (in any order), keeps only what identity needs: per
+   normalised name its votes, surface forms and documents, the acronym long forms, and per relation its
+   evidence keys. :meth:`StreamResolver.finish` then merges names into entities exactly as ``resolve.resolve``.
+2. :meth:`StreamResolver.render`, document by document again (the facts are read back from a spill file),
+   renders each document's evidence blocks and merge records; with the entity and document blocks they go to
+   :class:`Sorter` s that keep at most a few megabytes in memory and spill sorted runs to disk, and are
+   k-way merged (``heapq.merge``) into graph.ttl and merges.json as they are written.
+
+Anything the streaming path does not reproduce exactly (two entities with one key or one IRI, which the
+vocabulary and the slugs make impossible in practice) is reported by ``finish`` returning False, and the build
+then takes the plain path.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import pickle
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from json.encoder import encode_basestring as _js
+from pathlib import Path
+
+from .model import Document, Evidence, Extraction, Mention, RelationMention
+from .resolve import _clean, entity_key, norm
+from .vocab import local_name
+
+__all__ = ["compact", "expand", "StreamResolver", "Sorter", "Spill"]
+
+SPILL_BYTES = 8 << 20
+"""Text a :class:`Sorter` keeps in memory before it writes a sorted run to disk."""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# compact facts: an Extraction as plain tuples (quick to pickle, small), and back
+
+def compact(ex: Extraction) -> tuple:
+    """The facts of ``ex`` as plain tuples: ``(evidences, mentions, relations)``.
+
+    ``evidences``: ``(sentence, start, end)``; a mention: ``(cls, text, start, end, evidence index, canonical,
+    aliases)``; a relation: ``(subject mention, predicate, object mention, evidence index, rule, confidence)``.
+    The document id is the Extraction's (every mention and evidence of an Extraction is of its document).
+    """
+    doc_id = ex.document.id
+    evs: dict[tuple, int] = {}
+
+    def ev(e: Evidence) -> int:
+        if e.doc_id != doc_id:
+            raise ValueError(f"evidence of {e.doc_id!r} in the extraction of {doc_id!r}")
+        k = (e.sentence, e.start_char, e.end_char)
+        i = evs.get(k)
+        if i is None:
+            i = evs[k] = len(evs)
+        return i
+
+    def men(m: Mention) -> tuple:
+        if m.doc_id != doc_id:
+            raise ValueError(f"mention of {m.doc_id!r} in the extraction of {doc_id!r}")
+        return (str(m.cls), m.text, m.start_char, m.end_char, ev(m.evidence), m.canonical, tuple(m.aliases))
+
+    mentions = tuple(men(m) for m in ex.mentions)
+    relations = tuple((men(r.subject), str(r.predicate), men(r.object), ev(r.evidence), r.rule, r.confidence)
+                      for r in ex.relations)
+    return (tuple(evs), mentions, relations)
+
+
+_URIS: dict = {}
+
+
+def _uri(s: str):
+    u = _URIS.get(s)
+    if u is None:
+        from rdflib import URIRef
+
+        u = _URIS[s] = URIRef(s)
+    return u
+
+
+def expand(document: Document, facts: tuple) -> Extraction:
+    """The Extraction of ``document`` from its compact ``facts`` (the inverse of :func:`compact`)."""
+    evs_t, ms, rs = facts
+    d = document.id
+    evs = [Evidence(doc_id=d, sentence=s, start_char=a, end_char=b) for s, a, b in evs_t]
+
+    def men(m: tuple) -> Mention:
+        cls, text, a, b, e, can, al = m
+        return Mention(doc_id=d, text=text, cls=_uri(cls), start_char=a, end_char=b, evidence=evs[e],
+                       canonical=can, aliases=al)
+
+    return Extraction(document=document, mentions=tuple(men(m) for m in ms),
+                      relations=tuple(RelationMention(subject=men(s), predicate=_uri(p), object=men(o),
+                                                      evidence=evs[e], rule=rule, confidence=conf)
+                                      for s, p, o, e, rule, conf in rs))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# disk: a spill file of facts, and sorted runs
+
+class Spill:
+    """A temporary folder (inside the output folder) for the facts read back by the second pass and sorted runs."""
+
+    def __init__(self, parent: Path) -> None:
+        parent = Path(parent)
+        parent.mkdir(parents=True, exist_ok=True)
+        self.root = Path(tempfile.mkdtemp(prefix=".mlkg-spill-", dir=parent))
+        self._facts = open(self.root / "facts.pkl", "wb")
+        self.count = 0
+        self._n = 0
+
+    def add(self, doc_id: str, facts: tuple) -> None:
+        pickle.dump((doc_id, facts), self._facts, protocol=pickle.HIGHEST_PROTOCOL)
+        self.count += 1
+
+    def facts(self) -> Iterator[tuple[str, tuple]]:
+        """Every ``(doc_id, facts)`` added, in the order added."""
+        self._facts.flush()
+        with open(self.root / "facts.pkl", "rb") as fh:
+            for _ in range(self.count):
+                yield pickle.load(fh)  # one Unpickler per record: each dump has its own memo
+
+    def path(self, stem: str) -> Path:
+        self._n += 1
+        return self.root / f"{stem}-{self._n}.pkl"
+
+    def close(self) -> None:
+        self._facts.close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> Spill:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _read_run(path: Path) -> Iterator:
+    with open(path, "rb") as fh:
+        while True:
+            try:
+                chunk = pickle.load(fh)
+            except EOFError:
+                return
+            yield from chunk
+
+
+class Sorter:
+    """Items sorted by their natural order, with at most ``limit`` characters in memory: an external merge sort."""
+
+    def __init__(self, spill: Spill, stem: str, limit: int | None = None) -> None:
+        self.spill, self.stem = spill, stem
+        self.limit = limit or int(os.environ.get("MLKG_SPILL_BYTES", 0)) or SPILL_BYTES
+        self.items: list = []
+        self.size = 0
+        self.runs: list[Path] = []
+
+    def add(self, item, size: int) -> None:
+        self.items.append(item)
+        self.size += size
+        if self.size >= self.limit:
+            self._flush()
+
+    def _flush(self) -> None:
+        self.items.sort()
+        path = self.spill.path(self.stem)
+        with open(path, "wb") as fh:
+            for i in range(0, len(self.items), 1024):
+                pickle.dump(self.items[i:i + 1024], fh, protocol=pickle.HIGHEST_PROTOCOL)
+        self.runs.append(path)
+        self.items = []
+        self.size = 0
+
+    def __iter__(self) -> Iterator:
+        """Every item in order, repeats once."""
+        self.items.sort()
+        streams = [_read_run(p) for p in self.runs] + [iter(self.items)]
+        prev = object()
+        for item in heapq.merge(*streams) if len(streams) > 1 else streams[0]:
+            if item != prev:
+                yield item
+                prev = item
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the two passes
+
+class StreamResolver:
+    """``resolve.resolve`` + ``rdf.triples`` + the writers, in two passes over compact facts."""
+
+    def __init__(self) -> None:
+        self.long_forms: dict[tuple, set[str]] = {}
+        self.links: dict[tuple, set[str]] = {}      # base (cls, normalised name) -> normalised names it joins
+        self.votes: dict[tuple, Counter] = {}       # base -> canonical name -> mentions
+        self.surface: dict[tuple, set[str]] = {}
+        self.docs: dict[tuple, set[str]] = {}
+        self.rel: dict[tuple, set[tuple]] = {}      # (base s, predicate, base o) -> {(doc, start, end, rule, conf)}
+
+    # pass 1 -------------------------------------------------------------------------------------------------
+    def _base(self, doc_id: str, m: tuple) -> tuple:
+        cls, text, _, _, _, can, aliases = m
+        name = can or text
+        nn = norm(name)
+        base = (cls, nn)
+        for a in aliases:
+            na = norm(a)
+            if na != nn and len(na) <= 8:
+                lf = self.long_forms.get((cls, na))
+                if lf is None:
+                    lf = self.long_forms[(cls, na)] = set()
+                lf.add(nn)
+        names = [_clean(n) for n in (name, *aliases) if n and norm(n)]
+        links = self.links.get(base)
+        if links is None:
+            links = self.links[base] = set()
+            self.votes[base] = Counter()
+            self.surface[base] = set()
+            self.docs[base] = set()
+        links.update(norm(n) for n in names)
+        self.votes[base][_clean(name)] += 1
+        self.surface[base].update(names)
+        self.docs[base].add(doc_id)
+        return base
+
+    def add(self, doc_id: str, facts: tuple) -> None:
+        """Take in one document's facts (any order of documents gives the same graph)."""
+        evs, ms, rs = facts
+        for m in ms:
+            self._base(doc_id, m)
+        for s, p, o, e, rule, conf in rs:
+            bs, bo = self._base(doc_id, s), self._base(doc_id, o)
+            _, a, b = evs[e]
+            k = (bs, p, bo)
+            ev = self.rel.get(k)
+            if ev is None:
+                ev = self.rel[k] = set()
+            ev.add((doc_id, a, b, rule, conf))
+
+    def finish(self) -> bool:
+        """Merge names into entities and relations; False when only the plain path gives the exact graph."""
+        from .rdf import entity_iri
+
+        parent: dict[tuple, tuple] = {}
+
+        def find(x):
+            while parent.setdefault(x, x) != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for base in self.links:
+            find(base)
+        for base, ns in self.links.items():
+            cls = base[0]
+            for n in ns:
+                k = (cls, n)
+                if len(self.long_forms.get(k, ())) > 1:
+                    continue  # an acronym with two meanings joins nothing
+                ra, rb = find(base), find(k)
+                if ra != rb:
+                    parent[max(ra, rb)] = min(ra, rb)
+        groups: dict[tuple, list] = {}
+        self.root: dict[tuple, tuple] = {}
+        for base in self.links:
+            root = self.root[base] = find(base)
+            g = groups.get(root)
+            if g is None:
+                groups[root] = [base[0], self.votes[base], self.surface[base], self.docs[base]]
+            else:
+                g[1] = g[1] + self.votes[base]
+                g[2] = g[2] | self.surface[base]
+                g[3] = g[3] | self.docs[base]
+        del parent
+        self.links = self.votes = self.surface = self.docs = self.long_forms = None
+        # entity per group: label, key; entities by key (cls, label, alt labels, documents)
+        self.group: dict[tuple, tuple[str, str]] = {}
+        self.entities: dict[str, tuple] = {}
+        ok = True
+        for root, (cls, votes, surface, docs) in groups.items():
+            label = sorted(votes.items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))[0][0]
+            key = entity_key(cls, label)
+            by_norm: dict = {}
+            for s in sorted(s for s in surface if s != label):
+                by_norm.setdefault((norm(s), s.casefold()), s)
+            if key in self.entities:
+                ok = False  # two groups, one key: resolve.resolve folds them; leave that to it
+            self.entities[key] = (cls, label, tuple(sorted(by_norm.values())), tuple(sorted(docs)))
+            self.group[root] = (label, key)
+        del groups
+        self.iri = {k: str(entity_iri(k)) for k in self.entities}
+        if len(set(self.iri.values())) != len(self.iri):
+            ok = False  # two keys, one IRI (slugs that meet): the plain writer merges their triples
+        relations: dict[tuple, set] = {}
+        for (bs, p, bo), evs in self.rel.items():
+            ks, ko = self.group[self.root[bs]][1], self.group[self.root[bo]][1]
+            if ks == ko:
+                continue
+            r = relations.get((ks, p, ko))
+            if r is None:
+                relations[(ks, p, ko)] = evs
+            else:
+                r |= evs
+        self.rel = None
+        # what each relation's evidence nodes need: how many documents support it
+        self.relations = {k: len({e[0] for e in evs}) for k, evs in relations.items()}
+        self.triples = (sum(2 + len(alts) + 3 * len(docs) for _, _, alts, docs in self.entities.values())
+                        + sum(1 + 11 * len(evs) for evs in relations.values()))
+        return ok
+
+    # summaries ----------------------------------------------------------------------------------------------
+    def entities_per_class(self) -> dict[str, int]:
+        return dict(sorted(Counter(local_name(e[0]) for e in self.entities.values()).items()))
+
+    def relations_per_property(self) -> dict[str, int]:
+        return dict(sorted(Counter(local_name(p) for _, p, _ in self.relations).items()))
+
+    def graph_stats(self, top: int = 5) -> dict:
+        """``analysis.graph_stats(analysis.resolution_to_networkx(...))`` without networkx."""
+        from .vocab import ENTITY_CLASSES, RELATIONS
+
+        classes = {str(c) for c in ENTITY_CLASSES}
+        nodes = {self.iri[k]: (local_name(e[0]), e[1]) for k, e in self.entities.items() if e[0] in classes}
+        preds = {str(p) for p in RELATIONS}
+        edges = {(self.iri[s], self.iri[o], p) for s, p, o in self.relations if p in preds}
+        edges = {e for e in edges if e[0] in nodes and e[1] in nodes}
+        parent = {n: n for n in nodes}
+
+        def find(x):
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        degree = dict.fromkeys(nodes, 0)
+        for s, o, _ in edges:
+            degree[s] += 1
+            degree[o] += 1
+            rs, ro = find(s), find(o)
+            if rs != ro:
+                parent[rs] = ro
+        methods = [(degree[n], label) for n, (cls, label) in nodes.items() if cls == "Method"]
+        return {
+            "nodes": len(nodes),
+            "edges": len(edges),
+            "components": len({find(n) for n in nodes}) if nodes else 0,
+            "most_connected_methods": [f"{label} ({d})" for d, label in sorted(methods, key=lambda x: (-x[0], x[1]))[:top]],
+        }
+
+    # pass 2 -------------------------------------------------------------------------------------------------
+    def start_render(self, spill: Spill) -> None:
+        """Render the entity and document blocks; ready :meth:`render` for the documents' own."""
+        from rdflib.namespace import RDF, RDFS, SKOS
+
+        from .rdf import document_iri
+        from .vocab import MLKG, PREFIXES
+        from .write import _block, _string, _Terms
+
+        self.terms = t = _Terms({k: str(v) for k, v in PREFIXES.items()})
+        # the fixed terms are rendered by a scratch renderer: a prefix goes in the header only once used
+        scratch = _Terms({k: str(v) for k, v in PREFIXES.items()})
+        self._fixed = {}  # text -> IRI, for marking the prefix used at the end
+        self._used: set[str] = set()
+        self._used_evidence = False
+        self.blocks = Sorter(spill, "ttl")
+        self.records = Sorter(spill, "merges")
+        self._doc_iri = lambda d: t.iri(str(document_iri(d)))
+        self._p = {name: scratch.term(iri) for name, iri in (
+            ("type", RDF.type), ("label", RDFS.label), ("alt", SKOS.altLabel), ("mentionedIn", MLKG.mentionedIn),
+            ("subject", RDF.subject), ("predicate", RDF.predicate), ("object", RDF.object), ("source", MLKG.source),
+            ("sentence", MLKG.sentence), ("startChar", MLKG.startChar), ("endChar", MLKG.endChar),
+            ("rule", MLKG.rule), ("confidence", MLKG.confidence), ("supportCount", MLKG.supportCount))}
+        self._evidence_cls = scratch.term(MLKG.Evidence)
+        doc_cls = scratch.term(MLKG.Document)
+        self._fixed = {scratch.term(i): i for i in (
+            RDF.type, RDFS.label, SKOS.altLabel, MLKG.mentionedIn, RDF.subject, RDF.predicate, RDF.object, MLKG.source,
+            MLKG.sentence, MLKG.startChar, MLKG.endChar, MLKG.rule, MLKG.confidence, MLKG.supportCount,
+            MLKG.Evidence, MLKG.Document)}
+        self._fixed.pop("a", None)
+        used = self._used
+        self._text = {k: t.iri(v) for k, v in self.iri.items()}
+        P = self._p
+        out: dict[str, list] = {}
+        for (s, p, o) in self.relations:
+            out.setdefault(s, []).append((self._iri_term(p), self._text[o]))
+        docs: set[str] = set()
+        for key, (cls, label, alts, doc_ids) in self.entities.items():
+            pairs = {(P["type"], self._iri_term(cls)), (P["label"], _string(label))}
+            pairs.update((P["alt"], _string(a)) for a in alts)
+            pairs.update((P["mentionedIn"], self._doc_iri(d)) for d in doc_ids)
+            pairs.update(out.get(key, ()))
+            used.add(P["label"])
+            if alts:
+                used.add(P["alt"])
+            if doc_ids:
+                used.add(P["mentionedIn"])
+            subject = self._text[key]
+            text = _block(subject, pairs)
+            self.blocks.add((subject, text), len(text))
+            docs.update(doc_ids)
+        if docs:
+            used.update((doc_cls, P["label"]))
+        for d in docs:
+            subject = self._doc_iri(d)
+            text = _block(subject, {(P["type"], doc_cls), (P["label"], _string(d))})
+            self.blocks.add((subject, text), len(text))
+
+    def _iri_term(self, iri: str) -> str:
+        return "a" if iri == "http://www.w3.org/1999/02/22-rdf-syntax-ns#type" else self.terms.iri(iri)
+
+    def render(self, doc_id: str, facts: tuple) -> None:
+        """Render one document's evidence blocks and merge records."""
+        from .rdf import _confidence, _evidence_iri, _lit
+        from .write import _block, _string
+
+        evs, ms, rs = facts
+        P, term = self._p, self.terms.term
+        seen: dict[tuple, tuple] = {}
+
+        def entity(m: tuple) -> tuple:
+            cls, text, a, b, _, can, aliases = m
+            name = can or text
+            glabel, key = self.group[self.root[(cls, norm(name))]]
+            cname = _clean(name)
+            if cname == glabel:
+                rule = "label"
+            elif norm(cname) == norm(glabel):
+                rule = "same-normalised-name"
+            elif any(norm(n) == norm(glabel) for n in (_clean(n) for n in (name, *aliases) if n and norm(n))):
+                rule = "own-acronym-pair"
+            else:
+                rule = "shared-alias"
+            rec = (self.iri[key], (doc_id, a, b, text, cname, rule))
+            if rec not in seen:
+                seen[rec] = None
+                self.records.add(rec, len(text) + len(cname) + 64)
+            return key
+
+        for m in ms:
+            entity(m)
+        nodes: dict[str, set] = {}
+        doc = self._doc_iri(doc_id)
+        for s, p, o, e, rule, conf in rs:
+            ks, ko = entity(s), entity(o)
+            if ks == ko:
+                continue
+            sentence, a, b = evs[e]
+            node = str(_evidence_iri(ks, local_name(p), ko, doc_id, a, b))
+            pairs = nodes.get(node)
+            if pairs is None:
+                if not self._used_evidence:
+                    self._used_evidence = True
+                    self._used.update(P[k] for k in ("subject", "predicate", "object", "source", "sentence", "startChar",
+                                                     "endChar", "rule", "confidence", "supportCount"))
+                    self._used.add(self._evidence_cls)
+                pairs = nodes[node] = {
+                    (P["type"], self._evidence_cls), (P["subject"], self._text[ks]), (P["predicate"], self._iri_term(p)),
+                    (P["object"], self._text[ko]), (P["source"], doc), (P["sentence"], _string(sentence)),
+                    (P["startChar"], term(_lit(a))), (P["endChar"], term(_lit(b))),
+                    (P["supportCount"], term(_lit(self.relations[(ks, p, ko)])))}
+            pairs.add((P["rule"], term(_lit(rule))))
+            pairs.add((P["confidence"], term(_confidence(conf))))
+        for node, pairs in nodes.items():
+            subject = self.terms.iri(node)
+            text = _block(subject, pairs)
+            self.blocks.add((subject, text), len(text))
+
+    # writing ------------------------------------------------------------------------------------------------
+    def turtle(self) -> Iterator[bytes]:
+        """graph.ttl, in chunks: the bytes of ``write.turtle_bytes`` of the same graph."""
+        for text in self._used:
+            if text in self._fixed:
+                self.terms.iri(str(self._fixed[text]))  # marks its prefix used
+        head = "".join(f"@prefix {name}: <{ns}> .\n" for name, ns in sorted(
+            (name, ns) for name, ns in self.terms.prefixes if name in self.terms.used))
+        buf: list[str] = [head + "\n"] if head else []
+        prev = None
+        size = 0
+        for subject, text in self.blocks:
+            if subject == prev:
+                raise RuntimeError(f"two blocks for one subject {subject}")  # finish() rules this out
+            if prev is not None:
+                buf.append("\n")
+            prev = subject
+            buf.append(text)
+            size += len(text)
+            if size > 1 << 20:
+                yield "".join(buf).encode("utf-8")
+                buf, size = [], 0
+        if buf:
+            yield "".join(buf).encode("utf-8")
+
+    def merges(self) -> Iterator[bytes]:
+        """merges.json, in chunks: the bytes of ``write.json_bytes(rdf.merge_log(resolution))``."""
+        from .model import MERGE_RULES
+        from .write import json_bytes
+
+        empty = json_bytes({"entities": {}, "rules": dict(MERGE_RULES)}).decode("utf-8")
+        before, after = empty.split('"entities": {}', 1)
+        by_iri = {iri: key for key, iri in self.iri.items()}
+        buf: list[str] = []
+        size = 0
+        current = None
+        first = True
+        for iri, (doc, a, b, text, name, rule) in self.records:
+            if iri != current:
+                if current is None:
+                    buf.append(before + '"entities": {\n')
+                else:
+                    buf.append("\n      ]\n    }")
+                cls, label = self.entities[by_iri[iri]][:2]
+                buf.append(("" if first else ",\n") + f'    {_js(iri)}: {{\n      "class": {_js(local_name(cls))},\n'
+                           f'      "label": {_js(label)},\n      "mentions": [\n')
+                first = False
+                current = iri
+            else:
+                buf.append(",\n")
+            buf.append(f'        {{\n          "document": {_js(doc)},\n          "end": {b},\n          "read_as": '
+                       f'{_js(name)},\n          "rule": {_js(rule)},\n          "start": {a},\n          "text": '
+                       f'{_js(text)}\n        }}')
+            size += 1
+            if size > 4096:
+                yield "".join(buf).encode("utf-8")
+                buf, size = [], 0
+        if current is None:
+            yield empty.encode("utf-8")
+            return
+        buf.append("\n      ]\n    }\n  }" + after)
+        yield "".join(buf).encode("utf-8")
