@@ -90,7 +90,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
             t["parse+extract"] = time.perf_counter() - t0
             t0 = time.perf_counter()
             exact = resolver.finish()
-            if exact and (config.validate is False or resolver.triples > VALIDATE_AUTO_LIMIT):
+            if exact and (config.validate is False or resolver.bounds[0] > VALIDATE_AUTO_LIMIT):
                 return _write_streaming(config, resolver, spill, documents, skipped, counts, store, model, t, t0)
             order = {d.id: (i, d) for i, d in enumerate(documents)}
             extractions = [expand(order[i][1], f) for i, f in sorted(spill.facts(), key=lambda x: order[x[0]][0])]

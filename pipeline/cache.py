@@ -68,6 +68,10 @@ class ExtractionCache:
         d = h.hexdigest()
         return self.root / d[:2] / f"{d}.pkl"
 
+    def has(self, document: Document) -> bool:
+        """Whether an entry for ``document`` exists (it may still turn out unreadable)."""
+        return self._path(document).exists()
+
     def get_facts(self, document: Document) -> tuple | None:
         """The cached compact facts (``stream.compact``) of ``document``, or None."""
         path = self._path(document)

@@ -195,95 +195,130 @@ class StreamResolver:
     """``resolve.resolve`` + ``rdf.triples`` + the writers, in two passes over compact facts."""
 
     def __init__(self) -> None:
-        self.long_forms: dict[tuple, set[str]] = {}
-        self.links: dict[tuple, set[str]] = {}      # base (cls, normalised name) -> normalised names it joins
-        self.votes: dict[tuple, Counter] = {}       # base -> canonical name -> mentions
-        self.surface: dict[tuple, set[str]] = {}
-        self.docs: dict[tuple, set[str]] = {}
-        self.rel: dict[tuple, set[tuple]] = {}      # (base s, predicate, base o) -> {(doc, start, end, rule, conf)}
+        # per normalised name (a "base": class and normalised canonical name), by a small integer id; lists,
+        # not sets or Counters, since most names have one spelling in one document
+        self.long_forms: dict[tuple, set[str]] = {}  # (cls, normalised acronym) -> normalised long forms
+        self.ids: dict[tuple, int] = {}
+        self.votes: list = []     # id -> the canonical name of each mention
+        self.surface: list = []   # id -> distinct names
+        self.docs: list = []      # id -> distinct document ids
+        self.links: list = []     # id -> other normalised names it joins, or None
+        self.rel: dict[tuple, list[str]] = {}  # (id s, predicate, id o) -> distinct document ids
+        self.relation_mentions = 0
 
     # pass 1 -------------------------------------------------------------------------------------------------
-    def _base(self, doc_id: str, m: tuple) -> tuple:
+    def _base(self, doc_id: str, m: tuple) -> int:
         cls, text, _, _, _, can, aliases = m
         name = can or text
         nn = norm(name)
         base = (cls, nn)
-        for a in aliases:
-            na = norm(a)
-            if na != nn and len(na) <= 8:
-                lf = self.long_forms.get((cls, na))
-                if lf is None:
-                    lf = self.long_forms[(cls, na)] = set()
-                lf.add(nn)
-        names = [_clean(n) for n in (name, *aliases) if n and norm(n)]
-        links = self.links.get(base)
-        if links is None:
-            links = self.links[base] = set()
-            self.votes[base] = Counter()
-            self.surface[base] = set()
-            self.docs[base] = set()
-        links.update(norm(n) for n in names)
-        self.votes[base][_clean(name)] += 1
-        self.surface[base].update(names)
-        self.docs[base].add(doc_id)
-        return base
+        cname = _clean(name)
+        if aliases:
+            for a in aliases:
+                na = norm(a)
+                if na != nn and len(na) <= 8:
+                    lf = self.long_forms.get((cls, na))
+                    if lf is None:
+                        lf = self.long_forms[(cls, na)] = set()
+                    lf.add(nn)
+            names = [_clean(n) for n in (name, *aliases) if n and norm(n)]
+        else:
+            names = [cname] if name and nn else []
+        i = self.ids.get(base)
+        if i is None:
+            i = self.ids[base] = len(self.votes)
+            self.votes.append([cname])
+            self.surface.append(names)
+            self.docs.append([doc_id])
+            self.links.append(None)
+        else:
+            self.votes[i].append(cname)
+            sur = self.surface[i]
+            for n in names:
+                if n not in sur:
+                    sur.append(n)
+            d = self.docs[i]
+            if d[-1] != doc_id:  # a document's mentions come together: a repeat is the last one
+                d.append(doc_id)
+        for n in names:
+            k = norm(n)
+            if k != nn:
+                ls = self.links[i]
+                if ls is None:
+                    self.links[i] = [k]
+                elif k not in ls:
+                    ls.append(k)
+        return i
 
     def add(self, doc_id: str, facts: tuple) -> None:
-        """Take in one document's facts (any order of documents gives the same graph)."""
-        evs, ms, rs = facts
+        """Take in one document's facts (any order of documents gives the same graph; each document once)."""
+        _, ms, rs = facts
         for m in ms:
             self._base(doc_id, m)
-        for s, p, o, e, rule, conf in rs:
-            bs, bo = self._base(doc_id, s), self._base(doc_id, o)
-            _, a, b = evs[e]
-            k = (bs, p, bo)
-            ev = self.rel.get(k)
-            if ev is None:
-                ev = self.rel[k] = set()
-            ev.add((doc_id, a, b, rule, conf))
+        for s, p, o, *_ in rs:
+            k = (self._base(doc_id, s), p, self._base(doc_id, o))
+            d = self.rel.get(k)
+            if d is None:
+                self.rel[k] = [doc_id]
+            elif d[-1] != doc_id:
+                d.append(doc_id)
+            self.relation_mentions += 1
 
     def finish(self) -> bool:
         """Merge names into entities and relations; False when only the plain path gives the exact graph."""
         from .rdf import entity_iri
 
-        parent: dict[tuple, tuple] = {}
+        n = len(self.votes)
+        parent = list(range(n))
 
-        def find(x):
-            while parent.setdefault(x, x) != x:
+        def find(x: int) -> int:
+            while parent[x] != x:
                 parent[x] = parent[parent[x]]
                 x = parent[x]
             return x
 
-        for base in self.links:
-            find(base)
-        for base, ns in self.links.items():
-            cls = base[0]
-            for n in ns:
-                k = (cls, n)
+        cls_of = [None] * n
+        for base, i in self.ids.items():
+            cls_of[i] = base[0]
+        extra: dict[tuple, int] = {}  # names only ever given as another's alias
+        for i, ls in enumerate(self.links):
+            if ls is None:
+                continue
+            for nk in ls:
+                k = (cls_of[i], nk)
                 if len(self.long_forms.get(k, ())) > 1:
                     continue  # an acronym with two meanings joins nothing
-                ra, rb = find(base), find(k)
+                j = self.ids.get(k)
+                if j is None:
+                    j = extra.get(k)
+                    if j is None:
+                        j = extra[k] = len(parent)
+                        parent.append(j)
+                ra, rb = find(i), find(j)
                 if ra != rb:
-                    parent[max(ra, rb)] = min(ra, rb)
-        groups: dict[tuple, list] = {}
-        self.root: dict[tuple, tuple] = {}
-        for base in self.links:
-            root = self.root[base] = find(base)
-            g = groups.get(root)
-            if g is None:
-                groups[root] = [base[0], self.votes[base], self.surface[base], self.docs[base]]
-            else:
-                g[1] = g[1] + self.votes[base]
-                g[2] = g[2] | self.surface[base]
-                g[3] = g[3] | self.docs[base]
+                    parent[max(ra, rb)] = min(ra, rb)  # a root is a name's id, never an alias-only one
+        self.links = self.long_forms = None
+        del extra
+        self.root = [find(i) for i in range(n)]
         del parent
-        self.links = self.votes = self.surface = self.docs = self.long_forms = None
+        members: dict[int, list[int]] = {}
+        for i, r in enumerate(self.root):
+            members.setdefault(r, []).append(i)
         # entity per group: label, key; entities by key (cls, label, alt labels, documents)
-        self.group: dict[tuple, tuple[str, str]] = {}
+        self.group: dict[int, tuple[str, str]] = {}
         self.entities: dict[str, tuple] = {}
         ok = True
-        for root, (cls, votes, surface, docs) in groups.items():
+        for r, ids in members.items():
+            votes: Counter = Counter()
+            surface: set[str] = set()
+            docs: set[str] = set()
+            for i in ids:
+                votes.update(self.votes[i])
+                surface.update(self.surface[i])
+                docs.update(self.docs[i])
+                self.votes[i] = self.surface[i] = self.docs[i] = None
             label = sorted(votes.items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))[0][0]
+            cls = cls_of[r]
             key = entity_key(cls, label)
             by_norm: dict = {}
             for s in sorted(s for s in surface if s != label):
@@ -291,27 +326,39 @@ class StreamResolver:
             if key in self.entities:
                 ok = False  # two groups, one key: resolve.resolve folds them; leave that to it
             self.entities[key] = (cls, label, tuple(sorted(by_norm.values())), tuple(sorted(docs)))
-            self.group[root] = (label, key)
-        del groups
+            self.group[r] = (label, key)
+        del members, cls_of
+        self.votes = self.surface = self.docs = None
         self.iri = {k: str(entity_iri(k)) for k in self.entities}
         if len(set(self.iri.values())) != len(self.iri):
             ok = False  # two keys, one IRI (slugs that meet): the plain writer merges their triples
         relations: dict[tuple, set] = {}
-        for (bs, p, bo), evs in self.rel.items():
-            ks, ko = self.group[self.root[bs]][1], self.group[self.root[bo]][1]
+        group, root = self.group, self.root
+        for (i, p, j), docs in self.rel.items():
+            ks, ko = group[root[i]][1], group[root[j]][1]
             if ks == ko:
                 continue
             r = relations.get((ks, p, ko))
             if r is None:
-                relations[(ks, p, ko)] = evs
+                relations[(ks, p, ko)] = set(docs)
             else:
-                r |= evs
+                r.update(docs)
         self.rel = None
         # what each relation's evidence nodes need: how many documents support it
-        self.relations = {k: len({e[0] for e in evs}) for k, evs in relations.items()}
-        self.triples = (sum(2 + len(alts) + 3 * len(docs) for _, _, alts, docs in self.entities.values())
-                        + sum(1 + 11 * len(evs) for evs in relations.values()))
+        self.relations = {k: len(docs) for k, docs in relations.items()}
+        del relations
+        # rdf.triples yields per entity 2 + alt labels + 3 per document, per relation 1 + 11 per distinct
+        # (sentence, rule, confidence): exact after render(); before, bounds decide whether to validate
+        self._entity_triples = sum(2 + len(alts) + 3 * len(docs) for _, _, alts, docs in self.entities.values())
+        self.bounds = (self._entity_triples + 12 * len(self.relations),
+                       self._entity_triples + len(self.relations) + 11 * self.relation_mentions)
+        self.evidence_records = 0
         return ok
+
+    @property
+    def triples(self) -> int:
+        """How many triples ``rdf.triples`` yields for this graph (after :meth:`render` of every document)."""
+        return self._entity_triples + len(self.relations) + 11 * self.evidence_records
 
     # summaries ----------------------------------------------------------------------------------------------
     def entities_per_class(self) -> dict[str, int]:
@@ -425,7 +472,7 @@ class StreamResolver:
         def entity(m: tuple) -> tuple:
             cls, text, a, b, _, can, aliases = m
             name = can or text
-            glabel, key = self.group[self.root[(cls, norm(name))]]
+            glabel, key = self.group[self.root[self.ids[(cls, norm(name))]]]
             cname = _clean(name)
             if cname == glabel:
                 rule = "label"
@@ -444,6 +491,7 @@ class StreamResolver:
         for m in ms:
             entity(m)
         nodes: dict[str, set] = {}
+        records: set[tuple] = set()  # what rdf.triples counts: (relation, sentence, rule, confidence)
         doc = self._doc_iri(doc_id)
         for s, p, o, e, rule, conf in rs:
             ks, ko = entity(s), entity(o)
@@ -463,8 +511,10 @@ class StreamResolver:
                     (P["object"], self._text[ko]), (P["source"], doc), (P["sentence"], _string(sentence)),
                     (P["startChar"], term(_lit(a))), (P["endChar"], term(_lit(b))),
                     (P["supportCount"], term(_lit(self.relations[(ks, p, ko)])))}
+            records.add((ks, p, ko, a, b, rule, conf))
             pairs.add((P["rule"], term(_lit(rule))))
             pairs.add((P["confidence"], term(_confidence(conf))))
+        self.evidence_records += len(records)
         for node, pairs in nodes.items():
             subject = self.terms.iri(node)
             text = _block(subject, pairs)

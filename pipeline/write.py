@@ -120,17 +120,18 @@ class _Terms:
 def _block(subject: str, pairs) -> str:
     """The Turtle of one subject from its (predicate, object) texts: ``a`` first, then predicates and objects
     in order of their text (shared by :func:`turtle_bytes` and the streaming writer, ``stream.py``)."""
-    pairs = sorted(pairs, key=lambda po: (po[0] != "a", po[0], po[1]))
-    preds: list[str] = []
-    i = 0
-    while i < len(pairs):
-        p = pairs[i][0]
-        j = i
-        while j < len(pairs) and pairs[j][0] == p:
-            j += 1
-        preds.append(f"{p} {', '.join(o for _, o in pairs[i:j])}")
-        i = j
-    return subject + " " + " ;\n    ".join(preds) + " .\n"
+    objects: dict[str, list[str]] = {}
+    for p, o in pairs:
+        os_ = objects.get(p)
+        if os_ is None:
+            objects[p] = [o]
+        else:
+            os_.append(o)
+    preds = sorted(objects)
+    if "a" in objects:
+        preds.remove("a")
+        preds.insert(0, "a")
+    return (subject + " " + " ;\n    ".join([p + " " + ", ".join(sorted(objects[p])) for p in preds]) + " .\n")
 
 
 def turtle_bytes(graph: Graph | Iterable[tuple]) -> bytes:
