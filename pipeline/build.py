@@ -43,6 +43,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     from .cache import DEFAULT_CACHE_DIR, ExtractionCache
     from .executor import ExtractStats, extract_documents
     from .executor import iter_facts as extract_iter
+    from .executor import release_pipelines
     from .nlp import pick_model
 
     cb = callbacks or _Silent()
@@ -84,16 +85,28 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         spill = Spill(Path(config.out_dir))
         try:
             resolver = StreamResolver()
-            for document, facts in extract_iter(documents, model, **run):
-                resolver.add(document.id, facts)
-                spill.add(document.id, facts)
+            for document, facts, memo, parsed in extract_iter(documents, model, put=False, **run):
+                if parsed:  # taken in once spaCy is gone: the name tables do not add to the parse's memory
+                    spill.add_later(document.id, facts)
+                else:
+                    resolver.add(document.id, facts)
+                spill.add(document.id, facts, memo, parsed, keep=not parsed)  # parsed: cached with their memo
+            if counts.parsed:
+                if counts.parsed >= 256:  # a large parse: what spaCy held goes back before resolving
+                    release_pipelines()
+                for doc_id, facts in spill.later():
+                    resolver.add(doc_id, facts)
             t["parse+extract"] = time.perf_counter() - t0
             t0 = time.perf_counter()
             exact = resolver.finish()
             if exact and (config.validate is False or resolver.bounds[0] > VALIDATE_AUTO_LIMIT):
                 return _write_streaming(config, resolver, spill, documents, skipped, counts, store, model, t, t0)
             order = {d.id: (i, d) for i, d in enumerate(documents)}
-            extractions = [expand(order[i][1], f) for i, f in sorted(spill.facts(), key=lambda x: order[x[0]][0])]
+            extractions = []
+            for doc_id, facts, _, parsed in sorted(spill.facts(), key=lambda x: order[x[0]][0]):
+                extractions.append(expand(order[doc_id][1], facts))
+                if parsed and store is not None:
+                    store.put_facts(order[doc_id][1], facts)
         finally:
             spill.close()
         t["parse+extract"] += time.perf_counter() - t0
@@ -209,11 +222,22 @@ def _write_streaming(config: BuildConfig, resolver, spill, documents, skipped, c
     from . import write
     from .model import BuildReport
 
+    import gc
+
     done = {}
-    resolver.start_render(spill)
-    for doc_id, facts in spill.facts():
-        resolver.render(doc_id, facts)
-        done[doc_id] = None
+    by_id = {d.id: d for d in documents}
+    collecting = gc.isenabled()
+    gc.disable()  # rendering makes many small acyclic objects: the cycle collector would only walk them
+    try:
+        resolver.start_render(spill)
+        for doc_id, facts, memo, parsed in spill.facts():
+            new = resolver.render(doc_id, facts, memo)
+            if store is not None and (new is not None or parsed):  # the memo helps the next build
+                store.put_facts(by_id[doc_id], facts, new or memo)
+            done[doc_id] = None
+    finally:
+        if collecting:
+            gc.enable()
     t["resolve+rdf"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     validation = "skipped (--no-validate)" if config.validate is False else (

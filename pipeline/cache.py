@@ -72,8 +72,9 @@ class ExtractionCache:
         """Whether an entry for ``document`` exists (it may still turn out unreadable)."""
         return self._path(document).exists()
 
-    def get_facts(self, document: Document) -> tuple | None:
-        """The cached compact facts (``stream.compact``) of ``document``, or None."""
+    def get_entry(self, document: Document) -> tuple[tuple, tuple | None] | None:
+        """``(facts, memo)`` of ``document``: its compact facts (``stream.compact``) and what the streaming
+        writer rendered from them last (``stream.StreamResolver.render``, or None); None if not cached."""
         path = self._path(document)
         self.used.add(path)
         try:
@@ -82,10 +83,15 @@ class ExtractionCache:
         except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
                 IndexError):
             return None
-        if not (isinstance(entry, tuple) and len(entry) == 2 and entry[0] == document.id
+        if not (isinstance(entry, tuple) and len(entry) in (2, 3) and entry[0] == document.id
                 and isinstance(entry[1], tuple) and len(entry[1]) == 3):
             return None
-        return entry[1]
+        return entry[1], (entry[2] if len(entry) == 3 else None)
+
+    def get_facts(self, document: Document) -> tuple | None:
+        """The cached compact facts (``stream.compact``) of ``document``, or None."""
+        entry = self.get_entry(document)
+        return None if entry is None else entry[0]
 
     def get(self, document: Document) -> Extraction | None:
         """The cached Extraction of ``document`` (read from the current place and encoding), or None."""
@@ -94,15 +100,16 @@ class ExtractionCache:
         facts = self.get_facts(document)
         return None if facts is None else expand(document, facts)
 
-    def put_facts(self, document: Document, facts: tuple) -> None:
-        """Store the compact facts of ``document`` (atomically)."""
+    def put_facts(self, document: Document, facts: tuple, memo: tuple | None = None) -> None:
+        """Store the compact facts of ``document`` and, if given, the streaming writer's memo (atomically)."""
         path = self._path(document)
         self.used.add(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump((document.id, facts), fh, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump((document.id, facts) if memo is None else (document.id, facts, memo), fh,
+                            protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from .model import Document, Extraction
 
-__all__ = ["ExtractStats", "extract_documents", "iter_facts", "extract_chunk", "EXECUTORS"]
+__all__ = ["ExtractStats", "extract_documents", "iter_facts", "extract_chunk", "release_pipelines", "EXECUTORS"]
 
 EXECUTORS = ("local", "dask")
 
@@ -45,6 +45,24 @@ def _nlp(model: str):
 
         cache[model] = load_nlp(model)
     return cache[model]
+
+
+def release_pipelines() -> None:
+    """Drop the pipelines this thread loaded, and hand the freed memory back to the system where glibc allows.
+
+    A streaming build calls this once every document is parsed, so that resolving and writing a large graph
+    do not add to the memory spaCy held.
+    """
+    import gc
+
+    _local.nlp = {}
+    gc.collect()
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def _prefetch(model: str) -> threading.Thread | None:
@@ -211,11 +229,14 @@ def iter_facts(
     on_error: Callable[[Document, Exception], None] | None = None,
     on_done: Callable[[str], None] | None = None,
     stats: ExtractStats | None = None,
-) -> Iterator[tuple[Document, tuple]]:
-    """``(document, compact facts)`` (``stream.compact``) for each of ``documents``, cache hits first, then
-    the parsed ones as they come: not in document order, and nothing kept (a streaming build's first pass).
+    put: bool = True,
+) -> Iterator[tuple[Document, tuple, tuple | None, bool]]:
+    """``(document, compact facts, memo, parsed)`` (``stream.compact``; the memo the cache entry holds, or
+    None) for each of ``documents``, cache hits first, then the parsed ones as they come: not in document
+    order, and nothing kept (a streaming build's first pass).
 
     Arguments as for :func:`extract_documents`; spaCy is loaded only when some document misses the cache.
+    With ``put=False`` the parsed documents are not written to the cache (the caller writes them).
     """
     from .stream import compact
 
@@ -225,14 +246,14 @@ def iter_facts(
         loading = _prefetch(model)  # some document will be parsed: load spaCy while the cache is read
     misses: list[Document] = []
     for d in documents:
-        facts = cache.get_facts(d) if cache is not None else None
-        if facts is None:
+        entry = cache.get_entry(d) if cache is not None else None
+        if entry is None:
             misses.append(d)
             continue
         stats.cached += 1
         if on_done:
             on_done(d.id)
-        yield d, facts
+        yield d, entry[0], entry[1], False
     if loading is not None:
         loading.join()
     if not misses:
@@ -250,11 +271,11 @@ def iter_facts(
             ex = r[1]
             facts = compact(ex)
             stats.parsed += 1
-            if cache is not None:
+            if cache is not None and put:
                 cache.put_facts(ex.document, facts)
             if on_done:
                 on_done(ex.document.id)
-            yield ex.document, facts
+            yield ex.document, facts, None, True
         elif on_error is not None:
             _, d, name, msg = r
             on_error(d, type(name, (Exception,), {})(msg))

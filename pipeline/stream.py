@@ -35,6 +35,9 @@ from .vocab import local_name
 
 __all__ = ["compact", "expand", "StreamResolver", "Sorter", "Spill"]
 
+MEMORY_RECORDS = 2048
+"""Cache hits a :class:`Spill` keeps in memory rather than on disk."""
+
 SPILL_BYTES = 8 << 20
 """Text a :class:`Sorter` keeps in memory before it writes a sorted run to disk."""
 
@@ -112,15 +115,40 @@ class Spill:
         parent.mkdir(parents=True, exist_ok=True)
         self.root = Path(tempfile.mkdtemp(prefix=".mlkg-spill-", dir=parent))
         self._facts = open(self.root / "facts.pkl", "wb")
+        self._later = None
+        self.memory: list[tuple] = []
         self.count = 0
+        self.later_count = 0
         self._n = 0
 
-    def add(self, doc_id: str, facts: tuple) -> None:
-        pickle.dump((doc_id, facts), self._facts, protocol=pickle.HIGHEST_PROTOCOL)
+    def add(self, *record, keep: bool = False) -> None:
+        """Add a record; with ``keep``, held in memory while fewer than ``MEMORY_RECORDS`` are (a small
+        incremental build then never reads its cache hits back from disk)."""
+        if keep and len(self.memory) < MEMORY_RECORDS:
+            self.memory.append(record)
+            return
+        pickle.dump(record, self._facts, protocol=pickle.HIGHEST_PROTOCOL)
         self.count += 1
 
-    def facts(self) -> Iterator[tuple[str, tuple]]:
-        """Every ``(doc_id, facts)`` added, in the order added."""
+    def add_later(self, *record) -> None:
+        """Keep a record apart too (the facts of parsed documents, resolved once spaCy is gone)."""
+        if self._later is None:
+            self._later = open(self.root / "later.pkl", "wb")
+        pickle.dump(record, self._later, protocol=pickle.HIGHEST_PROTOCOL)
+        self.later_count += 1
+
+    def later(self) -> Iterator[tuple]:
+        """Every record given to :meth:`add_later`, in order."""
+        if self._later is None:
+            return
+        self._later.close()
+        with open(self.root / "later.pkl", "rb") as fh:
+            for _ in range(self.later_count):
+                yield pickle.load(fh)
+
+    def facts(self) -> Iterator[tuple]:
+        """Every record (``doc_id, facts, ...``) added: those kept in memory first, then the others in order."""
+        yield from self.memory
         self._facts.flush()
         with open(self.root / "facts.pkl", "rb") as fh:
             for _ in range(self.count):
@@ -132,6 +160,8 @@ class Spill:
 
     def close(self) -> None:
         self._facts.close()
+        if self._later is not None:
+            self._later.close()
         shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> Spill:
@@ -186,6 +216,57 @@ class Sorter:
             if item != prev:
                 yield item
                 prev = item
+
+
+def _entity_iri(key: str) -> str:
+    """``str(rdf.entity_iri(key))``, without making a URIRef."""
+    from .rdf import slug
+    from .vocab import RES
+
+    cls, name = key.split("/", 1)
+    return f"{RES}{cls.lower()}/{slug(name)}"
+
+
+def _document_iri(doc_id: str) -> str:
+    """``str(rdf.document_iri(doc_id))``, without making a URIRef."""
+    from urllib.parse import quote
+
+    from .vocab import RES
+
+    return f"{RES}document/" + quote(doc_id.encode("utf-8", "surrogatepass"), safe="")
+
+
+def _prefixes(texts: Iterable[str]) -> set[str]:
+    """The prefixes the Turtle texts of terms use (``mlkg:x``, ``"1.5"^^xsd:decimal``; not ``<...>`` or ``a``)."""
+    out = set()
+    for t in texts:
+        if t.startswith('"'):
+            i = t.rfind('"^^')
+            if i < 0:
+                continue
+            t = t[i + 3:]
+        if t.startswith("<") or t == "a":
+            continue
+        k = t.find(":")
+        if k > 0:
+            out.add(t[:k])
+    return out
+
+
+_FINGERPRINT: list[str] = []
+
+
+def _render_fingerprint() -> str:
+    """A digest of the code that renders a document's blocks: a memo from other code is not reused."""
+    if not _FINGERPRINT:
+        import hashlib
+
+        h = hashlib.sha256()
+        root = Path(__file__).parent
+        for name in ("stream.py", "write.py", "rdf.py", "vocab.py", "resolve.py", "model.py"):
+            h.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
+        _FINGERPRINT.append(h.hexdigest()[:16])
+    return _FINGERPRINT[0]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -266,8 +347,6 @@ class StreamResolver:
 
     def finish(self) -> bool:
         """Merge names into entities and relations; False when only the plain path gives the exact graph."""
-        from .rdf import entity_iri
-
         n = len(self.votes)
         parent = list(range(n))
 
@@ -329,7 +408,7 @@ class StreamResolver:
             self.group[r] = (label, key)
         del members, cls_of
         self.votes = self.surface = self.docs = None
-        self.iri = {k: str(entity_iri(k)) for k in self.entities}
+        self.iri = {k: _entity_iri(k) for k in self.entities}
         if len(set(self.iri.values())) != len(self.iri):
             ok = False  # two keys, one IRI (slugs that meet): the plain writer merges their triples
         relations: dict[tuple, set] = {}
@@ -413,10 +492,17 @@ class StreamResolver:
         scratch = _Terms({k: str(v) for k, v in PREFIXES.items()})
         self._fixed = {}  # text -> IRI, for marking the prefix used at the end
         self._used: set[str] = set()
-        self._used_evidence = False
         self.blocks = Sorter(spill, "ttl")
         self.records = Sorter(spill, "merges")
-        self._doc_iri = lambda d: t.iri(str(document_iri(d)))
+        doc_iris: dict[str, str] = {}
+
+        def doc_iri(d: str) -> str:
+            out = doc_iris.get(d)
+            if out is None:
+                out = doc_iris[d] = t.render_iri(_document_iri(d))
+            return out
+
+        self._doc_iri = doc_iri
         self._p = {name: scratch.term(iri) for name, iri in (
             ("type", RDF.type), ("label", RDFS.label), ("alt", SKOS.altLabel), ("mentionedIn", MLKG.mentionedIn),
             ("subject", RDF.subject), ("predicate", RDF.predicate), ("object", RDF.object), ("source", MLKG.source),
@@ -460,19 +546,47 @@ class StreamResolver:
     def _iri_term(self, iri: str) -> str:
         return "a" if iri == "http://www.w3.org/1999/02/22-rdf-syntax-ns#type" else self.terms.iri(iri)
 
-    def render(self, doc_id: str, facts: tuple) -> None:
-        """Render one document's evidence blocks and merge records."""
+    def render(self, doc_id: str, facts: tuple, memo: tuple | None = None) -> tuple | None:
+        """Render one document's evidence blocks and merge records.
+
+        ``memo`` is what this returned for the same facts in an earlier build: when the entities and support
+        counts the document's output depends on are still the same, its blocks are reused as they are. Returns
+        the new memo to store, or None when ``memo`` was reused.
+        """
         from .rdf import _confidence, _evidence_iri, _lit
         from .write import _block, _string
 
         evs, ms, rs = facts
-        P, term = self._p, self.terms.term
-        seen: dict[tuple, tuple] = {}
+        group, root, ids = self.group, self.root, self.ids
+        # what the output depends on besides the facts: each mention's entity, each relation's support
+        occurrences = []
+        for m in ms:
+            occurrences.append(group[root[ids[(m[0], norm(m[5] or m[1]))]]])
+        supports = []
+        for s, p, o, *_ in rs:
+            ks = group[root[ids[(s[0], norm(s[5] or s[1]))]]]
+            ko = group[root[ids[(o[0], norm(o[5] or o[1]))]]]
+            occurrences += (ks, ko)
+            supports.append(self.relations.get((ks[1], p, ko[1]), 0))
+        sig = (_render_fingerprint(), tuple(occurrences), tuple(supports))
+        if memo is not None and memo[0] == sig:
+            _, blocks, records, n, prefixes = memo
+            for b in blocks:
+                self.blocks.add(b, len(b[1]) + len(b[0]) + 150)
+            for r in records:
+                self.records.add(r, len(r[1][3]) + len(r[1][4]) + 400)  # about what the tuples take
+            self.evidence_records += n
+            self.terms.used.update(prefixes)
+            return None
 
-        def entity(m: tuple) -> tuple:
+        P, term = self._p, self.terms.term
+        seen: dict[tuple, None] = {}
+        entity_of = iter(occurrences)
+
+        def entity(m: tuple) -> str:
             cls, text, a, b, _, can, aliases = m
             name = can or text
-            glabel, key = self.group[self.root[self.ids[(cls, norm(name))]]]
+            glabel, key = next(entity_of)
             cname = _clean(name)
             if cname == glabel:
                 rule = "label"
@@ -485,7 +599,6 @@ class StreamResolver:
             rec = (self.iri[key], (doc_id, a, b, text, cname, rule))
             if rec not in seen:
                 seen[rec] = None
-                self.records.add(rec, len(text) + len(cname) + 64)
             return key
 
         for m in ms:
@@ -501,11 +614,6 @@ class StreamResolver:
             node = str(_evidence_iri(ks, local_name(p), ko, doc_id, a, b))
             pairs = nodes.get(node)
             if pairs is None:
-                if not self._used_evidence:
-                    self._used_evidence = True
-                    self._used.update(P[k] for k in ("subject", "predicate", "object", "source", "sentence", "startChar",
-                                                     "endChar", "rule", "confidence", "supportCount"))
-                    self._used.add(self._evidence_cls)
                 pairs = nodes[node] = {
                     (P["type"], self._evidence_cls), (P["subject"], self._text[ks]), (P["predicate"], self._iri_term(p)),
                     (P["object"], self._text[ko]), (P["source"], doc), (P["sentence"], _string(sentence)),
@@ -514,11 +622,18 @@ class StreamResolver:
             records.add((ks, p, ko, a, b, rule, conf))
             pairs.add((P["rule"], term(_lit(rule))))
             pairs.add((P["confidence"], term(_confidence(conf))))
-        self.evidence_records += len(records)
+        blocks = []
+        texts: set[str] = set()
         for node, pairs in nodes.items():
-            subject = self.terms.iri(node)
-            text = _block(subject, pairs)
-            self.blocks.add((subject, text), len(text))
+            subject = self.terms.render_iri(node)  # not remembered: each evidence node is written once
+            blocks.append((subject, _block(subject, pairs)))
+            texts.add(subject)
+            for p_, o_ in pairs:
+                texts.add(p_)
+                texts.add(o_)
+        prefixes = frozenset(_prefixes(texts))
+        new = (sig, blocks, list(seen), len(records), prefixes)
+        return new if self.render(doc_id, facts, new) is None else None  # added through the memo path
 
     # writing ------------------------------------------------------------------------------------------------
     def turtle(self) -> Iterator[bytes]:

@@ -92,14 +92,16 @@ class _Terms:
     def iri(self, iri: str) -> str:
         out = self.memo.get(iri)
         if out is None:
-            out = "<" + _IRI_BAD.sub(lambda m: f"\\u{ord(m.group()):04X}", iri) + ">"
-            for name, ns in self.prefixes:
-                if iri.startswith(ns) and _LOCAL.fullmatch(iri[len(ns):]):
-                    self.used.add(name)
-                    out = f"{name}:{iri[len(ns):]}"
-                    break
-            self.memo[iri] = out
+            out = self.memo[iri] = self.render_iri(iri)
         return out
+
+    def render_iri(self, iri: str) -> str:
+        """The text of ``iri`` (marking its prefix used), without remembering it."""
+        for name, ns in self.prefixes:
+            if iri.startswith(ns) and _LOCAL.fullmatch(iri[len(ns):]):
+                self.used.add(name)
+                return f"{name}:{iri[len(ns):]}"
+        return "<" + _IRI_BAD.sub(lambda m: f"\\u{ord(m.group()):04X}", iri) + ">"
 
     def term(self, t) -> str:
         if isinstance(t, Literal):
