@@ -60,17 +60,18 @@ class ExtractionCache:
 
     def __init__(self, root: Path, model: str) -> None:
         self.root = Path(root)
+        self._root = os.fspath(self.root)
         self.version = pipeline_fingerprint(model)
-        self.used: set[Path] = set()
+        self.used: set[str] = set()  # entry paths this build read or wrote (strings: thousands of them)
 
-    def _path(self, document: Document) -> Path:
+    def _path(self, document: Document) -> str:
         h = hashlib.sha256(f"{self.version}\0{document.id}\0".encode() + document.text.encode("utf-8", "surrogatepass"))
         d = h.hexdigest()
-        return self.root / d[:2] / f"{d}.pkl"
+        return os.path.join(self._root, d[:2], d + ".pkl")
 
     def has(self, document: Document) -> bool:
         """Whether an entry for ``document`` exists (it may still turn out unreadable)."""
-        return self._path(document).exists()
+        return os.path.exists(self._path(document))
 
     def get_entry(self, document: Document) -> tuple[tuple, tuple | None] | None:
         """``(facts, memo)`` of ``document``: its compact facts (``stream.compact``) and what the streaming
@@ -104,8 +105,9 @@ class ExtractionCache:
         """Store the compact facts of ``document`` and, if given, the streaming writer's memo (atomically)."""
         path = self._path(document)
         self.used.add(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+        parent = os.path.dirname(path)
+        os.makedirs(parent, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=parent)
         try:
             with os.fdopen(fd, "wb") as fh:
                 pickle.dump((document.id, facts) if memo is None else (document.id, facts, memo), fh,
@@ -126,8 +128,13 @@ class ExtractionCache:
         n = 0
         if not self.root.is_dir():
             return 0
-        for path in self.root.glob("??/*.pkl"):
-            if path not in self.used:
-                path.unlink(missing_ok=True)
-                n += 1
+        with os.scandir(self._root) as shards:
+            for shard in shards:
+                if len(shard.name) != 2 or not shard.is_dir():
+                    continue
+                with os.scandir(shard.path) as entries:
+                    for entry in entries:
+                        if entry.name.endswith(".pkl") and not entry.name.startswith(".") and entry.path not in self.used:
+                            Path(entry.path).unlink(missing_ok=True)
+                            n += 1
         return n

@@ -65,27 +65,6 @@ def release_pipelines() -> None:
         pass
 
 
-def _prefetch(model: str) -> threading.Thread | None:
-    """Load the pipeline for this thread in a background thread (while cache hits are read), or None if loaded."""
-    cache = getattr(_local, "nlp", None)
-    if cache is None:
-        cache = _local.nlp = {}
-    if model in cache:
-        return None
-
-    def load() -> None:
-        from .nlp import load_nlp
-
-        try:
-            cache.setdefault(model, load_nlp(model))
-        except Exception:  # noqa: BLE001  (the parse loads it again, and reports the error)
-            pass
-
-    thread = threading.Thread(target=load, name="mlkg-load-pipeline", daemon=True)
-    thread.start()
-    return thread
-
-
 def extract_chunk(documents: list[Document], model: str, batch_size: int = 16) -> list[tuple]:
     """Parse ``documents`` with pipeline ``model`` (loaded once per worker thread).
 
@@ -241,9 +220,6 @@ def iter_facts(
     from .stream import compact
 
     stats = stats if stats is not None else ExtractStats()
-    loading = None
-    if executor == "local" and workers <= 1 and (cache is None or not all(cache.has(d) for d in documents)):
-        loading = _prefetch(model)  # some document will be parsed: load spaCy while the cache is read
     misses: list[Document] = []
     for d in documents:
         entry = cache.get_entry(d) if cache is not None else None
@@ -254,8 +230,6 @@ def iter_facts(
         if on_done:
             on_done(d.id)
         yield d, entry[0], entry[1], False
-    if loading is not None:
-        loading.join()
     if not misses:
         return
     if executor == "dask":

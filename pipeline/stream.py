@@ -483,7 +483,6 @@ class StreamResolver:
         """Render the entity and document blocks; ready :meth:`render` for the documents' own."""
         from rdflib.namespace import RDF, RDFS, SKOS
 
-        from .rdf import document_iri
         from .vocab import MLKG, PREFIXES
         from .write import _block, _string, _Terms
 

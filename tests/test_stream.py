@@ -97,3 +97,44 @@ def test_stream_failed_write_leaves_previous_outputs_and_no_spill(tmp_path):
     assert r.returncode != 0 and "fault injected" in r.stderr
     assert {n: (out / n).read_bytes() for n in OUTPUTS} == before
     assert not [p.name for p in out.iterdir() if p.name.startswith(".") and p.name != ".mlkg-cache"]
+
+
+def test_stream_render_memo_is_reused_only_while_its_entities_and_supports_hold(tmp_path, monkeypatch):
+    """A document's rendered blocks are kept in its cache entry; a rebuild reuses them, unless what they
+    depend on elsewhere (the support count of a relation, an entity's label) changed: the bytes always
+    equal a fresh build's."""
+    import shutil
+
+    docs, out = tmp_path / "docs", tmp_path / "out"
+    generate_corpus(10, docs)
+    fresh_renders = []
+    real = stream.StreamResolver.render
+
+    def render(self, doc_id, facts, memo=None):
+        new = real(self, doc_id, facts, memo)
+        if new is not None:
+            fresh_renders.append(doc_id)
+        return new
+
+    monkeypatch.setattr(stream.StreamResolver, "render", render)
+
+    def rebuild() -> list[str]:
+        fresh_renders.clear()
+        build(BuildConfig(inputs=(docs,), out_dir=out, html=False, validate=False))
+        rendered = sorted(fresh_renders)
+        shutil.rmtree(tmp_path / "fresh", ignore_errors=True)
+        build(BuildConfig(inputs=(docs,), out_dir=tmp_path / "fresh", html=False, validate=False, cache=False))
+        for name in OUTPUTS:
+            assert (out / name).read_bytes() == (tmp_path / "fresh" / name).read_bytes(), name
+        return rendered
+
+    assert len(rebuild()) == 10
+    assert rebuild() == []  # nothing changed: every document's blocks come from its memo
+    first = sorted(docs.glob("*.txt"))[0]
+    (docs / "zz_copy.txt").write_text(first.read_text("utf-8"), "utf-8")  # its relations now have support 2
+    assert {first.name, "zz_copy.txt"} <= set(rebuild())
+    (docs / "zz_copy.txt").unlink()
+    assert first.name in rebuild()  # support back to 1: its memo is stale again
+    victim = sorted(docs.glob("*.txt"))[4]
+    victim.write_text(victim.read_text("utf-8") + "\nWe also release QuuxNet-7, which outperforms BERT.\n", "utf-8")
+    assert victim.name in rebuild()
