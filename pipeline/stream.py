@@ -107,13 +107,26 @@ def expand(document: Document, facts: tuple) -> Extraction:
 # ---------------------------------------------------------------------------------------------------------------
 # disk: a spill file of facts, and sorted runs
 
+def _remove_dead(parent: Path) -> None:
+    """Remove the spill folders that killed builds left in ``parent`` (their process is gone)."""
+    for d in parent.glob(".mlkg-spill-*"):
+        try:
+            pid = int(d.name.split("-")[2])
+            os.kill(pid, 0)
+        except (ValueError, IndexError, ProcessLookupError):
+            shutil.rmtree(d, ignore_errors=True)
+        except OSError:  # alive, but another user's: leave it
+            pass
+
+
 class Spill:
     """A temporary folder (inside the output folder) for the facts read back by the second pass and sorted runs."""
 
     def __init__(self, parent: Path) -> None:
         parent = Path(parent)
         parent.mkdir(parents=True, exist_ok=True)
-        self.root = Path(tempfile.mkdtemp(prefix=".mlkg-spill-", dir=parent))
+        _remove_dead(parent)
+        self.root = Path(tempfile.mkdtemp(prefix=f".mlkg-spill-{os.getpid()}-", dir=parent))
         self._facts = open(self.root / "facts.pkl", "wb")
         self._later = None
         self.memory: list[tuple] = []

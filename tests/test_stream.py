@@ -138,3 +138,15 @@ def test_stream_render_memo_is_reused_only_while_its_entities_and_supports_hold(
     victim = sorted(docs.glob("*.txt"))[4]
     victim.write_text(victim.read_text("utf-8") + "\nWe also release QuuxNet-7, which outperforms BERT.\n", "utf-8")
     assert victim.name in rebuild()
+
+
+def test_stream_spill_of_a_killed_build_is_removed_by_the_next(tmp_path):
+    out = tmp_path / "out"
+    dead = out / ".mlkg-spill-999999999-abc"  # no such process
+    dead.mkdir(parents=True)
+    (dead / "facts.pkl").write_bytes(b"x")
+    alive = out / f".mlkg-spill-{os.getpid()}-abc"  # this process: a build still running
+    alive.mkdir()
+    with stream.Spill(out) as spill:
+        assert spill.root.is_dir() and spill.root.name.startswith(f".mlkg-spill-{os.getpid()}-")
+    assert not dead.exists() and alive.exists() and not spill.root.exists()
