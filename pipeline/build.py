@@ -82,10 +82,16 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         # entity table, not the mentions, unless the graph turns out small enough to validate
         from .stream import Spill, StreamResolver, expand
 
+        from dataclasses import replace
+
+        # each text is dropped once parsed (or found in the cache): what the rest needs is kept apart
+        kept = {d.id: (i, replace(d, text=""), store.entry_path(d) if store is not None else None)
+                for i, d in enumerate(documents)}
+        feed, documents = documents, [k[1] for k in kept.values()]
         spill = Spill(Path(config.out_dir))
         try:
             resolver = StreamResolver()
-            for document, facts, memo, parsed in extract_iter(documents, model, put=False, **run):
+            for document, facts, memo, parsed in extract_iter(feed, model, put=False, consume=True, **run):
                 if parsed:  # taken in once spaCy is gone: the name tables do not add to the parse's memory
                     spill.add_later(document.id, facts)
                 else:
@@ -100,13 +106,12 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
             t0 = time.perf_counter()
             exact = resolver.finish()
             if exact and (config.validate is False or resolver.bounds[0] > VALIDATE_AUTO_LIMIT):
-                return _write_streaming(config, resolver, spill, documents, skipped, counts, store, model, t, t0)
-            order = {d.id: (i, d) for i, d in enumerate(documents)}
-            extractions = []
-            for doc_id, facts, _, parsed in sorted(spill.facts(), key=lambda x: order[x[0]][0]):
-                extractions.append(expand(order[doc_id][1], facts))
+                return _write_streaming(config, resolver, spill, kept, skipped, counts, store, model, t, t0)
+            extractions = []  # the graph is small: the plain path (its documents have no text: none is needed)
+            for doc_id, facts, _, parsed in sorted(spill.facts(), key=lambda x: kept[x[0]][0]):
+                extractions.append(expand(kept[doc_id][1], facts))
                 if parsed and store is not None:
-                    store.put_facts(order[doc_id][1], facts)
+                    store.put_entry(kept[doc_id][2], doc_id, facts)
         finally:
             spill.close()
         t["parse+extract"] += time.perf_counter() - t0
@@ -217,7 +222,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     return report
 
 
-def _write_streaming(config: BuildConfig, resolver, spill, documents, skipped, counts, store, model, t, t0) -> BuildReport:
+def _write_streaming(config: BuildConfig, resolver, spill, kept, skipped, counts, store, model, t, t0) -> BuildReport:
     """The rest of a streaming build (``stream.py``): render each document's facts again, write in one commit."""
     from . import write
     from .model import BuildReport
@@ -225,7 +230,6 @@ def _write_streaming(config: BuildConfig, resolver, spill, documents, skipped, c
     import gc
 
     done = {}
-    by_id = {d.id: d for d in documents}
     collecting = gc.isenabled()
     gc.disable()  # rendering makes many small acyclic objects: the cycle collector would only walk them
     try:
@@ -233,7 +237,7 @@ def _write_streaming(config: BuildConfig, resolver, spill, documents, skipped, c
         for doc_id, facts, memo, parsed in spill.facts():
             new = resolver.render(doc_id, facts, memo)
             if store is not None and (new is not None or parsed):  # the memo helps the next build
-                store.put_facts(by_id[doc_id], facts, new or memo)
+                store.put_entry(kept[doc_id][2], doc_id, facts, new or memo)
             done[doc_id] = None
     finally:
         if collecting:
@@ -252,7 +256,7 @@ def _write_streaming(config: BuildConfig, resolver, spill, documents, skipped, c
         model=model,
         outputs=tuple(str(config.out_dir / n) for n in ["graph.ttl", "merges.json", "report.json"]),
         graph_stats=resolver.graph_stats(),
-        encodings={d.id: d.encoding for d in documents if d.id in done},
+        encodings={d.id: d.encoding for _, d, _ in kept.values() if d.id in done},
         validation=validation,
         documents_parsed=counts.parsed,
         documents_cached=counts.cached,

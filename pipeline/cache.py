@@ -101,16 +101,23 @@ class ExtractionCache:
         facts = self.get_facts(document)
         return None if facts is None else expand(document, facts)
 
+    def entry_path(self, document: Document) -> str:
+        """Where the entry of ``document`` is (for :meth:`put_entry` once the text is gone)."""
+        return self._path(document)
+
     def put_facts(self, document: Document, facts: tuple, memo: tuple | None = None) -> None:
         """Store the compact facts of ``document`` and, if given, the streaming writer's memo (atomically)."""
-        path = self._path(document)
+        self.put_entry(self._path(document), document.id, facts, memo)
+
+    def put_entry(self, path: str, doc_id: str, facts: tuple, memo: tuple | None = None) -> None:
+        """Store an entry at ``path`` (from :meth:`entry_path`), atomically."""
         self.used.add(path)
         parent = os.path.dirname(path)
         os.makedirs(parent, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=parent)
         try:
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump((document.id, facts) if memo is None else (document.id, facts, memo), fh,
+                pickle.dump((doc_id, facts) if memo is None else (doc_id, facts, memo), fh,
                             protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, path)
         except BaseException:

@@ -15,6 +15,7 @@ document order, so every executor gives the same graph.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -47,6 +48,24 @@ def _nlp(model: str):
     return cache[model]
 
 
+# the extraction's caches keyed by names (compiled per-name patterns, normalised names) fill with every new
+# name of a long run: cleared when over these sizes, they refill with the names that recur (a few hundred)
+_CACHE_LIMITS = (("pipeline.nlp.components", "_re", 4096), ("pipeline.resolve", "norm", 1 << 15))
+
+
+def _trim_caches() -> None:
+    import os
+    import sys
+
+    if os.environ.get("MLKG_NO_TRIM"):
+        return
+    for module, name, limit in _CACHE_LIMITS:
+        f = getattr(sys.modules.get(module), name, None)
+        info = getattr(f, "cache_info", None)
+        if info is not None and info().currsize > limit:
+            f.cache_clear()
+
+
 def release_pipelines() -> None:
     """Drop the pipelines this thread loaded, and hand the freed memory back to the system where glibc allows.
 
@@ -57,6 +76,11 @@ def release_pipelines() -> None:
 
     _local.nlp = {}
     gc.collect()
+    _malloc_trim()
+
+
+def _malloc_trim() -> None:
+    """Hand the C heap's free pages back to the system (glibc only; elsewhere nothing)."""
     try:
         import ctypes
 
@@ -88,11 +112,15 @@ def _run_local(misses: list[Document], model: str, batch_size: int, workers: int
         from .nlp.extract import extract_all
 
         failures: list[tuple] = []
-        for ex in extract_all(_nlp(model), misses, batch_size=batch_size,
-                              on_error=lambda d, exc: failures.append(("error", d, type(exc).__name__, str(exc)))):
+        for i, ex in enumerate(extract_all(_nlp(model), misses, batch_size=batch_size, on_error=lambda d, exc:
+                                           failures.append(("error", d, type(exc).__name__, str(exc))))):
             yield ("ok", ex)
             yield from failures
             failures.clear()
+            if i % 64 == 63:
+                _trim_caches()
+            if i % 512 == 511 and not os.environ.get("MLKG_NO_MTRIM"):
+                _malloc_trim()
         yield from failures
         return
     import multiprocessing
@@ -209,19 +237,24 @@ def iter_facts(
     on_done: Callable[[str], None] | None = None,
     stats: ExtractStats | None = None,
     put: bool = True,
+    consume: bool = False,
 ) -> Iterator[tuple[Document, tuple, tuple | None, bool]]:
     """``(document, compact facts, memo, parsed)`` (``stream.compact``; the memo the cache entry holds, or
     None) for each of ``documents``, cache hits first, then the parsed ones as they come: not in document
     order, and nothing kept (a streaming build's first pass).
 
     Arguments as for :func:`extract_documents`; spaCy is loaded only when some document misses the cache.
-    With ``put=False`` the parsed documents are not written to the cache (the caller writes them).
+    With ``put=False`` the parsed documents are not written to the cache (the caller writes them). With
+    ``consume=True`` the entries of the list ``documents`` are set to None as they are taken, and (in
+    process) misses are parsed in chunks, so that texts already parsed are not held to the end.
     """
     from .stream import compact
 
     stats = stats if stats is not None else ExtractStats()
     misses: list[Document] = []
-    for d in documents:
+    for i, d in enumerate(documents):
+        if consume:
+            documents[i] = None
         entry = cache.get_entry(d) if cache is not None else None
         if entry is None:
             misses.append(d)
@@ -234,6 +267,14 @@ def iter_facts(
         return
     if executor == "dask":
         results = _run_dask(misses, model, batch_size, workers, scheduler)
+    elif executor == "local" and workers <= 1 and consume:
+        def chunks() -> Iterator[tuple]:
+            while misses:
+                chunk = misses[:256]
+                del misses[:256]
+                yield from _run_local(chunk, model, batch_size, 1)
+
+        results = chunks()
     elif executor == "local":
         results = _run_local(misses, model, batch_size, workers)
     else:
