@@ -250,19 +250,27 @@ def iter_facts(
     """
     from .stream import compact
 
+    import gc
+
     stats = stats if stats is not None else ExtractStats()
     misses: list[Document] = []
-    for i, d in enumerate(documents):
-        if consume:
-            documents[i] = None
-        entry = cache.get_entry(d) if cache is not None else None
-        if entry is None:
-            misses.append(d)
-            continue
-        stats.cached += 1
-        if on_done:
-            on_done(d.id)
-        yield d, entry[0], entry[1], False
+    collecting = gc.isenabled()
+    gc.disable()  # reading the cache makes many small acyclic objects: the cycle collector would only walk them
+    try:
+        for i, d in enumerate(documents):
+            if consume:
+                documents[i] = None
+            entry = cache.get_entry(d) if cache is not None else None
+            if entry is None:
+                misses.append(d)
+                continue
+            stats.cached += 1
+            if on_done:
+                on_done(d.id)
+            yield d, entry[0], entry[1], False
+    finally:
+        if collecting:
+            gc.enable()
     if not misses:
         return
     if executor == "dask":

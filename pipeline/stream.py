@@ -6,11 +6,15 @@ module gives the same bytes in two passes over compact per-document facts (:func
 
 1. :meth:`StreamResolver.add`, document by document (in any order), keeps only what identity needs: per
    normalised name its votes, surface forms and documents, the acronym long forms, and per relation its
-   evidence keys. :meth:`StreamResolver.finish` then merges names into entities exactly as ``resolve.resolve``.
+   documents. :meth:`StreamResolver.finish` then merges names into entities exactly as ``resolve.resolve``.
 2. :meth:`StreamResolver.render`, document by document again (the facts are read back from a spill file),
    renders each document's evidence blocks and merge records; with the entity and document blocks they go to
    :class:`Sorter` s that keep at most a few megabytes in memory and spill sorted runs to disk, and are
    k-way merged (``heapq.merge``) into graph.ttl and merges.json as they are written.
+
+What ``render`` made of a document is returned as a memo, stored in the document's cache entry with what it
+depended on outside the document (each mention's entity, each relation's support count): an incremental
+rebuild reuses it while that still holds, so it renders only what changed.
 
 Anything the streaming path does not reproduce exactly (two entities with one key or one IRI, which the
 vocabulary and the slugs make impossible in practice) is reported by ``finish`` returning False, and the build
@@ -401,15 +405,23 @@ class StreamResolver:
         self.entities: dict[str, tuple] = {}
         ok = True
         for r, ids in members.items():
-            votes: Counter = Counter()
-            surface: set[str] = set()
-            docs: set[str] = set()
-            for i in ids:
-                votes.update(self.votes[i])
-                surface.update(self.surface[i])
-                docs.update(self.docs[i])
+            if len(ids) == 1:  # most names: one spelling, its lists already distinct
+                i = ids[0]
+                votes, surface, docs = self.votes[i], self.surface[i], self.docs[i]
                 self.votes[i] = self.surface[i] = self.docs[i] = None
-            label = sorted(votes.items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))[0][0]
+                if len(set(votes)) == 1:
+                    label = votes[0]
+                else:
+                    label = sorted(Counter(votes).items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))[0][0]
+            else:
+                counts: Counter = Counter()
+                surface, docs = set(), set()
+                for i in ids:
+                    counts.update(self.votes[i])
+                    surface.update(self.surface[i])
+                    docs.update(self.docs[i])
+                    self.votes[i] = self.surface[i] = self.docs[i] = None
+                label = sorted(counts.items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))[0][0]
             cls = cls_of[r]
             key = entity_key(cls, label)
             by_norm: dict = {}
@@ -502,8 +514,7 @@ class StreamResolver:
         self.terms = t = _Terms({k: str(v) for k, v in PREFIXES.items()})
         # the fixed terms are rendered by a scratch renderer: a prefix goes in the header only once used
         scratch = _Terms({k: str(v) for k, v in PREFIXES.items()})
-        self._fixed = {}  # text -> IRI, for marking the prefix used at the end
-        self._used: set[str] = set()
+        self._used: set[str] = set()  # texts of fixed terms written (their prefixes are marked in turtle())
         self.blocks = Sorter(spill, "ttl")
         self.records = Sorter(spill, "merges")
         doc_iris: dict[str, str] = {}
