@@ -15,7 +15,6 @@ document order, so every executor gives the same graph.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -54,11 +53,8 @@ _CACHE_LIMITS = (("pipeline.nlp.components", "_re", 4096), ("pipeline.resolve", 
 
 
 def _trim_caches() -> None:
-    import os
     import sys
 
-    if os.environ.get("MLKG_NO_TRIM"):
-        return
     for module, name, limit in _CACHE_LIMITS:
         f = getattr(sys.modules.get(module), name, None)
         info = getattr(f, "cache_info", None)
@@ -119,7 +115,7 @@ def _run_local(misses: list[Document], model: str, batch_size: int, workers: int
             failures.clear()
             if i % 64 == 63:
                 _trim_caches()
-            if i % 512 == 511 and not os.environ.get("MLKG_NO_MTRIM"):
+            if i % 512 == 511:
                 _malloc_trim()
         yield from failures
         return

@@ -203,7 +203,7 @@ class Sorter:
 
     def __init__(self, spill: Spill, stem: str, limit: int | None = None) -> None:
         self.spill, self.stem = spill, stem
-        self.limit = limit or int(os.environ.get("MLKG_SPILL_BYTES", 0)) or SPILL_BYTES
+        self.limit = limit or SPILL_BYTES
         self.items: list = []
         self.size = 0
         self.runs: list[Path] = []
