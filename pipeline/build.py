@@ -42,6 +42,8 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     from . import analysis, ingest, rdf, resolve, serialize, validate, write
     from .cache import DEFAULT_CACHE_DIR, ExtractionCache
     from .executor import ExtractStats, extract_documents
+    from .executor import iter_facts as extract_iter
+    from .executor import release_pipelines
     from .nlp import pick_model
 
     cb = callbacks or _Silent()
@@ -73,11 +75,50 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
 
     store = ExtractionCache(config.cache_dir or Path(config.out_dir) / DEFAULT_CACHE_DIR, model) if config.cache else None
     counts = ExtractStats()
-    extractions = extract_documents(documents, model, batch_size=config.batch_size, executor=config.executor,
-                                    workers=config.workers, scheduler=config.scheduler, cache=store,
-                                    on_error=failed, on_done=cb.on_document_done, stats=counts)
+    run = dict(batch_size=config.batch_size, executor=config.executor, workers=config.workers,
+               scheduler=config.scheduler, cache=store, on_error=failed, on_done=cb.on_document_done, stats=counts)
+    if not (config.html or config.infer or set(config.formats) - {"ttl"} or config.validate):
+        # only graph.ttl, and validation only if the graph is small: stream (stream.py); memory holds the
+        # entity table, not the mentions, unless the graph turns out small enough to validate
+        from .stream import Spill, StreamResolver, expand
+
+        from dataclasses import replace
+
+        # each text is dropped once parsed (or found in the cache): what the rest needs is kept apart
+        kept = {d.id: (i, replace(d, text=""), store.entry_path(d) if store is not None else None)
+                for i, d in enumerate(documents)}
+        feed, documents = documents, [k[1] for k in kept.values()]
+        spill = Spill(Path(config.out_dir))
+        try:
+            resolver = StreamResolver()
+            for document, facts, memo, parsed in extract_iter(feed, model, put=False, consume=True, **run):
+                if parsed:  # taken in once spaCy is gone: the name tables do not add to the parse's memory
+                    spill.add_later(document.id, facts)
+                else:
+                    resolver.add(document.id, facts)
+                spill.add(document.id, facts, memo, parsed, keep=not parsed)  # parsed: cached with their memo
+            if counts.parsed:
+                if counts.parsed >= 256:  # a large parse: what spaCy held goes back before resolving
+                    release_pipelines()
+                for doc_id, facts in spill.later():
+                    resolver.add(doc_id, facts)
+            t["parse+extract"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            exact = resolver.finish()
+            if exact and (config.validate is False or resolver.bounds[0] > VALIDATE_AUTO_LIMIT):
+                return _write_streaming(config, resolver, spill, kept, skipped, counts, store, model, t, t0)
+            extractions = []  # the graph is small: the plain path (its documents have no text: none is needed)
+            for doc_id, facts, _, parsed in sorted(spill.facts(), key=lambda x: kept[x[0]][0]):
+                extractions.append(expand(kept[doc_id][1], facts))
+                if parsed and store is not None:
+                    store.put_entry(kept[doc_id][2], doc_id, facts)
+        finally:
+            spill.close()
+        t["parse+extract"] += time.perf_counter() - t0
+    else:
+        extractions = extract_documents(documents, model, **run)
     del documents  # from here on only the Extractions are kept
-    t["parse+extract"] = time.perf_counter() - t0
+    t["parse+extract"] = t.get("parse+extract", time.perf_counter() - t0)
 
     cb.on_stage("resolve")
     t0 = time.perf_counter()
@@ -177,6 +218,55 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         (out / "quarantine.ttl").unlink(missing_ok=True)
     if store is not None:
         store.prune()  # entries of documents removed or changed since: their facts are gone, so is their cache
+    t["write"] = time.perf_counter() - t0
+    return report
+
+
+def _write_streaming(config: BuildConfig, resolver, spill, kept, skipped, counts, store, model, t, t0) -> BuildReport:
+    """The rest of a streaming build (``stream.py``): render each document's facts again, write in one commit."""
+    from . import write
+    from .model import BuildReport
+
+    import gc
+
+    done = {}
+    collecting = gc.isenabled()
+    gc.disable()  # rendering makes many small acyclic objects: the cycle collector would only walk them
+    try:
+        resolver.start_render(spill)
+        for doc_id, facts, memo, parsed in spill.facts():
+            new = resolver.render(doc_id, facts, memo)
+            if store is not None and (new is not None or parsed):  # the memo helps the next build
+                store.put_entry(kept[doc_id][2], doc_id, facts, new or memo)
+            done[doc_id] = None
+    finally:
+        if collecting:
+            gc.enable()
+    t["resolve+rdf"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    validation = "skipped (--no-validate)" if config.validate is False else (
+        f"skipped: {resolver.triples} triples is over the automatic limit of {VALIDATE_AUTO_LIMIT} (pySHACL takes "
+        "minutes at this size); `mlkg validate` checks the graph, `mlkg build --validate` forces it")
+    report = BuildReport(
+        documents_read=len(done),
+        skipped=tuple(sorted(skipped, key=lambda s: s.path)),
+        entities_per_class=resolver.entities_per_class(),
+        relations_per_property=resolver.relations_per_property(),
+        seconds=t,
+        model=model,
+        outputs=tuple(str(config.out_dir / n) for n in ["graph.ttl", "merges.json", "report.json"]),
+        graph_stats=resolver.graph_stats(),
+        encodings={d.id: d.encoding for _, d, _ in kept.values() if d.id in done},
+        validation=validation,
+        documents_parsed=counts.parsed,
+        documents_cached=counts.cached,
+    )
+    out = Path(config.out_dir)
+    write.write_outputs(out, {"graph.ttl": resolver.turtle(), "merges.json": resolver.merges(),
+                              "report.json": write.json_bytes(report_dict(report, include_timing=False))})
+    (out / "quarantine.ttl").unlink(missing_ok=True)
+    if store is not None:
+        store.prune()
     t["write"] = time.perf_counter() - t0
     return report
 

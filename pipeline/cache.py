@@ -1,4 +1,4 @@
-"""The incremental cache: one pickled Extraction per document, keyed by its content and the pipeline's version.
+"""The incremental cache: one pickled Extraction per document (as plain tuples, ``stream.compact``), keyed by its content and the pipeline's version.
 
 A key is the SHA-256 of the pipeline fingerprint, the document id and its text. The fingerprint covers
 everything that decides what is extracted from a text: mlkg's version, the source of the extraction stage
@@ -17,7 +17,6 @@ import hashlib
 import os
 import pickle
 import tempfile
-from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,6 +28,7 @@ DEFAULT_CACHE_DIR = ".mlkg-cache"
 """The cache's folder inside the output folder when no ``--cache`` is given."""
 
 _SOURCES = ("model.py", "vocab.py", "resolve.py", "nlp")
+_FORMAT = 2  # entries hold (document id, stream.compact facts): plain tuples, quick to load
 
 
 @lru_cache(maxsize=8)
@@ -40,7 +40,7 @@ def pipeline_fingerprint(model: str) -> str:
 
     from . import __version__
 
-    h = hashlib.sha256(f"mlkg {__version__}\nspacy {spacy.__version__}\n".encode())
+    h = hashlib.sha256(f"mlkg {__version__}\nspacy {spacy.__version__}\nentry {_FORMAT}\n".encode())
     try:
         h.update(f"{model} {importlib.metadata.version(model.replace('_', '-'))}\n".encode())
     except importlib.metadata.PackageNotFoundError:
@@ -60,49 +60,88 @@ class ExtractionCache:
 
     def __init__(self, root: Path, model: str) -> None:
         self.root = Path(root)
+        self._root = os.fspath(self.root)
         self.version = pipeline_fingerprint(model)
-        self.used: set[Path] = set()
+        self.used: set[str] = set()  # entry paths this build read or wrote (strings: thousands of them)
 
-    def _path(self, document: Document) -> Path:
+    def _path(self, document: Document) -> str:
         h = hashlib.sha256(f"{self.version}\0{document.id}\0".encode() + document.text.encode("utf-8", "surrogatepass"))
         d = h.hexdigest()
-        return self.root / d[:2] / f"{d}.pkl"
+        return os.path.join(self._root, d[:2], d + ".pkl")
 
-    def get(self, document: Document) -> Extraction | None:
-        """The cached Extraction of ``document``, or None."""
+    def has(self, document: Document) -> bool:
+        """Whether an entry for ``document`` exists (it may still turn out unreadable)."""
+        return os.path.exists(self._path(document))
+
+    def get_entry(self, document: Document) -> tuple[tuple, tuple | None] | None:
+        """``(facts, memo)`` of ``document``: its compact facts (``stream.compact``) and what the streaming
+        writer rendered from them last (``stream.StreamResolver.render``, or None); None if not cached."""
         path = self._path(document)
         self.used.add(path)
         try:
             with open(path, "rb") as fh:
-                ex = pickle.load(fh)
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
+                entry = pickle.load(fh)
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
+                IndexError):
             return None
-        if not isinstance(ex, Extraction) or ex.document.id != document.id:
+        if not (isinstance(entry, tuple) and len(entry) in (2, 3) and entry[0] == document.id
+                and isinstance(entry[1], tuple) and len(entry[1]) == 3):
             return None
-        # the same text may have been read from another place or with another encoding: report the current one
-        return ex if ex.document == document else replace(ex, document=document)
+        return entry[1], (entry[2] if len(entry) == 3 else None)
 
-    def put(self, extraction: Extraction) -> None:
-        """Store ``extraction`` (atomically)."""
-        path = self._path(extraction.document)
+    def get_facts(self, document: Document) -> tuple | None:
+        """The cached compact facts (``stream.compact``) of ``document``, or None."""
+        entry = self.get_entry(document)
+        return None if entry is None else entry[0]
+
+    def get(self, document: Document) -> Extraction | None:
+        """The cached Extraction of ``document`` (read from the current place and encoding), or None."""
+        from .stream import expand
+
+        facts = self.get_facts(document)
+        return None if facts is None else expand(document, facts)
+
+    def entry_path(self, document: Document) -> str:
+        """Where the entry of ``document`` is (for :meth:`put_entry` once the text is gone)."""
+        return self._path(document)
+
+    def put_facts(self, document: Document, facts: tuple, memo: tuple | None = None) -> None:
+        """Store the compact facts of ``document`` and, if given, the streaming writer's memo (atomically)."""
+        self.put_entry(self._path(document), document.id, facts, memo)
+
+    def put_entry(self, path: str, doc_id: str, facts: tuple, memo: tuple | None = None) -> None:
+        """Store an entry at ``path`` (from :meth:`entry_path`), atomically."""
         self.used.add(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+        parent = os.path.dirname(path)
+        os.makedirs(parent, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=parent)
         try:
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump(extraction, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump((doc_id, facts) if memo is None else (doc_id, facts, memo), fh,
+                            protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+    def put(self, extraction: Extraction) -> None:
+        """Store ``extraction`` (atomically)."""
+        from .stream import compact
+
+        self.put_facts(extraction.document, compact(extraction))
 
     def prune(self) -> int:
         """Delete the entries this build did not use (documents removed or changed since); return how many."""
         n = 0
         if not self.root.is_dir():
             return 0
-        for path in self.root.glob("??/*.pkl"):
-            if path not in self.used:
-                path.unlink(missing_ok=True)
-                n += 1
+        with os.scandir(self._root) as shards:
+            for shard in shards:
+                if len(shard.name) != 2 or not shard.is_dir():
+                    continue
+                with os.scandir(shard.path) as entries:
+                    for entry in entries:
+                        if entry.name.endswith(".pkl") and not entry.name.startswith(".") and entry.path not in self.used:
+                            Path(entry.path).unlink(missing_ok=True)
+                            n += 1
         return n

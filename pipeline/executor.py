@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from .model import Document, Extraction
 
-__all__ = ["ExtractStats", "extract_documents", "extract_chunk", "EXECUTORS"]
+__all__ = ["ExtractStats", "extract_documents", "iter_facts", "extract_chunk", "release_pipelines", "EXECUTORS"]
 
 EXECUTORS = ("local", "dask")
 
@@ -47,6 +47,44 @@ def _nlp(model: str):
     return cache[model]
 
 
+# the extraction's caches keyed by names (compiled per-name patterns, normalised names) fill with every new
+# name of a long run: cleared when over these sizes, they refill with the names that recur (a few hundred)
+_CACHE_LIMITS = (("pipeline.nlp.components", "_re", 4096), ("pipeline.resolve", "norm", 1 << 15))
+
+
+def _trim_caches() -> None:
+    import sys
+
+    for module, name, limit in _CACHE_LIMITS:
+        f = getattr(sys.modules.get(module), name, None)
+        info = getattr(f, "cache_info", None)
+        if info is not None and info().currsize > limit:
+            f.cache_clear()
+
+
+def release_pipelines() -> None:
+    """Drop the pipelines this thread loaded, and hand the freed memory back to the system where glibc allows.
+
+    A streaming build calls this once every document is parsed, so that resolving and writing a large graph
+    do not add to the memory spaCy held.
+    """
+    import gc
+
+    _local.nlp = {}
+    gc.collect()
+    _malloc_trim()
+
+
+def _malloc_trim() -> None:
+    """Hand the C heap's free pages back to the system (glibc only; elsewhere nothing)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 def extract_chunk(documents: list[Document], model: str, batch_size: int = 16) -> list[tuple]:
     """Parse ``documents`` with pipeline ``model`` (loaded once per worker thread).
 
@@ -66,8 +104,20 @@ def _chunks(documents: list[Document], size: int) -> list[list[Document]]:
 
 
 def _run_local(misses: list[Document], model: str, batch_size: int, workers: int) -> Iterator[tuple]:
-    if workers <= 1:
-        yield from extract_chunk(misses, model, batch_size)
+    if workers <= 1:  # one document at a time, so a long run of misses is never held all at once
+        from .nlp.extract import extract_all
+
+        failures: list[tuple] = []
+        for i, ex in enumerate(extract_all(_nlp(model), misses, batch_size=batch_size, on_error=lambda d, exc:
+                                           failures.append(("error", d, type(exc).__name__, str(exc))))):
+            yield ("ok", ex)
+            yield from failures
+            failures.clear()
+            if i % 64 == 63:
+                _trim_caches()
+            if i % 512 == 511:
+                _malloc_trim()
+        yield from failures
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -168,3 +218,85 @@ def extract_documents(
             else:
                 raise RuntimeError(f"{r[1].id}: {r[2]}: {r[3]}")
     return sorted(found.values(), key=lambda ex: order[ex.document.id])
+
+
+def iter_facts(
+    documents: list[Document],
+    model: str,
+    *,
+    batch_size: int = 16,
+    executor: str = "local",
+    workers: int = 1,
+    scheduler: str | None = None,
+    cache=None,
+    on_error: Callable[[Document, Exception], None] | None = None,
+    on_done: Callable[[str], None] | None = None,
+    stats: ExtractStats | None = None,
+    put: bool = True,
+    consume: bool = False,
+) -> Iterator[tuple[Document, tuple, tuple | None, bool]]:
+    """``(document, compact facts, memo, parsed)`` (``stream.compact``; the memo the cache entry holds, or
+    None) for each of ``documents``, cache hits first, then the parsed ones as they come: not in document
+    order, and nothing kept (a streaming build's first pass).
+
+    Arguments as for :func:`extract_documents`; spaCy is loaded only when some document misses the cache.
+    With ``put=False`` the parsed documents are not written to the cache (the caller writes them). With
+    ``consume=True`` the entries of the list ``documents`` are set to None as they are taken, and (in
+    process) misses are parsed in chunks, so that texts already parsed are not held to the end.
+    """
+    from .stream import compact
+
+    import gc
+
+    stats = stats if stats is not None else ExtractStats()
+    misses: list[Document] = []
+    collecting = gc.isenabled()
+    gc.disable()  # reading the cache makes many small acyclic objects: the cycle collector would only walk them
+    try:
+        for i, d in enumerate(documents):
+            if consume:
+                documents[i] = None
+            entry = cache.get_entry(d) if cache is not None else None
+            if entry is None:
+                misses.append(d)
+                continue
+            stats.cached += 1
+            if on_done:
+                on_done(d.id)
+            yield d, entry[0], entry[1], False
+    finally:
+        if collecting:
+            gc.enable()
+    if not misses:
+        return
+    if executor == "dask":
+        results = _run_dask(misses, model, batch_size, workers, scheduler)
+    elif executor == "local" and workers <= 1 and consume:
+        def chunks() -> Iterator[tuple]:
+            while misses:
+                chunk = misses[:256]
+                del misses[:256]
+                yield from _run_local(chunk, model, batch_size, 1)
+
+        results = chunks()
+    elif executor == "local":
+        results = _run_local(misses, model, batch_size, workers)
+    else:
+        from .errors import InputError
+
+        raise InputError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+    for r in results:
+        if r[0] == "ok":
+            ex = r[1]
+            facts = compact(ex)
+            stats.parsed += 1
+            if cache is not None and put:
+                cache.put_facts(ex.document, facts)
+            if on_done:
+                on_done(ex.document.id)
+            yield ex.document, facts, None, True
+        elif on_error is not None:
+            _, d, name, msg = r
+            on_error(d, type(name, (Exception,), {})(msg))
+        else:
+            raise RuntimeError(f"{r[1].id}: {r[2]}: {r[3]}")

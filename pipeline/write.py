@@ -92,14 +92,16 @@ class _Terms:
     def iri(self, iri: str) -> str:
         out = self.memo.get(iri)
         if out is None:
-            out = "<" + _IRI_BAD.sub(lambda m: f"\\u{ord(m.group()):04X}", iri) + ">"
-            for name, ns in self.prefixes:
-                if iri.startswith(ns) and _LOCAL.fullmatch(iri[len(ns):]):
-                    self.used.add(name)
-                    out = f"{name}:{iri[len(ns):]}"
-                    break
-            self.memo[iri] = out
+            out = self.memo[iri] = self.render_iri(iri)
         return out
+
+    def render_iri(self, iri: str) -> str:
+        """The text of ``iri`` (marking its prefix used), without remembering it."""
+        for name, ns in self.prefixes:
+            if iri.startswith(ns) and _LOCAL.fullmatch(iri[len(ns):]):
+                self.used.add(name)
+                return f"{name}:{iri[len(ns):]}"
+        return "<" + _IRI_BAD.sub(lambda m: f"\\u{ord(m.group()):04X}", iri) + ">"
 
     def term(self, t) -> str:
         if isinstance(t, Literal):
@@ -115,6 +117,23 @@ class _Terms:
         if isinstance(t, URIRef):
             return "a" if str(t) == _RDF_TYPE else self.iri(str(t))
         raise ValueError(f"blank node {t!r}: mlkg graphs name every node")
+
+
+def _block(subject: str, pairs) -> str:
+    """The Turtle of one subject from its (predicate, object) texts: ``a`` first, then predicates and objects
+    in order of their text (shared by :func:`turtle_bytes` and the streaming writer, ``stream.py``)."""
+    objects: dict[str, list[str]] = {}
+    for p, o in pairs:
+        os_ = objects.get(p)
+        if os_ is None:
+            objects[p] = [o]
+        else:
+            os_.append(o)
+    preds = sorted(objects)
+    if "a" in objects:
+        preds.remove("a")
+        preds.insert(0, "a")
+    return (subject + " " + " ;\n    ".join([p + " " + ", ".join(sorted(objects[p])) for p in preds]) + " .\n")
 
 
 def turtle_bytes(graph: Graph | Iterable[tuple]) -> bytes:
@@ -148,19 +167,7 @@ def turtle_bytes(graph: Graph | Iterable[tuple]) -> bytes:
         if po is None:
             po = by_subject[key] = set()
         po.add((terms.term(p), terms.term(o)))
-    blocks: list[str] = []
-    for subject in sorted(by_subject):
-        pairs = sorted(by_subject.pop(subject), key=lambda po: (po[0] != "a", po[0], po[1]))
-        preds: list[str] = []
-        i = 0
-        while i < len(pairs):
-            p = pairs[i][0]
-            j = i
-            while j < len(pairs) and pairs[j][0] == p:
-                j += 1
-            preds.append(f"{p} {', '.join(o for _, o in pairs[i:j])}")
-            i = j
-        blocks.append(subject + " " + " ;\n    ".join(preds) + " .\n")
+    blocks: list[str] = [_block(subject, by_subject.pop(subject)) for subject in sorted(by_subject)]
     head = "".join(f"@prefix {name}: <{ns}> .\n" for name, ns in sorted(
         (name, ns) for name, ns in terms.prefixes if name in terms.used))
     return ((head + "\n" if head else "") + "\n".join(blocks)).encode("utf-8")
@@ -252,8 +259,11 @@ def recover(out_dir: Path) -> list[str]:
         return _recover_locked(out)
 
 
-def write_outputs(out_dir: Path, files: dict[str, bytes]) -> None:
+def write_outputs(out_dir: Path, files: dict[str, bytes | Iterable[bytes]]) -> None:
     """Replace all of ``files`` (name to content) in ``out_dir`` as one step: all new, or all as they were.
+
+    A content is bytes, or an iterable of byte chunks written as they come (a large graph streamed from
+    sorted runs never exists in memory as one bytes object); if it raises, nothing is replaced.
 
     Raises
     ------
@@ -272,7 +282,8 @@ def write_outputs(out_dir: Path, files: dict[str, bytes]) -> None:
                     fd, tmp = _mkstemp(out / name)
                     staged.append((Path(tmp).name, name))
                     with os.fdopen(fd, "wb") as fh:
-                        fh.write(data)
+                        for chunk in ((data,) if isinstance(data, bytes | bytearray) else data):
+                            fh.write(chunk)
                         fh.flush()
                         os.fsync(fh.fileno())
                 _fault("staged")

@@ -2,6 +2,7 @@
 
 import shutil
 
+import pytest
 from rdflib import Graph, URIRef
 from rdflib.namespace import RDF
 
@@ -22,13 +23,18 @@ def _only_in(graph: Graph, doc_name: str) -> set[URIRef]:
     return out
 
 
-def test_cache_rebuild_parses_only_the_changed_document_and_matches_a_fresh_build(tmp_path):
+# validate=None: a small graph, validated, takes the plain path; validate=False streams (stream.py)
+PATHS = pytest.mark.parametrize("validate", [None, False], ids=["plain", "streamed"])
+
+
+@PATHS
+def test_cache_rebuild_parses_only_the_changed_document_and_matches_a_fresh_build(tmp_path, validate):
     docs = tmp_path / "docs"
     generate_corpus(8, docs)
     out = tmp_path / "out"
-    first = build(BuildConfig(inputs=(docs,), out_dir=out, html=False))
+    first = build(BuildConfig(inputs=(docs,), out_dir=out, html=False, validate=validate))
     assert (first.documents_parsed, first.documents_cached) == (8, 0)
-    again = build(BuildConfig(inputs=(docs,), out_dir=out, html=False))
+    again = build(BuildConfig(inputs=(docs,), out_dir=out, html=False, validate=validate))
     assert (again.documents_parsed, again.documents_cached) == (0, 8)
 
     victim = sorted(docs.glob("*.txt"))[3]
@@ -36,35 +42,36 @@ def test_cache_rebuild_parses_only_the_changed_document_and_matches_a_fresh_buil
     gone = _only_in(before, victim.name)
     assert gone, "the changed document should have entities of its own"
     victim.write_text("Zorblax Institute\n\nWe propose QuibbleNet, a new model that outperforms BERT.\n", "utf-8")
-    changed = build(BuildConfig(inputs=(docs,), out_dir=out, html=False))
+    changed = build(BuildConfig(inputs=(docs,), out_dir=out, html=False, validate=validate))
     assert (changed.documents_parsed, changed.documents_cached) == (1, 7)
     after = Graph().parse(str(out / "graph.ttl"))
     assert not gone & set(after.subjects())
     assert any("quibblenet" in str(s) for s in after.subjects(RDF.type, MLKG.Method))
 
-    fresh = build(BuildConfig(inputs=(docs,), out_dir=tmp_path / "fresh", html=False, cache=False))
+    fresh = build(BuildConfig(inputs=(docs,), out_dir=tmp_path / "fresh", html=False, cache=False, validate=validate))
     assert fresh.documents_parsed == 8
     assert (out / "graph.ttl").read_bytes() == (tmp_path / "fresh" / "graph.ttl").read_bytes()
 
 
-def test_cache_removed_document_takes_its_facts_and_entry_with_it(tmp_path):
+@PATHS
+def test_cache_removed_document_takes_its_facts_and_entry_with_it(tmp_path, validate):
     docs = tmp_path / "docs"
     generate_corpus(6, docs)
     out, cache = tmp_path / "out", tmp_path / "cache"
-    build(BuildConfig(inputs=(docs,), out_dir=out, html=False, cache_dir=cache))
+    build(BuildConfig(inputs=(docs,), out_dir=out, html=False, cache_dir=cache, validate=validate))
     victim = sorted(docs.glob("*.txt"))[0]
     gone = _only_in(Graph().parse(str(out / "graph.ttl")), victim.name)
     assert gone
     assert len(list(cache.glob("??/*.pkl"))) == 6
     victim.unlink()
-    report = build(BuildConfig(inputs=(docs,), out_dir=out, html=False, cache_dir=cache))
+    report = build(BuildConfig(inputs=(docs,), out_dir=out, html=False, cache_dir=cache, validate=validate))
     assert (report.documents_parsed, report.documents_cached) == (0, 5)
     after = Graph().parse(str(out / "graph.ttl"))
     assert not gone & set(after.subjects())
     assert not any(victim.name in str(o) for o in after.objects())
     assert len(list(cache.glob("??/*.pkl"))) == 5  # its entry is pruned
     shutil.rmtree(tmp_path / "fresh", ignore_errors=True)
-    build(BuildConfig(inputs=(docs,), out_dir=tmp_path / "fresh", html=False, cache=False))
+    build(BuildConfig(inputs=(docs,), out_dir=tmp_path / "fresh", html=False, cache=False, validate=validate))
     assert (out / "graph.ttl").read_bytes() == (tmp_path / "fresh" / "graph.ttl").read_bytes()
 
 
