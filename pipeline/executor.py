@@ -49,19 +49,6 @@ def _nlp(model: str):
 
 # the extraction's caches keyed by names (compiled per-name patterns, normalised names) fill with every new
 # name of a long run: cleared when over these sizes, they refill with the names that recur (a few hundred)
-_CACHE_LIMITS = (("pipeline.nlp.components", "_re", 4096), ("pipeline.resolve", "norm", 1 << 15))
-
-
-def _trim_caches() -> None:
-    import sys
-
-    for module, name, limit in _CACHE_LIMITS:
-        f = getattr(sys.modules.get(module), name, None)
-        info = getattr(f, "cache_info", None)
-        if info is not None and info().currsize > limit:
-            f.cache_clear()
-
-
 def release_pipelines() -> None:
     """Drop the pipelines this thread loaded, and hand the freed memory back to the system where glibc allows.
 
@@ -113,8 +100,6 @@ def _run_local(misses: list[Document], model: str, batch_size: int, workers: int
             yield ("ok", ex)
             yield from failures
             failures.clear()
-            if i % 64 == 63:
-                _trim_caches()
             if i % 512 == 511:
                 _malloc_trim()
         yield from failures

@@ -15,7 +15,8 @@ from .vocab import local_name
 __all__ = ["resolve", "norm", "entity_key"]
 
 
-@lru_cache(maxsize=1 << 17)  # called for every name of every mention, several times: pure, so remember
+@lru_cache(maxsize=1 << 15)  # called for every name of every mention, several times: pure, so remember
+# (32,768 names: a document's names are normalised together, so a bounded cache keeps them, and memory stays flat)
 def norm(name: str) -> str:
     """Normalise a name for identity: NFKC, case-folded, no leading "the", letters and digits only.
 
