@@ -559,7 +559,7 @@ def _acronym_pairs(text: str, rules) -> list[Found]:
 
 
 _MODEL_SIZE = re.compile(r"(?:[ \t]+\d+(?:\.\d+)?)?[ \t]+(?:((?:\d+x)?\d+(?:\.\d+)?[BMT])|(?:large|base|small|tiny|medium)(?:-v\d+(?:-turbo)?|(?![ \t]+[a-z])))(?![\w.-])"
-                         r"|([ \t]+\d+(?:\.\d+)?[ \t]+(?:Pro|Flash|Ultra|Mini|Nano|Lite|Max|Plus|Instruct|Turbo))(?![\w.-])")
+                         r"|([ \t]+\d+(?:\.\d+)?[ \t]+(?:Pro|Flash|Ultra|Mini|Nano|Lite|Max|Plus|Instruct|Turbo|Sonnet|Opus|Haiku))(?![\w.-])")
 _ADJECTIVE_SUFFIX = re.compile(r"-(?i:trained|based|style|like|only|free|aware|augmented|specific|guided|conditioned|generated|"
                                r"tuned|finetuned|enabled|driven|powered|compatible|sized|scale|level|wise|centric|native|ready|"
                                r"friendly|inspired|derived|produced|labeled|labelled|annotated|distilled)$")
@@ -590,8 +590,8 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
                 cls == "Dataset" and _DATASET_SHAPE.search(name)) and name not in rules.known_methods
                 and name not in rules.known_datasets):  # "SKU-110K" is a dataset and "RNN-T" a method, "SKU", "RNN" words
             return
-        if name.lower() in rules.method_heads or name.lower() in rules.dataset_heads:
-            return
+        if name.lower() in rules.method_heads or name.lower() in rules.dataset_heads or _ADJECTIVE_SUFFIX.search(name):
+            return  # "BEIR-style collections": an adjective, not a name
         if name in rules.organizations:
             return
         if name.split()[0] in rules.organizations and not is_strong_name(name.split()[-1], rules.generic):
@@ -625,6 +625,7 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             w, end = w + lm.group(0).replace("\t", " "), lm.end()
         # a version or size written after the name is part of it: "FastSpeech 2", "VideoMAE V2", "Mip-NeRF 360"
         ver = _VERSION_SUFFIX.match(text, end)
+        base = w
         if ver and (is_strong_name(w, rules.generic) or w in rules.known_datasets) and (
                 w not in rules.known_methods or ver.group(0).strip()[0] in "vV"):
             w, end = w + ver.group(0).replace("\t", " "), ver.end()
@@ -637,8 +638,8 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
                 and (size.group(1) or size.group(2) or is_strong_name(w, rules.generic) or w in rules.known_methods):
             w, end = w + size.group(0).replace("\t", " "), size.end()
             vote(w, "Method", 2)
-        elif w in rules.known_datasets:
-            vote(w, "Dataset", 3)
+        elif w in rules.known_datasets or base in rules.known_datasets:
+            vote(w, "Dataset", 3)  # "AlpacaEval 2.0": a version of a known dataset
         elif w in rules.known_methods:
             vote(w, "Method", 3)
         elif is_strong_name(w, rules.generic):
