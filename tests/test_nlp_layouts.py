@@ -209,6 +209,8 @@ def test_nlp_layouts_papers_of_an_event_post_are_presented_at_it(extract_text):
     ("TernRank achieves higher Recall@10 than both SASRec and BERT4Rec.", ("TernRank", "outperforms", "BERT4Rec")),
     ("TernRank has a higher error rate than SASRec on long sessions.", ("SASRec", "outperforms", "TernRank")),
     ("SpindleNet agrees with human judgments more often than AlignScore.", ("SpindleNet", "outperforms", "AlignScore")),
+    ("StillDepth reduces temporal flicker by 38% compared with DepthCrafter.", ("StillDepth", "outperforms", "DepthCrafter")),
+    ("NoisyBERT reduces accuracy by two points relative to RoBERTa.", ("RoBERTa", "outperforms", "NoisyBERT")),
 ])
 def test_nlp_layouts_comparatives_read_by_their_metric(extract_text, text, relation):
     assert relation in _relations(extract_text(text))
