@@ -1049,6 +1049,7 @@ class RelationFinder:
         self.re = {k: re.compile(r"\b(?:" + v + r")\b", re.I) for k, v in c.items() if k != "negation"}
         self.negation = re.compile(c["negation"], re.I)
         self.dependency = _dependency_matcher(vocab, self.rules.dependency_verbs) if vocab is not None else None
+        self.known_names = frozenset(norm(n) for n in (*self.rules.known_methods, *self.rules.known_datasets))
 
     def __call__(self, doc: Doc) -> Doc:
         from .relations import find_relations

@@ -229,7 +229,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
     new_spans: list[Span] = []
 
     rules = getattr(finder, "rules", None)
-    known_names = {norm(n) for n in (*rules.known_methods, *rules.known_datasets)} if rules is not None else set()
+    known_names = getattr(finder, "known_names", frozenset())
 
     # pass 1: papers and what they introduce
     for sent in sents:
