@@ -237,3 +237,20 @@ def test_nlp_layouts_demo_list_after_following_demos(extract_text):
     rels = _relations(extract_text(text))
     assert ("Loupe", "demoedAt", "CVPR 2026") in rels
     assert ("Loupe", "demoedOn", "iPad Pro") in rels
+
+
+def test_nlp_layouts_benchmark_paper_is_evaluated_on_its_benchmark(extract_text):
+    text = ("Web agents fail on long tasks. At ICML 2026, researchers will present ShelfWeb: A Benchmark for Long-Horizon "
+            "Web Agents, which releases 640 tasks. The paper evaluates agents based on GPT-4o and Qwen2.5-VL-72B.\n")
+    mentions, rels = _mentions(extract_text(text)), _relations(extract_text(text))
+    assert ("Dataset", "ShelfWeb") in mentions  # the subtitle "A Benchmark for ..." names a dataset
+    assert ("ShelfWeb: A Benchmark for Long-Horizon Web Agents", "evaluatedOn", "ShelfWeb") in rels
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("On the Amazon Sports and Amazon Toys datasets, Bramble improves NDCG@10.", ("Dataset", "Amazon Sports")),
+    ("Robustness is measured on ImageNet-R and ImageNet-Sketch.", ("Dataset", "ImageNet-R")),
+    ("QuillAgent solves 40% of WebArena tasks.", ("Dataset", "WebArena")),
+])
+def test_nlp_layouts_more_dataset_names(extract_text, text, expected):
+    assert expected in _mentions(extract_text(text))

@@ -563,7 +563,7 @@ _MODEL_SIZE = re.compile(r"(?:[ \t]+\d+(?:\.\d+)?)?[ \t]+(?:((?:\d+x)?\d+(?:\.\d
 _ADJECTIVE_SUFFIX = re.compile(r"-(?i:trained|based|style|like|only|free|aware|augmented|specific|guided|conditioned|generated|"
                                r"tuned|finetuned|enabled|driven|powered|compatible|sized|scale|level|wise|centric|native|ready|"
                                r"friendly|inspired|derived|produced|labeled|labelled|annotated|distilled)$")
-_DATASET_SHAPE = re.compile(r"\w(?:Bench|bench|QA|Eval)$|-\d+(?:\.\d+)?[KkM]$")
+_DATASET_SHAPE = re.compile(r"\w(?:Bench|bench|QA|Eval|Arena)$|-\d+(?:\.\d+)?[KkM]$")
 _NAME_RE = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:[-/.][A-Za-z0-9]+)*)(?![\w-])")
 _LM_SUFFIX = re.compile(r"[ \t]+(LM|LLM|GPT|Net|NN)\b")
 _VERSION_SUFFIX = re.compile(r"[ \t]+(?:[Vv]\d+(?:\.\d+)?|\d{1,3}(?:\.\d+)?[kK]?|QA)(?![\w.%×-])(?!\s*(?:%|×|x\b|points?|pp\b|times|percent))")
@@ -594,7 +594,8 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
             return  # "BEIR-style collections": an adjective, not a name
         if name in rules.organizations:
             return
-        if name.split()[0] in rules.organizations and not is_strong_name(name.split()[-1], rules.generic):
+        if name.split()[0] in rules.organizations and not is_strong_name(name.split()[-1], rules.generic) and not (
+                cls == "Dataset" and w >= 4):  # "Google Research" is no method; "the Amazon Sports dataset" is a dataset
             return
         if w == 1:  # shape alone: one vote per name, however often it occurs
             votes[key][cls] = max(votes[key][cls], 1)
@@ -826,7 +827,10 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
         key = norm(name)
         elsewhere = sum(1 for mm in re.finditer(re.escape(name), text, re.I) if not (t.start <= mm.start() < t.end))
         if any(is_strong_name(w, rules.generic) for w in words) or elsewhere:
-            vote(name, "Method", 2)
+            # "Canopy: A Benchmark for Web Agents" names a dataset, "Quill: Learning to Prove" a method
+            kind = "Dataset" if re.match(r"\s*(?:An?\s+)?(?:(?:New|Large-Scale|Multilingual|Open)\s+)?(?:Benchmark|Dataset|Corpus|Suite|Testbed|"
+                                         r"Collection|Leaderboard|Test\s+Set)\b", title[m.end():], re.I) else "Method"
+            vote(name, kind, 2 if kind == "Method" else 4)
             cands.append((t.start + m.start(1), t.start + m.start(1) + len(name), name))
             surface.setdefault(key, name)
     # code names of a known method's companions: "MLX, mlx-lm and ..."
@@ -856,8 +860,9 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     # a benchmark's or a corpus's name by its shape: "...Bench", "...QA", "...Eval", a size in thousands or
     # millions of items ("FairGrade-5K", "MovieLens-1M"); and "X, a set/split/suite of ...", "We construct X"
     for key, c in list(votes.items()):
-        if c["Method"] and not c["Dataset"] and _DATASET_SHAPE.search(surface.get(key, "")):
-            vote(surface[key], "Dataset", 2)
+        name = surface.get(key, "")
+        if c["Method"] and not c["Dataset"] and (_DATASET_SHAPE.search(name) or re.split(r"-", name)[0] in rules.known_datasets):
+            vote(name, "Dataset", 2)  # ... and variants of a known dataset: "ImageNet-R", "ImageNet-Sketch"
     for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(?:set|re-split|resplit|split|subset|suite|collection)\s+of\b"
                          r"|\b(?:[Ww]e|[Tt]hey|[Tt]he\s+authors)\s+(?:also\s+)?(?:construct|collect|curate|annotate|crowdsource)\s+([A-Z][\w-]*)", text):
         name = m.group(1) or m.group(2)

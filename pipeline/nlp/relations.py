@@ -103,6 +103,11 @@ def _subject_is_anaphor(sent: Span) -> bool:
 _TRAINING = re.compile(r"\b(?:pre-?train\w*|train(?:s|ed|ing)?|fine-?tun\w*|distill\w*|learn(?:s|ed)?\s+from|mixed\s+with|noise\s+from)\b", re.I)
 
 
+_STUDY = re.compile(r"\b(?:(?:[Ww]e|[Tt]hey|[Tt]he\s+(?:paper|authors|study|work)|[Tt]his\s+(?:paper|study|work))\s+(?:then\s+|also\s+)?"
+                    r"(?:evaluat|benchmark|test|compar|assess)\w*\s+(?:[\w-]+\s+){0,4}?(?:models|systems|methods|agents|baselines|"
+                    r"detectors|recognizers|trackers|LLMs|VLMs|approaches|algorithms)|[Bb]enchmarking\s+(?:current|existing|state-of-the-art|"
+                    r"popular|leading)\s+(?:models|systems|methods)|[Bb]y\s+(?:testing|evaluating|benchmarking)\s+(?:[\w-]+\s+){0,3}?"
+                    r"(?:models|systems|methods|LLMs|VLMs))\b")
 _EVALUATE_VERB = re.compile(r"\b(?:evaluat\w*|test(?:s|ed|ing)?|benchmark(?:s|ed|ing)?|assess\w*)\b", re.I)
 
 
@@ -338,6 +343,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 dep_by_sent.setdefault(starts[k], []).append((doc.vocab.strings[match_id], verb, subject, obj))
 
     # pass 2: every other relation
+    study_sents: dict[int, Span] = {}  # paragraph -> its first sentence that evaluates or benchmarks models
     st.cur_paper = st.cur_method = None
     prev_sent: Span | None = None
     for sent in sents:
@@ -633,6 +639,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 if subs and not negated(sent, subs[-1].end_char, x.start_char):
                     add(subs[-1], "extends", x, sent, "extends.named_variant", 0.75)
 
+        if _STUDY.search(text):
+            study_sents.setdefault(pidx, sent)
+
         # ---- evaluatedOn
         fronted = re.match(r"\s*(?:On|Across|Evaluated|Tested|Benchmarked|Measured|Measuring|Trained|Training|When|Applied\s+to)\b", text)
         if datasets and (cues["evaluated"].search(text) or fronted):
@@ -773,6 +782,18 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 continue
             add(p, "presentedAt", event_span, sents[k], "presentedAt.event_post", 0.6)
             presented.add(norm(_canon(p)))
+
+    # a paper that releases a benchmark and evaluates models on it ("We release X ... and evaluate eleven
+    # models", "The paper evaluates agents based on ...") is evaluated on its own benchmark
+    for x in list(out):
+        paper, pred, dataset, sent = x[0], x[1], x[2], x[3]
+        if pred != "introduces" or dataset.label_ != "Dataset" or paper.label_ != "Paper" \
+                or any(m.label_ == "Method" for m in st.paper_methods.get(norm(_canon(paper)), [])):
+            continue
+        pidx = para_of.get(sent.start)
+        study = next((study_sents[k] for k in (pidx, pidx + 1 if pidx is not None else None) if k in study_sents), None)
+        if study is not None:
+            add(paper, "evaluatedOn", dataset, study, "evaluatedOn.own_benchmark", 0.65)
 
     if new_spans:
         group = doc.spans["mlkg_mentions"]
