@@ -77,7 +77,7 @@ def test_build_project_eval_agrees_with_shared_scorer(corpus_build):
     assert ours["entities"] == theirs["entities"] and ours["relations"] == theirs["relations"]
 
 
-# Eight sets of documents with gold, each written by a helper who had not read the rules (see each set's
+# Nine sets of documents with gold, each written by a helper who had not read the rules (see each set's
 # README). Every set was used for tuning after its first run, so these floors guard against regressions; the
 # first-run scores, the honest measure of generalisation, are in README.md. Floors sit a little below the
 # current scores.
@@ -89,7 +89,8 @@ def test_build_project_eval_agrees_with_shared_scorer(corpus_build):
     ("generalisation5", 0.93, 0.87),
     ("generalisation6", 0.94, 0.82),
     ("generalisation7", 0.94, 0.83),
-    ("generalisation8", 0.89, 0.78),
+    ("generalisation8", 0.94, 0.79),
+    ("generalisation9", 0.93, 0.79),
 ])
 def test_build_generalises_to_unseen_documents(tmp_path, name, entity_floor, relation_floor):
     from data import TEST_DATA_DIR
