@@ -33,6 +33,10 @@ def text(doc_prefix):
 def gold():
     d = json.loads(GOLD_FILE.read_text("utf-8"))
     names = {e["id"]: {n.casefold() for n in [e.get("label")] + e.get("aliases", []) if n} for e in d["entities"]}
+    by_id = {e["id"]: e for e in d["entities"]}
+    for e in d["entities"]:  # an untitled paper is known by what it introduces (its key), as the scorer matches it
+        if not e.get("label") and e.get("key") in by_id:
+            names[e["id"]] = {f"paper introducing {n}" for n in names[e["key"]]}
 
     def relations(prop, core_only=False):
         return [(names[r["s"]], names[r["o"]]) for r in d["relations"]
@@ -134,6 +138,8 @@ def test_evaluations(corpus_build, gold):
         ("SimpleFold", "CASP14"),
         ("TRAnsitive Closure Time-distillation", "CIFAR10"),  # TRACT, by its long form
         ("TRAnsitive Closure Time-distillation", "ImageNet64"),
+        # corpus/003_: the untitled MMAU paper, "By testing 18 representative models on MMAU" (gold: paper:mmau)
+        ("Paper introducing Massive Multitask Agent Understanding", "Massive Multitask Agent Understanding"),
     }
     assert all(gold["holds"]("evaluatedOn", s, o) for s, o in res)
 
