@@ -254,3 +254,10 @@ def test_nlp_layouts_benchmark_paper_is_evaluated_on_its_benchmark(extract_text)
 ])
 def test_nlp_layouts_more_dataset_names(extract_text, text, expected):
     assert expected in _mentions(extract_text(text))
+
+
+def test_nlp_layouts_sentence_ends_after_a_model_size(nlp):
+    # spaCy keeps "8B." whole (as it keeps "U.S."); mlkg splits the full stop off, so the sentence ends there
+    doc = nlp("The agent runs on Llama 3.1 8B. On the LoCoMo benchmark it wins.")
+    assert [s.text for s in doc.sents] == ["The agent runs on Llama 3.1 8B.", "On the LoCoMo benchmark it wins."]
+    assert [t.text for t in nlp("The U.S. team won.")][:2] == ["The", "U.S."]
