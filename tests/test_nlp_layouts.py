@@ -261,3 +261,23 @@ def test_nlp_layouts_sentence_ends_after_a_model_size(nlp):
     doc = nlp("The agent runs on Llama 3.1 8B. On the LoCoMo benchmark it wins.")
     assert [s.text for s in doc.sents] == ["The agent runs on Llama 3.1 8B.", "On the LoCoMo benchmark it wins."]
     assert [t.text for t in nlp("The U.S. team won.")][:2] == ["The", "U.S."]
+
+
+@pytest.mark.parametrize("text,relation", [
+    ("We present TideQA, a retriever. Training used 64 NVIDIA H100 GPUs, and at inference TideQA serves long contexts.",
+     ("TideQA", "runsOn", "H100")),
+    ("Pretrained on 800,000 radiographs using 16 NVIDIA V100 GPUs, HeronNet improves AUC on CheXpert.",
+     ("HeronNet", "runsOn", "V100")),
+    ("We present DriftNet, a detector for fog. The detector runs at 15 Hz on an NVIDIA DRIVE AGX Orin.",
+     ("DriftNet", "runsOn", "DRIVE AGX Orin")),
+    ("We present FathomNet, a scene model. The model is trained on eight NVIDIA A100 GPUs, and attendees can try it "
+     "live in our booth at CVPR 2027.", ("FathomNet", "runsOn", "A100")),
+])
+def test_nlp_layouts_training_and_timing_hardware(extract_text, text, relation):
+    assert relation in _relations(extract_text(text))
+
+
+def test_nlp_layouts_the_demo_runs_on_its_device(extract_text):
+    rels = _relations(extract_text("At CVPR 2027 we demo GlintNet, which relights video. The demo runs on a Surface Laptop 7."))
+    assert ("GlintNet", "demoedOn", "Surface Laptop 7") in rels
+    assert ("GlintNet", "runsOn", "Surface Laptop 7") not in rels

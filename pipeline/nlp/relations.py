@@ -18,7 +18,9 @@ _VENUE_PAPER = re.compile(r"^\s+(?:paper|work|study)\b")
 """What follows a venue named as a paper's: "our CoRL 2026 paper", "This EMNLP 2026 paper", "A UAI 2026 paper"."""
 _WILL_BE_PRESENTED = re.compile(r"\b(?:will\s+be\s+presented|is\s+to\s+be\s+presented|(?:is\s+|are\s+)?to\s+appear|will\s+appear|"
                                 r"(?:was|is|has\s+been|have\s+been)\s+accepted)\s+(?:as\s+(?:an?\s+)?[\w-]+\s+)?(?:at|in|to)\b")
-_METHOD_ANAPHOR = re.compile(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:[\w-]+\s+)?(?:method|approach|technique|model|framework|work|architecture|optimizer|paper)\b|\bthis\s+work\b|\b[Ii]ts\b")
+_METHOD_ANAPHOR = re.compile(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:[\w-]+\s+)?(?:method|approach|technique|model|framework|work|architecture|optimizer|paper|"
+                             r"detector|tracker|classifier|retriever|reranker|planner|policy|kernel|compiler|vocoder|recognizer|system)\b"
+                             r"|\bthis\s+work\b|\b[Ii]ts\b")
 _WE = re.compile(r"\b(?:[Ww]e|[Ii]n\s+this\s+(?:paper|work))\b")
 _UNTITLED_CUE = re.compile(
     r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work)|[Aa]n?\s+[A-Z][\w-]*\s+(?:19|20)\d{2}\s+paper)\s+(?:\w+\s+){0,5}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases|call|name|term|dub|construct|constructs|curate|curates|collect|collects)\b"
@@ -79,7 +81,9 @@ def _clause_subject(sent: Span, methods: list[Span], introduced: set) -> Span | 
 
 
 _ANAPHOR_HEADS = {"method", "approach", "technique", "model", "framework", "system", "architecture", "network",
-                  "algorithm", "optimizer", "pipeline", "student", "encoder", "decoder", "tokenizer", "agent"}
+                  "algorithm", "optimizer", "pipeline", "student", "encoder", "decoder", "tokenizer", "agent",
+                  "detector", "tracker", "classifier", "retriever", "reranker", "planner", "policy", "kernel", "compiler",
+                  "vocoder", "recognizer", "segmenter", "estimator", "controller"}
 
 
 def _subject_is_anaphor(sent: Span) -> bool:
@@ -490,7 +494,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                                                             dtext[max(s0, m.start_char - 25):m.start_char])] or list(methods)
             for p in [m for m in ms if m.label_ == "Paper"]:
                 subjects += st.paper_methods.get(norm(_canon(p)), [])[:1]
-            if not subjects and re.search(r"\bthis\s+(?:work|method|model|technique)\b|\bThis\s+demo\b", text):
+            if not subjects and re.search(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:work|method|model|technique|system)\b|\bThis\s+demo\b", text):
                 if anaphor_method is not None:
                     subjects = [anaphor_method]
             if not subjects and st.demo_method is not None:
@@ -508,6 +512,13 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                         continue
                     if re.search(r"(?:optimi[sz]ed|built|designed)\s+for\s+$", dtext[max(s0, h.start_char - 30):h.start_char]):
                         add(s, "runsOn", h, sent, "runsOn.built_for", 0.8)
+                    elif re.search(r"\b(?:(?:pre-?)?trained|training)\s+(?:\w+\s+){0,3}?(?:on|using|with)\s+(?:an?\s+|the\s+)?(?:[\w,-]+\s+){0,3}$"
+                                   r"|\bruns?\s+(?:at\s+[\w.,]+\s+(?:[\w-]+\s+){0,3})?on\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}$",
+                                   dtext[max(s0, h.start_char - 60):h.start_char]) and not re.search(
+                                       r"\b(?:demo|demos|it|visitors|attendees)\s+(?:\w+\s+){0,2}runs?\b", dtext[max(s0, h.start_char - 60):h.start_char], re.I):
+                        # "The model is trained on eight A100 GPUs and runs at 24 fps on a Jetson, and attendees can
+                        # try it live": what it was trained or measured on, not the demo's device ("The demo runs on X" is)
+                        add(s, "runsOn", h, sent, "runsOn.on_hardware", 0.7)
                     else:
                         add(s, "demoedOn", h, sent, "demoedOn.demo_sentence", 0.75)
             if subjects:
@@ -734,7 +745,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                 if carried:  # "on a DJI Matrice 350 drone with an onboard Jetson Orin NX": the same method
                     add(carried[-1][0], "runsOn", h, sent, "runsOn.device_with_chip", 0.7)
                     continue
-                if not served and not re.search(r"\b(?i:on|for)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}(?:(?:such\s+as|like|including)\s+(?:an?\s+|the\s+)?)?$", window):
+                if not served and not re.search(r"\b(?i:on|for|using|used|with|across)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}(?:(?:such\s+as|like|including)\s+(?:an?\s+|the\s+)?)?$", window):
                     continue
                 subs = [m for m in methods if m.end_char <= h.start_char]
                 subj_list = served[:1] or subs[:1]
@@ -745,7 +756,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
                     subj_list = [anaphor_method]
                 if not subj_list and re.match(r"\s*(?:\(\w\)\s*)?(?:Inference|Runtime|Latency|Training)\b", text):
                     subj_list = methods[:1]
-                if not subj_list and re.match(r"\s*(?:On|(?:Running|Deployed|Measured|Tested|Benchmarked|Evaluated)\s+on)\b", text):
+                if not subj_list and re.match(r"\s*(?:On|Using|(?:Running|Deployed|Measured|Tested|Benchmarked|Evaluated|Pre-?trained|Trained|Fine-tuned)\s+on)\b", text):
                     # "On an NVIDIA Jetson AGX Orin, CTP reduces latency": the main clause's method
                     subj_list = [m for m in [_clause_subject(sent, methods, _introduced(st))] if m is not None] or \
                                 [m for m in methods if m.start_char > h.end_char][:1]
