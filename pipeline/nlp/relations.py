@@ -129,6 +129,22 @@ def _trained_not_evaluated(before: str, evaluated: re.Pattern) -> bool:
     return t[-1] > (e[-1] if e else -1)
 
 
+_SIGNATURES = {
+    "presentedAt": {("Paper", "Venue")},
+    "introduces": {("Paper", "Method"), ("Paper", "Dataset")},
+    "extends": {("Method", "Method"), ("Dataset", "Dataset")},
+    "evaluatedOn": {("Method", "Dataset"), ("Paper", "Dataset")},
+    "runsOn": {("Method", "Hardware")},
+    "demoedAt": {("Method", "Venue")},
+    "demoedOn": {("Method", "Hardware")},
+    "outperforms": {("Method", "Method")},
+    "uses": {("Method", "Method"), ("Paper", "Method")},
+    "partOf": {("Venue", "Venue")},
+    "affiliatedWith": {("Paper", "Organization")},
+}
+"""The classes each relation joins (``../shared/spec/knowledge-model.md``; ``ontology/shapes.ttl`` checks the same)."""
+
+
 def _sentence_index(m: Span, sents: list[Span], starts: list[int]) -> int | None:
     """The index in ``sents`` (whose start characters are ``starts``) of the sentence holding the mention's start."""
     k = bisect_left(starts, m.start_char + 1) - 1
@@ -218,6 +234,9 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
     def add(s: Span, p: str, o: Span, sent: Span, rule: str, conf: float) -> None:
         if s is None or o is None or norm(_canon(s)) == norm(_canon(o)) and s.label_ == o.label_:
             return
+        allowed = _SIGNATURES.get(p)
+        if allowed is not None and (s.label_, o.label_) not in allowed:
+            return  # the knowledge model's classes of the two ends: "a dataset uses GPT-4o" is a misreading
         key = (s.label_, norm(_canon(s)), p, o.label_, norm(_canon(o)))
         if key in seen:
             return
@@ -378,7 +397,8 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
             anaphor_method = st.cur_method
             if anaphor_method is None and st.cur_paper is not None:
                 intro = st.paper_methods.get(norm(_canon(st.cur_paper)))
-                anaphor_method = intro[0] if intro else None
+                # "it" stands for a method: a dataset the paper introduces is not what "it runs" or "it uses"
+                anaphor_method = next((m for m in intro or [] if m.label_ == "Method"), None)
 
         # ---- venues: partOf
         confs = [v for v in venues if "Workshop" not in _canon(v) and not v._.mlkg_rule.startswith("venue.presented_at_list")
