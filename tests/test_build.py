@@ -77,20 +77,21 @@ def test_build_project_eval_agrees_with_shared_scorer(corpus_build):
     assert ours["entities"] == theirs["entities"] and ours["relations"] == theirs["relations"]
 
 
-# Nine sets of documents with gold, each written by a helper who had not read the rules (see each set's
+# Ten sets of documents with gold, each written by a helper who had not read the rules (see each set's
 # README). Every set was used for tuning after its first run, so these floors guard against regressions; the
 # first-run scores, the honest measure of generalisation, are in README.md. Floors sit a little below the
 # current scores.
 @pytest.mark.parametrize("name,entity_floor,relation_floor", [
     ("generalisation", 0.94, 0.90),
     ("generalisation2", 0.94, 0.87),
-    ("generalisation3", 0.94, 0.82),
+    ("generalisation3", 0.94, 0.84),
     ("generalisation4", 0.95, 0.75),
     ("generalisation5", 0.93, 0.87),
     ("generalisation6", 0.94, 0.82),
     ("generalisation7", 0.94, 0.83),
     ("generalisation8", 0.94, 0.79),
-    ("generalisation9", 0.93, 0.79),
+    ("generalisation9", 0.93, 0.80),
+    ("generalisation10", 0.91, 0.83),
 ])
 def test_build_generalises_to_unseen_documents(tmp_path, name, entity_floor, relation_floor):
     from data import TEST_DATA_DIR
