@@ -180,29 +180,50 @@ def extract_documents(
             if on_done:
                 on_done(d.id)
     if misses:
-        if executor == "dask":
-            results = _run_dask(misses, model, batch_size, workers, scheduler)
-        elif executor == "local":
-            results = _run_local(misses, model, batch_size, workers)
-        else:
-            from .errors import InputError
-
-            raise InputError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
-        for r in results:
-            if r[0] == "ok":
-                ex = r[1]
-                found[ex.document.id] = ex
-                stats.parsed += 1
-                if cache is not None:
-                    cache.put(ex)
-                if on_done:
-                    on_done(ex.document.id)
-            elif on_error is not None:
-                _, d, name, msg = r
-                on_error(d, type(name, (Exception,), {})(msg))
-            else:
-                raise RuntimeError(f"{r[1].id}: {r[2]}: {r[3]}")
+        for r in _parse(misses, model, batch_size, executor, workers, scheduler):
+            if r[0] != "ok":
+                _failed(r, on_error)
+                continue
+            ex = r[1]
+            found[ex.document.id] = ex
+            stats.parsed += 1
+            if cache is not None:
+                cache.put(ex)
+            if on_done:
+                on_done(ex.document.id)
     return sorted(found.values(), key=lambda ex: order[ex.document.id])
+
+
+def _parse(misses: list[Document], model: str, batch_size: int, executor: str, workers: int, scheduler: str | None,
+           chunked: bool = False) -> Iterator[tuple]:
+    """The executor's results for ``misses``: ``("ok", extraction)`` or ``("error", document, type name, message)``.
+
+    With ``chunked`` (in process, one worker) the misses are parsed 256 at a time and removed from the list as
+    they go, so texts already parsed are not held to the end.
+    """
+    if executor == "dask":
+        return _run_dask(misses, model, batch_size, workers, scheduler)
+    if executor == "local" and workers <= 1 and chunked:
+        def chunks() -> Iterator[tuple]:
+            while misses:
+                chunk = misses[:256]
+                del misses[:256]
+                yield from _run_local(chunk, model, batch_size, 1)
+
+        return chunks()
+    if executor == "local":
+        return _run_local(misses, model, batch_size, workers)
+    from .errors import InputError
+
+    raise InputError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+
+
+def _failed(result: tuple, on_error: Callable[[Document, Exception], None] | None) -> None:
+    """Tell ``on_error`` of a failed document, or raise when nobody listens."""
+    _, d, name, msg = result
+    if on_error is None:
+        raise RuntimeError(f"{d.id}: {name}: {msg}")
+    on_error(d, type(name, (Exception,), {})(msg))
 
 
 def iter_facts(
@@ -254,34 +275,15 @@ def iter_facts(
             gc.enable()
     if not misses:
         return
-    if executor == "dask":
-        results = _run_dask(misses, model, batch_size, workers, scheduler)
-    elif executor == "local" and workers <= 1 and consume:
-        def chunks() -> Iterator[tuple]:
-            while misses:
-                chunk = misses[:256]
-                del misses[:256]
-                yield from _run_local(chunk, model, batch_size, 1)
-
-        results = chunks()
-    elif executor == "local":
-        results = _run_local(misses, model, batch_size, workers)
-    else:
-        from .errors import InputError
-
-        raise InputError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
-    for r in results:
-        if r[0] == "ok":
-            ex = r[1]
-            facts = compact(ex)
-            stats.parsed += 1
-            if cache is not None and put:
-                cache.put_facts(ex.document, facts)
-            if on_done:
-                on_done(ex.document.id)
-            yield ex.document, facts, None, True
-        elif on_error is not None:
-            _, d, name, msg = r
-            on_error(d, type(name, (Exception,), {})(msg))
-        else:
-            raise RuntimeError(f"{r[1].id}: {r[2]}: {r[3]}")
+    for r in _parse(misses, model, batch_size, executor, workers, scheduler, chunked=consume):
+        if r[0] != "ok":
+            _failed(r, on_error)
+            continue
+        ex = r[1]
+        facts = compact(ex)
+        stats.parsed += 1
+        if cache is not None and put:
+            cache.put_facts(ex.document, facts)
+        if on_done:
+            on_done(ex.document.id)
+        yield ex.document, facts, None, True
