@@ -5,7 +5,7 @@ from __future__ import annotations
 from rdflib import Graph, Namespace, URIRef
 from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, XSD, DefinedNamespace
 
-__all__ = ["MLKG", "RES", "SCHEMA", "PREFIXES", "ENTITY_CLASSES", "RELATIONS", "bind_prefixes", "local_name"]
+__all__ = ["MLKG", "RES", "SCHEMA", "PREFIXES", "ENTITY_CLASSES", "RELATIONS", "RELATION_ENDS", "bind_prefixes", "local_name"]
 
 
 class MLKG(DefinedNamespace):
@@ -71,6 +71,21 @@ RELATIONS: tuple[URIRef, ...] = (
     MLKG.presentedAt, MLKG.introduces, MLKG.extends, MLKG.evaluatedOn, MLKG.runsOn, MLKG.demoedAt,
     MLKG.demoedOn, MLKG.outperforms, MLKG.uses, MLKG.partOf, MLKG.affiliatedWith,
 )
+RELATION_ENDS: dict[str, frozenset[tuple[str, str]]] = {
+    "presentedAt": frozenset({("Paper", "Venue")}),
+    "introduces": frozenset({("Paper", "Method"), ("Paper", "Dataset")}),
+    "extends": frozenset({("Method", "Method"), ("Dataset", "Dataset")}),
+    "evaluatedOn": frozenset({("Method", "Dataset"), ("Paper", "Dataset")}),
+    "runsOn": frozenset({("Method", "Hardware")}),
+    "demoedAt": frozenset({("Method", "Venue")}),
+    "demoedOn": frozenset({("Method", "Hardware")}),
+    "outperforms": frozenset({("Method", "Method")}),
+    "uses": frozenset({("Method", "Method"), ("Paper", "Method")}),
+    "partOf": frozenset({("Venue", "Venue")}),
+    "affiliatedWith": frozenset({("Paper", "Organization")}),
+}
+"""The classes (local names) each relation joins, as the knowledge model's table gives them; the ontology's
+domains and ranges allow each pair (test), and extends joins like with like, which they cannot say."""
 
 
 def bind_prefixes(graph: Graph) -> Graph:

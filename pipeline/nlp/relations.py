@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span
 
+from ..vocab import RELATION_ENDS
 from .components import doc_text, sentence_spans
 from .rules import norm
 
@@ -129,20 +130,6 @@ def _trained_not_evaluated(before: str, evaluated: re.Pattern) -> bool:
     return t[-1] > (e[-1] if e else -1)
 
 
-_SIGNATURES = {
-    "presentedAt": {("Paper", "Venue")},
-    "introduces": {("Paper", "Method"), ("Paper", "Dataset")},
-    "extends": {("Method", "Method"), ("Dataset", "Dataset")},
-    "evaluatedOn": {("Method", "Dataset"), ("Paper", "Dataset")},
-    "runsOn": {("Method", "Hardware")},
-    "demoedAt": {("Method", "Venue")},
-    "demoedOn": {("Method", "Hardware")},
-    "outperforms": {("Method", "Method")},
-    "uses": {("Method", "Method"), ("Paper", "Method")},
-    "partOf": {("Venue", "Venue")},
-    "affiliatedWith": {("Paper", "Organization")},
-}
-"""The classes each relation joins (``../shared/spec/knowledge-model.md``; ``ontology/shapes.ttl`` checks the same)."""
 
 
 def _sentence_index(m: Span, sents: list[Span], starts: list[int]) -> int | None:
@@ -234,7 +221,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
     def add(s: Span, p: str, o: Span, sent: Span, rule: str, conf: float) -> None:
         if s is None or o is None or norm(_canon(s)) == norm(_canon(o)) and s.label_ == o.label_:
             return
-        allowed = _SIGNATURES.get(p)
+        allowed = RELATION_ENDS.get(p)
         if allowed is not None and (s.label_, o.label_) not in allowed:
             return  # the knowledge model's classes of the two ends: "a dataset uses GPT-4o" is a misreading
         key = (s.label_, norm(_canon(s)), p, o.label_, norm(_canon(o)))
