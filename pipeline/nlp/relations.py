@@ -56,10 +56,6 @@ def _canon(span: Span) -> str:
     return span._.mlkg_canonical or span.text
 
 
-def _between(dtext: str, a: int, b: int) -> str:
-    return dtext[min(a, b):max(a, b)]
-
-
 def _introduced(st: _State) -> set[str]:
     """Normalised names of the methods the papers read so far introduce, and of the current method."""
     names = {norm(_canon(m)) for ms in st.paper_methods.values() for m in ms}
