@@ -8,6 +8,8 @@ import pytest
 
 from pipeline.nlp.rules import is_strong_name
 
+from data import CORPUS_DIR as CORPUS
+
 
 def _mentions(doc):
     return {(s.label_, s._.mlkg_canonical) for s in doc.spans["mlkg_mentions"]}
@@ -176,9 +178,34 @@ def test_nlp_layouts_dependency_parse_names_the_verbs_subject(extract_text):
 def test_nlp_layouts_dependency_matcher_reads_subject_verb_object(nlp):
     finder = nlp.get_pipe("mlkg_relations")
     doc = nlp("In our tests, the QuillNet model consistently beats the ResNet baseline.")
-    found = {(nlp.vocab.strings[m], doc[v].text, doc[s].text, doc[o].text) for m, (v, s, o) in finder.dependency(doc)}
+    found = {(r, doc[v].text, doc[s].text, doc[o].text) for r, v, s, o in finder.dependency(doc)}
     assert ("outperforms", "beats", "model", "baseline") in found
     assert ("QuillNet", "outperforms", "ResNet") in _relations(doc)
+
+
+def test_nlp_layouts_verb_frames_find_what_spacys_dependency_matcher_finds(nlp):
+    # VerbFrames reads the verb's children directly; spaCy's DependencyMatcher with the equivalent patterns is the
+    # reference, on the bundled corpus and on sentences with several subjects, objects and conjoined verbs
+    from spacy.matcher import DependencyMatcher
+
+    finder = nlp.get_pipe("mlkg_relations")
+    reference = DependencyMatcher(nlp.vocab)
+    for relation, forms in sorted(finder.rules.dependency_verbs.items()):
+        reference.add(relation, [[
+            {"RIGHT_ID": "verb", "RIGHT_ATTRS": {"LOWER": {"IN": sorted(forms)}, "DEP": {"NOT_IN": ["amod", "compound"]}}},
+            {"LEFT_ID": "verb", "REL_OP": ">", "RIGHT_ID": "subject", "RIGHT_ATTRS": {"DEP": "nsubj"}},
+            {"LEFT_ID": "verb", "REL_OP": ">", "RIGHT_ID": "object", "RIGHT_ATTRS": {"DEP": "dobj"}},
+        ]])
+    texts = [p.read_text("utf-8") for p in sorted(CORPUS.glob("*.txt"))] + [
+        "QuillNet extends ResNet and beats ViT, while HopNet outperforms Mamba and adapts LoRA.",
+        "The extended model uses adapters. Our method outperforms both baselines and extends prior work.",
+    ]
+    total = 0
+    for doc in nlp.pipe(texts):
+        expected = [(nlp.vocab.strings[m], *tokens) for m, tokens in reference(doc)]
+        assert finder.dependency(doc) == expected
+        total += len(expected)
+    assert total >= 5
 
 
 def test_nlp_layouts_lexicon_names_by_phrase_matcher(extract_text):

@@ -13,7 +13,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 import numpy
-from spacy.attrs import SENT_START
+from spacy.attrs import LOWER, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -576,10 +576,9 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     votes: dict[str, Counter] = defaultdict(Counter)
     surface: dict[str, str] = {}
     cands: list[tuple[int, int, str]] = []
-    dheads = "|".join(sorted(rules.dataset_heads, key=len, reverse=True))
-    mheads = "|".join(sorted(rules.method_heads, key=len, reverse=True))
-
-    generic_norms = {norm(g) for g in rules.generic}
+    dheads = rules.dataset_heads_alternation
+    mheads = rules.method_heads_alternation
+    generic_norms = rules.generic_norms
 
     def vote(name: str, cls: str, w: int = 1) -> None:
         key = norm(name)
@@ -613,10 +612,14 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     shouting += [(m.start(), m.end()) for m in re.finditer(r"(?m)^[ \t]*(?:Authors?|By|Affiliations?|Posted\s+by|Written\s+by)\b[^\n]*", text)]
 
     # strong shapes and lexicon names
+    known_words = rules.known_words
     for m in _NAME_RE.finditer(text):
+        w = m.group(1)
+        if w.islower() and w.isalpha() and w not in known_words:
+            continue  # a plain lower-case word ("the", "model"): no shape below holds for it, so it names nothing
         if any(x <= m.start() < y for x, y in shouting):
             continue
-        w = m.group(1).rstrip(".")
+        w = w.rstrip(".")
         adj = _ADJECTIVE_SUFFIX.search(w)
         if adj and adj.start() >= 2:  # "FogForge-trained detectors", "LiDAR-free": the name is before the hyphen
             w = w[:adj.start()]
@@ -1022,22 +1025,34 @@ def _main_event(venues: list[Found]) -> str | None:
 
 # ----------------------------------------------------------------------------- relation rules
 
-def _dependency_matcher(vocab, verbs: dict[str, list[str]]):
-    """A DependencyMatcher for "SUBJECT <verb> OBJECT" by the parse, one pattern per relation.
+class VerbFrames:
+    """"SUBJECT <verb> OBJECT" by the dependency parse: a verb of a relation with its ``nsubj`` and ``dobj``.
 
-    Matches carry the relation as their label and the verb, subject and object tokens in that order. The
-    pipeline runs no tagger or lemmatizer, so the verbs are listed by their forms, not their lemma.
+    What a spaCy ``DependencyMatcher`` with one three-node pattern per relation finds, in the same order
+    (by relation, then by position), read straight from the verb's children: the DependencyMatcher matched every
+    subject and object of the document and walked its ancestors, several times the cost. The pipeline runs no
+    tagger or lemmatizer, so the verbs are listed by their forms, not their lemma.
     """
-    from spacy.matcher import DependencyMatcher
 
-    matcher = DependencyMatcher(vocab)
-    for relation, forms in sorted(verbs.items()):
-        matcher.add(relation, [[
-            {"RIGHT_ID": "verb", "RIGHT_ATTRS": {"LOWER": {"IN": sorted(forms)}, "DEP": {"NOT_IN": ["amod", "compound"]}}},
-            {"LEFT_ID": "verb", "REL_OP": ">", "RIGHT_ID": "subject", "RIGHT_ATTRS": {"DEP": "nsubj"}},
-            {"LEFT_ID": "verb", "REL_OP": ">", "RIGHT_ID": "object", "RIGHT_ATTRS": {"DEP": "dobj"}},
-        ]])
-    return matcher
+    def __init__(self, vocab, verbs: dict[str, list[str]]) -> None:
+        self.relation_of = {vocab.strings.add(form.lower()): relation
+                            for relation, forms in sorted(verbs.items()) for form in forms}
+        self._ids = numpy.array(sorted(self.relation_of), dtype="uint64")
+
+    def __call__(self, doc: Doc) -> list[tuple[str, int, int, int]]:
+        """``(relation, verb, subject, object)`` token indices, sorted by relation."""
+        lower = doc.to_array(LOWER)
+        out = []
+        for i in numpy.flatnonzero(numpy.isin(lower, self._ids)).tolist():
+            verb = doc[i]
+            if verb.dep_ in {"amod", "compound"}:
+                continue
+            children = list(verb.children)
+            objects = [c.i for c in children if c.dep_ == "dobj"]
+            relation = self.relation_of[int(lower[i])]
+            out += [(relation, i, c.i, o) for c in children if c.dep_ == "nsubj" for o in objects]
+        out.sort(key=lambda m: m[0])
+        return out
 
 
 @Language.factory("mlkg_relations", assigns=["doc._.mlkg_relations"], requires=["doc.spans"])
@@ -1053,7 +1068,7 @@ class RelationFinder:
         c = self.rules.cues
         self.re = {k: re.compile(r"\b(?:" + v + r")\b", re.I) for k, v in c.items() if k != "negation"}
         self.negation = re.compile(c["negation"], re.I)
-        self.dependency = _dependency_matcher(vocab, self.rules.dependency_verbs) if vocab is not None else None
+        self.dependency = VerbFrames(vocab, self.rules.dependency_verbs) if vocab is not None else None
         self.known_names = frozenset(norm(n) for n in (*self.rules.known_methods, *self.rules.known_datasets))
 
     def __call__(self, doc: Doc) -> Doc:

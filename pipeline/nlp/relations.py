@@ -343,10 +343,10 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
     dep_by_sent: dict[int, list] = {}
     if getattr(finder, "dependency", None) is not None:
         starts = [s.start for s in sents]
-        for match_id, (verb, subject, obj) in finder.dependency(doc):
+        for relation, verb, subject, obj in finder.dependency(doc):
             k = bisect_left(starts, verb + 1) - 1
             if k >= 0:
-                dep_by_sent.setdefault(starts[k], []).append((doc.vocab.strings[match_id], verb, subject, obj))
+                dep_by_sent.setdefault(starts[k], []).append((relation, verb, subject, obj))
 
     # pass 2: every other relation
     study_sents: dict[int, Span] = {}  # paragraph -> its first sentence that evaluates or benchmarks models

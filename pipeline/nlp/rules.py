@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from ..resolve import norm  # one definition of name identity, shared with resolution
@@ -87,6 +87,27 @@ class Rules:
     conf_acronyms: dict[str, str] = field(default_factory=dict)  # surface acronym -> canonical acronym
     dependency_verbs: dict[str, list[str]] = field(default_factory=dict)  # relation -> verb forms (by the parse)
     lower_is_better: frozenset[str] = frozenset()  # metrics a lower value of which is better (FID, WER, latency)
+
+    # derived once from the data above, not per document
+    @cached_property
+    def known_words(self) -> frozenset[str]:
+        """Every known method and dataset name."""
+        return frozenset(self.known_methods | self.known_datasets)
+
+    @cached_property
+    def generic_norms(self) -> frozenset[str]:
+        """The normalised generic acronyms ("LLM" -> "llm")."""
+        return frozenset(norm(g) for g in self.generic)
+
+    @cached_property
+    def dataset_heads_alternation(self) -> str:
+        """The dataset head nouns as a regular-expression alternation, longest first."""
+        return "|".join(sorted(self.dataset_heads, key=len, reverse=True))
+
+    @cached_property
+    def method_heads_alternation(self) -> str:
+        """The method head nouns as a regular-expression alternation, longest first."""
+        return "|".join(sorted(self.method_heads, key=len, reverse=True))
 
 
 @lru_cache(maxsize=1)
