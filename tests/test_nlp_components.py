@@ -94,3 +94,25 @@ def test_nlp_components_untitled_abstract_introduces_and_presented_at(extract_te
     rels = _relations(doc)
     assert ("Paper introducing GraphMix", "introduces", "GraphMix") in rels
     assert ("Paper introducing GraphMix", "presentedAt", "Workshop on Graph Learning") in rels
+
+
+def test_nlp_components_name_occurrences_match_the_regular_expression():
+    # the str.find search stands in for a pattern compiled per name: it must find exactly what the pattern finds
+    import re
+    from itertools import product
+
+    from pipeline.nlp.components import name_occurrences
+
+    names = ["Vision Transformer", "ViT", "Mip-NeRF 360", "GPT-4o", "T5", "s", "Sam", "ogbg-molhiv", "Résumé Net"]
+    texts = [
+        "The Vision Transformer (ViT) and vision-transformers beat VisionTransformer; ViTs, not ViTa or x-ViT.",
+        "Mip-NeRF 360, mip nerf-360 and Mip-NeRF360s; MipNeRF 3600 is another. GPT-4o, gpt-4os, GPT-4o-mini.",
+        "T5 and t5s but not T5x; Sam, SAMs, sams_, Sam-2. ogbg-molhiv ogbg molhiv ogbgmolhiv.",
+        "Kelvin: \u212aelvin, long s: \u017fam, dotless: \u0131, Résumé Net and résumé-net. İstanbul T5.",
+        "", "s", "ss s-s s_s",
+    ]
+    for name, text in product(names, texts):
+        pattern = re.compile(r"(?<![\w-])" + r"[\s-]?".join(re.escape(p) for p in re.split(r"[\s-]+", name))
+                             + r"s?(?![\w-])", re.I)
+        assert name_occurrences(name, text) == [m.span() for m in pattern.finditer(text)], (name, text)
+    assert name_occurrences("Mip-NeRF 360", texts[1]) == [(0, 12), (14, 26), (31, 43)]

@@ -97,6 +97,59 @@ def _re(pattern: str, flags: int = 0) -> re.Pattern:
     return re.compile(pattern, flags)
 
 
+# characters that ``re.IGNORECASE`` equates with an ASCII letter although ``str.lower`` does not map them to it
+_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+_SEPARATOR = re.compile(r"[\s-]+")
+
+
+def _bounds_word(ch: str) -> bool:
+    """Whether ``ch`` joins a word in the name patterns' bounds ``(?<![\\w-])``, ``(?![\\w-])``."""
+    return ch.isalnum() or ch in "_-"
+
+
+def name_occurrences(name: str, text: str, lower: str | None = None) -> list[tuple[int, int]]:
+    """Where ``name`` occurs in ``text`` as a word, in any case, its parts joined by at most one space or
+    hyphen, perhaps plural: the spans ``re.finditer`` gives for ``(?<![\\w-])part[\\s-]?part...s?(?![\\w-])``
+    with ``re.IGNORECASE``.
+
+    Found with ``str.find`` in the lower-cased text (pass ``lower=text.lower()`` when asking for many names),
+    not by a pattern compiled per name: most names of a large corpus are new, and compiling their patterns
+    cost more than all the other name rules. The regular expression serves where lower-casing is no exact
+    stand-in for ``re.IGNORECASE``: a name outside ASCII, or a text that lower-cases to another length or holds
+    a letter such as the Kelvin sign.
+    """
+    parts = _SEPARATOR.split(name)
+    lower = text.lower() if lower is None else lower
+    if not name.isascii() or "" in parts or len(lower) != len(text) or _FOLDS_TO_ASCII.search(text):
+        pattern = _re(r"(?<![\w-])" + r"[\s-]?".join(re.escape(p) for p in parts) + r"s?(?![\w-])", re.I)
+        return [m.span() for m in pattern.finditer(text)]
+    parts = [p.lower() for p in parts]
+    first, n, out = parts[0], len(text), []
+    i = lower.find(first)
+    while i >= 0:
+        end = -1
+        if i == 0 or not _bounds_word(text[i - 1]):
+            j = i + len(first)
+            for p in parts[1:]:
+                if j < n and (text[j].isspace() or text[j] == "-") and lower.startswith(p, j + 1):
+                    j += 1 + len(p)
+                elif lower.startswith(p, j):
+                    j += len(p)
+                else:
+                    break
+            else:  # every part in place: an optional plural "s", then no word character
+                if j < n and lower[j] == "s" and (j + 1 == n or not _bounds_word(text[j + 1])):
+                    end = j + 1
+                elif j == n or not _bounds_word(text[j]):
+                    end = j
+        if end >= 0:
+            out.append((i, end))
+            i = lower.find(first, end)
+        else:
+            i = lower.find(first, i + 1)
+    return out
+
+
 @lru_cache(maxsize=None)
 def _acronym_pattern(acrs: tuple[str, ...]) -> re.Pattern:
     return re.compile(
@@ -882,13 +935,13 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     # a name that the document shows as a method or dataset is that wherever it occurs
     out: list[Found] = []
     known = {k for k, c in votes.items() if c}
+    lower = text.lower()
     for key in known:
         name = surface[key]
-        pat = _re(r"(?<![\w-])" + r"[\s-]?".join(re.escape(p) for p in re.split(r"[\s-]+", name)) + r"s?(?![\w-])", re.I)
-        for m in pat.finditer(text):
-            if not m.group(0)[0].isupper() and not name[0].islower():
+        for a, b in name_occurrences(name, text, lower):
+            if not text[a].isupper() and not name[0].islower():
                 continue
-            cands.append((m.start(), m.end(), m.group(0)))
+            cands.append((a, b, text[a:b]))
     for a, b, w in cands:
         if any(x <= a < y for x, y in shouting):
             continue
