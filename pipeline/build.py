@@ -76,7 +76,8 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     store = ExtractionCache(config.cache_dir or Path(config.out_dir) / DEFAULT_CACHE_DIR, model) if config.cache else None
     counts = ExtractStats()
     run = dict(batch_size=config.batch_size, executor=config.executor, workers=config.workers,
-               scheduler=config.scheduler, cache=store, on_error=failed, on_done=cb.on_document_done, stats=counts)
+               scheduler=config.scheduler, cache=store, on_error=failed, on_done=cb.on_document_done, stats=counts,
+               overlap=config.overlap)
     if not (config.html or config.infer or set(config.formats) - {"ttl"} or config.validate):
         # only graph.ttl, and validation only if the graph is small: stream (stream.py); memory holds the
         # entity table, not the mentions, unless the graph turns out small enough to validate

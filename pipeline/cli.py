@@ -92,6 +92,7 @@ def build(
     infer: bool = typer.Option(False, "--infer", help="Add the RDFS/OWL-RL entailments of ontology/mlkg.ttl (owlrl) to the written graph."),
     formats: str = typer.Option("ttl", "--formats", help="Comma-separated serialisations: ttl (always), nt, jsonld (+ context.jsonld), trig; or 'all'."),
     workers: int = typer.Option(1, "--workers", "-j", min=1, help="Processes parsing documents (Dask: workers of the local cluster)."),
+    overlap: bool = typer.Option(True, "--overlap/--no-overlap", help="With one worker, run the rules in a second process beside the parse (from 64 documents to parse, on 2+ cores)."),
     executor: str = typer.Option("local", help="local, or dask (runs the per-document stages on a Dask cluster)."),
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address (default: start a local cluster)."),
     cache: Optional[Path] = typer.Option(None, help="Incremental cache folder (default: OUT/.mlkg-cache)."),
@@ -107,8 +108,8 @@ def build(
     fmts = FORMATS if formats.strip() == "all" else tuple(sorted({f.strip() for f in formats.split(",") if f.strip()} | {"ttl"}))
     config = BuildConfig(inputs=tuple(inputs or [Path("corpus")]), out_dir=out, model=model,
                          max_bytes=max_bytes, html=not no_html, strict=strict, infer=infer, formats=fmts,
-                         workers=workers, executor=executor, scheduler=scheduler, cache=not no_cache, cache_dir=cache,
-                         validate=validate)
+                         workers=workers, overlap=overlap, executor=executor, scheduler=scheduler, cache=not no_cache,
+                         cache_dir=cache, validate=validate)
     try:
         report = run_build(config, _Progress())
     except MlkgError as exc:

@@ -44,6 +44,9 @@ class BuildConfig:
     """Fail the build when any document is skipped."""
     workers: int = 1
     """Processes (``local``) or Dask workers of a local cluster (``dask``) parsing documents."""
+    overlap: bool = True
+    """With one local worker, run the rule components in a second process beside the parse (when there are
+    ``executor.OVERLAP_MIN`` documents or more to parse and two cores or more): the same graph, sooner."""
     executor: str = "local"
     """``local`` (this machine, ``workers`` processes) or ``dask`` (a Dask cluster)."""
     scheduler: str | None = None

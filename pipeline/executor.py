@@ -15,6 +15,9 @@ document order, so every executor gives the same graph.
 
 from __future__ import annotations
 
+import os
+import pickle
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -84,6 +87,161 @@ def extract_chunk(documents: list[Document], model: str, batch_size: int = 16) -
         _nlp(model), documents, batch_size=batch_size,
         on_error=lambda d, exc: failures.append(("error", d, type(exc).__name__, str(exc))))]
     return out + failures
+
+
+def extract_parsed_chunk(items: list[tuple[Document, object]], model: str) -> list[tuple]:
+    """Run the rule components on parsed documents (``parse_all``'s pairs) with pipeline ``model``, loaded once
+    per worker process; results as :func:`extract_chunk` gives them."""
+    from .nlp.extract import extract_parsed
+
+    nlp = _nlp(model)
+    out: list[tuple] = []
+    for document, parse in items:
+        try:
+            out.append(("ok", extract_parsed(nlp, document, parse)))
+        except Exception as exc:  # noqa: BLE001  (one bad document must not stop the others)
+            out.append(("error", document, type(exc).__name__, str(exc)))
+    return out
+
+
+OVERLAP_MIN = 64
+"""Documents to parse from which one local worker runs the rules in a second process, beside the parse."""
+
+
+def _send(stream, obj) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(len(data).to_bytes(8, "little") + data)
+    stream.flush()
+
+
+def _receive(stream):
+    """The next object :func:`_send` wrote to ``stream``, or None at its end."""
+    head = stream.read(8)
+    if len(head) < 8:
+        return None
+    return pickle.loads(stream.read(int.from_bytes(head, "little")))
+
+
+class _RulesProcess:
+    """A second Python process running the rule components on parsed documents (``python -m pipeline.executor``).
+
+    A plain subprocess speaking pickles over its standard input and output, not ``multiprocessing``: a spawned
+    ``multiprocessing`` child imports the caller's main module again, which a script or notebook calling
+    :func:`pipeline.build.run_build` without an ``if __name__ == "__main__"`` guard would run twice. A thread
+    reads the results as they come, so neither side waits on the other's full pipe.
+    """
+
+    def __init__(self, model: str) -> None:
+        import queue
+        import subprocess
+
+        self.results: queue.Queue = queue.Queue()
+        package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # importable as here
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+        self.proc = subprocess.Popen([sys.executable, "-m", "pipeline.executor", model],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        try:
+            while (result := _receive(self.proc.stdout)) is not None:
+                self.results.put(result)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            pass
+        finally:
+            self.results.put(None)  # the process has ended (or its output broke): nothing more comes
+
+    def send(self, chunk: list) -> bool:
+        """Hand ``chunk`` to the process; False when it is gone."""
+        try:
+            _send(self.proc.stdin, chunk)
+            return True
+        except (OSError, ValueError):
+            return False
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        self.proc.wait()
+        self.reader.join()
+
+
+def _serve_rules(model: str) -> None:
+    """The rules' process: parsed chunks in on standard input, ``extract_parsed_chunk`` results out."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # whatever a library prints must not corrupt the results
+    _nlp(model)
+    while (chunk := _receive(stdin)) is not None:
+        _send(stdout, extract_parsed_chunk(chunk, model))
+
+
+def _run_overlapped(misses: list[Document], model: str, batch_size: int, consume: bool) -> Iterator[tuple]:
+    """Parse in this process and run the rule components in a second one, at the same time.
+
+    The parse (tok2vec and parser) and the rules are the two halves of the work, and Python threads cannot run
+    them side by side (thinc keeps the GIL), so a second process takes the rules: each batch's parses go to it
+    as arrays (``parse_all``) while this process parses the next batch. Results come back in document order.
+    Should that process fail, the rules of the batches it had not answered run here. With ``consume`` the
+    documents are removed from ``misses`` as they are parsed.
+    """
+    from collections import deque
+
+    from .nlp.extract import parse_all
+
+    failures: list[tuple] = []
+
+    def parsed() -> Iterator[tuple]:  # 256 documents at a time, so that (with consume) parsed texts are let go
+        nlp, rest = _nlp(model), misses if consume else list(misses)
+        while rest:
+            part = rest[:256]
+            del rest[:256]
+            yield from parse_all(nlp, part, batch_size=batch_size, on_error=lambda d, exc:
+                                 failures.append(("error", d, type(exc).__name__, str(exc))))
+
+    worker: _RulesProcess | None = _RulesProcess(model)  # it loads the pipeline while this process does
+    sent: deque = deque()  # chunks handed to the worker and not yet answered, in order
+
+    def answers(wait: bool) -> Iterator[tuple]:
+        nonlocal worker
+        while sent:
+            if worker is not None:
+                if not wait and worker.results.empty():
+                    return
+                result = worker.results.get()
+                if result is not None:
+                    sent.popleft()
+                    yield from result
+                    continue
+                worker = None  # it has ended: what it had not answered is done here
+            yield from extract_parsed_chunk(sent.popleft(), model)
+
+    def hand(chunk: list) -> Iterator[tuple]:
+        sent.append(chunk)
+        if worker is not None:
+            worker.send(chunk)  # should it fail, the worker has ended, and answers() does the chunk here
+        yield from answers(wait=len(sent) > 8)  # a few batches ahead, not the corpus
+
+    try:
+        chunk: list = []
+        for pair in parsed():
+            chunk.append(pair)
+            if len(chunk) == batch_size:
+                yield from hand(chunk)
+                chunk = []
+            else:
+                yield from answers(wait=False)
+            yield from failures
+            failures.clear()
+        if chunk:
+            yield from hand(chunk)
+        yield from answers(wait=True)
+        yield from failures
+    finally:
+        if worker is not None:
+            worker.close()
 
 
 def _chunks(documents: list[Document], size: int) -> list[list[Document]]:
@@ -159,6 +317,7 @@ def extract_documents(
     on_error: Callable[[Document, Exception], None] | None = None,
     on_done: Callable[[str], None] | None = None,
     stats: ExtractStats | None = None,
+    overlap: bool = True,
 ) -> list[Extraction]:
     """The Extractions of ``documents`` (in their order), from ``cache`` where it has them, else parsed.
 
@@ -180,7 +339,7 @@ def extract_documents(
             if on_done:
                 on_done(d.id)
     if misses:
-        for r in _parse(misses, model, batch_size, executor, workers, scheduler):
+        for r in _parse(misses, model, batch_size, executor, workers, scheduler, overlap=overlap):
             if r[0] != "ok":
                 _failed(r, on_error)
                 continue
@@ -195,14 +354,17 @@ def extract_documents(
 
 
 def _parse(misses: list[Document], model: str, batch_size: int, executor: str, workers: int, scheduler: str | None,
-           chunked: bool = False) -> Iterator[tuple]:
+           chunked: bool = False, overlap: bool = True) -> Iterator[tuple]:
     """The executor's results for ``misses``: ``("ok", extraction)`` or ``("error", document, type name, message)``.
 
     With ``chunked`` (in process, one worker) the misses are parsed 256 at a time and removed from the list as
-    they go, so texts already parsed are not held to the end.
+    they go, so texts already parsed are not held to the end. With ``overlap``, one local worker and at least
+    ``OVERLAP_MIN`` misses on a machine of two cores or more, the rules run in a second process beside the parse.
     """
     if executor == "dask":
         return _run_dask(misses, model, batch_size, workers, scheduler)
+    if executor == "local" and workers <= 1 and overlap and len(misses) >= OVERLAP_MIN and (os.cpu_count() or 1) >= 2:
+        return _run_overlapped(misses, model, batch_size, consume=chunked)
     if executor == "local" and workers <= 1 and chunked:
         def chunks() -> Iterator[tuple]:
             while misses:
@@ -240,6 +402,7 @@ def iter_facts(
     stats: ExtractStats | None = None,
     put: bool = True,
     consume: bool = False,
+    overlap: bool = True,
 ) -> Iterator[tuple[Document, tuple, tuple | None, bool]]:
     """``(document, compact facts, memo, parsed)`` (``stream.compact``; the memo the cache entry holds, or
     None) for each of ``documents``, cache hits first, then the parsed ones as they come: not in document
@@ -275,7 +438,7 @@ def iter_facts(
             gc.enable()
     if not misses:
         return
-    for r in _parse(misses, model, batch_size, executor, workers, scheduler, chunked=consume):
+    for r in _parse(misses, model, batch_size, executor, workers, scheduler, chunked=consume, overlap=overlap):
         if r[0] != "ok":
             _failed(r, on_error)
             continue
@@ -287,3 +450,7 @@ def iter_facts(
         if on_done:
             on_done(ex.document.id)
         yield ex.document, facts, None, True
+
+
+if __name__ == "__main__":  # the rules' process of an overlapped run (_RulesProcess)
+    _serve_rules(sys.argv[1])

@@ -5,6 +5,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 
+import numpy
+from spacy.attrs import DEP, HEAD, IDX, LENGTH, SENT_START, SPACY
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -12,7 +14,10 @@ from ..model import Document, Evidence, Extraction, Mention, RelationMention
 from ..vocab import MLKG
 from .components import MENTIONS_KEY, TEXT_KEY, doc_text, sentence_starts
 
-__all__ = ["extract", "extract_all"]
+__all__ = ["extract", "extract_all", "parse_all", "extract_parsed", "RULE_COMPONENTS"]
+
+RULE_COMPONENTS = ("mlkg_mentions", "mlkg_relations")
+"""The components that read the parse: what an overlapped run does in its second process."""
 
 
 def _evidence(doc_id: str, sent: Span, text: str, memo: dict) -> Evidence:
@@ -81,13 +86,45 @@ def extract_all(nlp: Language, documents: Iterable[Document], batch_size: int = 
 
     A document whose parse raises is reported through ``on_error(document, exc)`` and skipped.
     """
+    return _each_parsed(nlp, documents, batch_size, on_error, extract)
+
+
+def parse_all(nlp: Language, documents: Iterable[Document], batch_size: int = 16,
+              on_error=None) -> Iterator[tuple[Document, numpy.ndarray]]:
+    """The first half of :func:`extract_all`: parse in batches, without the rule components, and yield each
+    document with its parse as one array (:func:`extract_parsed` does the rest, in another process)."""
+    with nlp.select_pipes(disable=[n for n in RULE_COMPONENTS if n in nlp.pipe_names]):
+        yield from _each_parsed(nlp, documents, batch_size, on_error, lambda d, doc: (d, doc.to_array(_PARSE)))
+
+
+# what the rules read of a parse: the tokens (offsets, trailing space) and the dependency tree; sentence starts
+# follow from the tree, as in the parsed Doc
+_PARSE = [IDX, LENGTH, SPACY, HEAD, DEP, SENT_START]
+
+
+def extract_parsed(nlp: Language, document: Document, parse: numpy.ndarray) -> Extraction:
+    """The Extraction of ``document`` from its parse as :func:`parse_all` gave it: the Doc is rebuilt from the
+    array and the text, and ``nlp``'s rule components run on it (``nlp`` loaded the same model)."""
+    text = document.text
+    words = [text[i:i + n] for i, n in parse[:, :2].tolist()]
+    doc = Doc(nlp.vocab, words=words, spaces=parse[:, 2].astype(bool).tolist())
+    doc.from_array(_PARSE[3:], parse[:, 3:])
+    doc.user_data[TEXT_KEY] = text
+    for name in RULE_COMPONENTS:
+        doc = nlp.get_pipe(name)(doc)
+    return extract(document, doc)
+
+
+def _each_parsed(nlp: Language, documents: Iterable[Document], batch_size: int, on_error, finish) -> Iterator:
+    """``finish(document, doc)`` for each document parsed by ``nlp.pipe`` in batches; after a batch whose
+    parse raises, the rest one by one, each failure told to ``on_error``."""
     docs = list(documents)
     done: set[str] = set()
     try:
         for document, doc in zip(docs, nlp.pipe((_make_doc(nlp, d.text) for d in docs), batch_size=batch_size)):
-            extraction = extract(document, doc)
+            result = finish(document, doc)
             done.add(document.id)
-            yield extraction
+            yield result
     except Exception:  # one bad document must not stop the others: redo the rest one by one
         if on_error is None:
             raise
@@ -95,8 +132,8 @@ def extract_all(nlp: Language, documents: Iterable[Document], batch_size: int = 
             if document.id in done:
                 continue
             try:
-                extraction = extract(document, nlp(_make_doc(nlp, document.text)))
+                result = finish(document, nlp(_make_doc(nlp, document.text)))
             except Exception as exc:  # noqa: BLE001
                 on_error(document, exc)
                 continue
-            yield extraction
+            yield result
