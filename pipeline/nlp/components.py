@@ -13,8 +13,9 @@ from dataclasses import replace
 from functools import lru_cache
 
 import numpy
-from spacy.attrs import LOWER, SENT_START
+from spacy.attrs import IDX, LOWER, ORTH, SENT_START
 from spacy.language import Language
+from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span
 
 from .rules import NUMBERED_WORDS, ORDINAL, Found, acronym_long_form, is_strong_name, load_rules, norm, ordinal_value, scan_title
@@ -70,14 +71,33 @@ def sentence_spans(doc: Doc, text: str) -> list[Span]:
     return out
 
 
+_JOINS_NEXT = numpy.array(sorted(get_string_id(s) for s in (":", ",", ";", "(", "-", "–", "—")), dtype="uint64")
+_LINE_BREAK = re.compile("\n")
+_JOINS_PREVIOUS = numpy.array(sorted(get_string_id(s) for s in ("–", "—", ":")), dtype="uint64")
+
+
 @Language.component("mlkg_paragraphs", assigns=["token.is_sent_start"])
 def mark_paragraphs(doc: Doc) -> Doc:
-    """Start a sentence after every line break, so no sentence crosses a paragraph or list item."""
-    for i, token in enumerate(doc[:-1]):
-        if "\n" in token.text or "\n" in token.whitespace_:
-            doc[i + 1].is_sent_start = True
-        elif token.text in {":", ",", ";", "(", "-", "–", "—"} or doc[i + 1].text in {"–", "—", ":"}:
-            doc[i + 1].is_sent_start = False  # "Title: Subtitle" and "Name – what it does" are one sentence
+    """Start a sentence after every line break, so no sentence crosses a paragraph or list item.
+
+    A token followed by ":", "–" or "—", or itself one of ":,;(-–—", is not followed by a sentence start:
+    "Title: Subtitle" and "Name – what it does" are one sentence. Read from arrays, since this runs in the
+    parse's process, before the parser, on every token.
+    """
+    if len(doc) < 2:
+        return doc
+    text = doc_text(doc)
+    arr = doc.to_array([IDX, ORTH])
+    starts = arr[:, 0].astype("int64")
+    lines = numpy.array([m.start() for m in _LINE_BREAK.finditer(text)], dtype="int64") if "\n" in text else None
+    # a line break in a token or the space after it: the text from its start to the next token's
+    breaks = (numpy.searchsorted(lines, starts[1:]) > numpy.searchsorted(lines, starts[:-1])) if lines is not None \
+        else numpy.zeros(len(doc) - 1, dtype=bool)
+    joins = numpy.isin(arr[:-1, 1], _JOINS_NEXT) | numpy.isin(arr[1:, 1], _JOINS_PREVIOUS)
+    for i in numpy.flatnonzero(breaks).tolist():
+        doc[i + 1].is_sent_start = True
+    for i in numpy.flatnonzero(joins & ~breaks).tolist():
+        doc[i + 1].is_sent_start = False
     return doc
 
 
