@@ -194,6 +194,12 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
     >>> t[s:e]
     'Name: Understanding the Limits of Models'
     """
+    # a title's first min_words words are title words: most places asked about fail at once ("We propose ..."),
+    # told from a short slice before any word is matched (a slice holding more than min_words words is exact)
+    head = text[pos:pos + 80 * min_words].split(None, min_words)
+    if len(head) > min_words and not all(_is_title_word(w.strip("“”\"'()[]").rstrip(",.;:?!"), function_words)
+                                         for w in head[:min_words]):
+        return None
     words = _Words(WORD.finditer(text, pos))  # lazily: a title ends within a few words, the text may not
     if not words.has(0):
         return None
