@@ -4,7 +4,9 @@ Documents in, Extractions out, in document order. The incremental cache is consu
 documents it misses are parsed, by one of three executors that run the same function on chunks of documents:
 
 - ``local`` with one worker: ``nlp.pipe`` in batches in this process, keeping each Extraction and dropping the
-  spaCy Doc at once (memory holds the Extractions, never the Docs);
+  spaCy Doc at once (memory holds the Extractions, never the Docs); from ``OVERLAP_MIN`` documents on a machine
+  of two cores or more, the rule components run in a second process while this one parses the next batch
+  (``_run_overlapped``);
 - ``local`` with ``workers > 1``: a process pool, each process loading the pipeline once;
 - ``dask``: chunks submitted to a Dask cluster (a ``LocalCluster`` when no scheduler address is given), each
   worker thread loading the pipeline once.
