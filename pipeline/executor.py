@@ -206,7 +206,10 @@ def _run_overlapped(misses: list[Document], model: str, batch_size: int, consume
             yield from parse_all(nlp, part, batch_size=batch_size, on_error=lambda d, exc:
                                  failures.append(("error", d, type(exc).__name__, str(exc))))
 
-    worker: _RulesProcess | None = _RulesProcess(model)  # it loads the pipeline while this process does
+    try:
+        worker: _RulesProcess | None = _RulesProcess(model)  # it loads the pipeline while this process does
+    except OSError:  # no second process to be had: the rules run here, batch by batch
+        worker = None
     results: dict[int, list | None] = {}  # chunk number -> its results, None until answered (there or here)
     chunks: dict[int, list] = {}  # the chunks not yet answered
     done = handed = answered = 0  # chunks yielded, handed over, answered by the worker (it answers in order)
@@ -221,7 +224,7 @@ def _run_overlapped(misses: list[Document], model: str, batch_size: int, consume
             if result is None:  # it has ended: what it had not answered is done here
                 worker = None
                 return
-            if results[answered] is None:
+            if answered in chunks:  # else this process did that chunk already
                 results[answered] = result
                 del chunks[answered]
             answered += 1

@@ -100,13 +100,18 @@ def test_executor_overlapped_rules_give_the_in_process_graph(tmp_path, two_hundr
     _same(tmp_path / "here", tmp_path / "beside")
 
 
-def test_executor_overlapped_run_loses_nothing_when_its_rules_process_dies(tmp_path, two_hundred, spy, monkeypatch):
+@pytest.mark.parametrize("executable,started", [
+    ("/bin/false", 1),  # the second process exits at once, having read nothing
+    ("/nonexistent/python", 0),  # it cannot be started at all
+])
+def test_executor_overlapped_run_loses_nothing_when_its_rules_process_dies(tmp_path, two_hundred, spy, monkeypatch,
+                                                                           executable, started):
     import sys
 
     build(BuildConfig(inputs=(two_hundred,), out_dir=tmp_path / "here", html=False, cache=False, validate=False, overlap=False))
-    monkeypatch.setattr(sys, "executable", "/bin/false")  # the second process exits at once, having read nothing
+    monkeypatch.setattr(sys, "executable", executable)
     report = build(BuildConfig(inputs=(two_hundred,), out_dir=tmp_path / "beside", html=False, cache=False, validate=False))
-    assert len(spy["processes"]) == 1 and spy["processes"][0].proc.returncode != 0
+    assert len(spy["processes"]) == started and all(p.proc.returncode != 0 for p in spy["processes"])
     assert spy["here"] == 200 // 16 + 1  # every chunk's rules ran here instead
     assert report.documents_parsed == 200 and not report.skipped
     _same(tmp_path / "here", tmp_path / "beside")
