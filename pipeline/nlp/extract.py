@@ -93,8 +93,10 @@ def parse_all(nlp: Language, documents: Iterable[Document], batch_size: int = 16
               on_error=None) -> Iterator[tuple[Document, numpy.ndarray]]:
     """The first half of :func:`extract_all`: parse in batches, without the rule components, and yield each
     document with its parse as one array (:func:`extract_parsed` does the rest, in another process)."""
-    with nlp.select_pipes(disable=[n for n in RULE_COMPONENTS if n in nlp.pipe_names]):
-        yield from _each_parsed(nlp, documents, batch_size, on_error, lambda d, doc: (d, doc.to_array(_PARSE)))
+    # disabled for these calls only: the pipeline is shared (executor._nlp), and a generator left unfinished
+    # must not leave it without its rules
+    disable = [n for n in RULE_COMPONENTS if n in nlp.pipe_names]
+    return _each_parsed(nlp, documents, batch_size, on_error, lambda d, doc: (d, doc.to_array(_PARSE)), disable)
 
 
 # what the rules read of a parse: the tokens (offsets, trailing space) and the dependency tree; sentence starts
@@ -115,13 +117,15 @@ def extract_parsed(nlp: Language, document: Document, parse: numpy.ndarray) -> E
     return extract(document, doc)
 
 
-def _each_parsed(nlp: Language, documents: Iterable[Document], batch_size: int, on_error, finish) -> Iterator:
-    """``finish(document, doc)`` for each document parsed by ``nlp.pipe`` in batches; after a batch whose
-    parse raises, the rest one by one, each failure told to ``on_error``."""
+def _each_parsed(nlp: Language, documents: Iterable[Document], batch_size: int, on_error, finish,
+                 disable: list[str] = ()) -> Iterator:
+    """``finish(document, doc)`` for each document parsed by ``nlp.pipe`` (without the components ``disable``
+    names) in batches; after a batch whose parse raises, the rest one by one, each failure told to ``on_error``."""
     docs = list(documents)
     done: set[str] = set()
     try:
-        for document, doc in zip(docs, nlp.pipe((_make_doc(nlp, d.text) for d in docs), batch_size=batch_size)):
+        for document, doc in zip(docs, nlp.pipe((_make_doc(nlp, d.text) for d in docs), batch_size=batch_size,
+                                                disable=list(disable))):
             result = finish(document, doc)
             done.add(document.id)
             yield result
@@ -132,7 +136,7 @@ def _each_parsed(nlp: Language, documents: Iterable[Document], batch_size: int, 
             if document.id in done:
                 continue
             try:
-                result = finish(document, nlp(_make_doc(nlp, document.text)))
+                result = finish(document, nlp(_make_doc(nlp, document.text), disable=list(disable)))
             except Exception as exc:  # noqa: BLE001
                 on_error(document, exc)
                 continue
