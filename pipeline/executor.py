@@ -178,6 +178,9 @@ class _RulesProcess:
 
 def _serve_rules(model: str) -> None:
     """The rules' process: parsed chunks in on standard input, ``extract_parsed_chunk`` results out."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the build ends this one
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # whatever a library prints must not corrupt the results
     _nlp(model)
