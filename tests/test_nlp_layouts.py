@@ -183,29 +183,43 @@ def test_nlp_layouts_dependency_matcher_reads_subject_verb_object(nlp):
     assert ("QuillNet", "outperforms", "ResNet") in _relations(doc)
 
 
-def test_nlp_layouts_verb_frames_find_what_spacys_dependency_matcher_finds(nlp):
-    # VerbFrames reads the verb's children directly; spaCy's DependencyMatcher with the equivalent patterns is the
-    # reference, on the bundled corpus and on sentences with several subjects, objects and conjoined verbs
+def _dependency_frames(nlp, verbs: dict[str, list[str]], doc):
+    """What spaCy's DependencyMatcher finds with one "SUBJECT <verb> OBJECT" pattern per relation: the reference."""
     from spacy.matcher import DependencyMatcher
 
-    finder = nlp.get_pipe("mlkg_relations")
-    reference = DependencyMatcher(nlp.vocab)
-    for relation, forms in sorted(finder.rules.dependency_verbs.items()):
-        reference.add(relation, [[
+    matcher = DependencyMatcher(nlp.vocab)
+    for relation, forms in sorted(verbs.items()):
+        matcher.add(relation, [[
             {"RIGHT_ID": "verb", "RIGHT_ATTRS": {"LOWER": {"IN": sorted(forms)}, "DEP": {"NOT_IN": ["amod", "compound"]}}},
             {"LEFT_ID": "verb", "REL_OP": ">", "RIGHT_ID": "subject", "RIGHT_ATTRS": {"DEP": "nsubj"}},
             {"LEFT_ID": "verb", "REL_OP": ">", "RIGHT_ID": "object", "RIGHT_ATTRS": {"DEP": "dobj"}},
         ]])
+    return [(nlp.vocab.strings[m], *tokens) for m, tokens in matcher(doc)]
+
+
+def test_nlp_layouts_verb_frames_find_what_spacys_dependency_matcher_finds(nlp):
+    # VerbFrames reads the verb's children directly; spaCy's DependencyMatcher with the equivalent patterns is the
+    # reference, on the bundled corpus and on sentences with several subjects, objects and conjoined verbs
+    from pipeline.nlp.components import VerbFrames
+
+    finder = nlp.get_pipe("mlkg_relations")
     texts = [p.read_text("utf-8") for p in sorted(CORPUS.glob("*.txt"))] + [
         "QuillNet extends ResNet and beats ViT, while HopNet outperforms Mamba and adapts LoRA.",
         "The extended model uses adapters. Our method outperforms both baselines and extends prior work.",
     ]
     total = 0
     for doc in nlp.pipe(texts):
-        expected = [(nlp.vocab.strings[m], *tokens) for m, tokens in reference(doc)]
+        expected = _dependency_frames(nlp, finder.rules.dependency_verbs, doc)
         assert finder.dependency(doc) == expected
         total += len(expected)
     assert total >= 5
+    # a verb form listed under two relations gives a frame for each, as two DependencyMatcher patterns would
+    verbs = {"extends": ["adapts"], "uses": ["adapts", "employs"]}
+    doc = nlp("The new model adapts the encoder.")
+    frames = VerbFrames(nlp.vocab, verbs)(doc)
+    assert frames == _dependency_frames(nlp, verbs, doc)
+    assert [(r, doc[s].text, doc[o].text) for r, _, s, o in frames] == [("extends", "model", "encoder"),
+                                                                         ("uses", "model", "encoder")]
 
 
 def test_nlp_layouts_lexicon_names_by_phrase_matcher(extract_text):

@@ -1108,9 +1108,11 @@ class VerbFrames:
     """
 
     def __init__(self, vocab, verbs: dict[str, list[str]]) -> None:
-        self.relation_of = {vocab.strings.add(form.lower()): relation
-                            for relation, forms in sorted(verbs.items()) for form in forms}
-        self._ids = numpy.array(sorted(self.relation_of), dtype="uint64")
+        self.relations_of: dict[int, list[str]] = {}  # a verb form may (in the data) stand for several relations
+        for relation, forms in sorted(verbs.items()):
+            for form in sorted({f.lower() for f in forms}):
+                self.relations_of.setdefault(vocab.strings.add(form), []).append(relation)
+        self._ids = numpy.array(sorted(self.relations_of), dtype="uint64")
 
     def __call__(self, doc: Doc) -> list[tuple[str, int, int, int]]:
         """``(relation, verb, subject, object)`` token indices, sorted by relation."""
@@ -1122,8 +1124,8 @@ class VerbFrames:
                 continue
             children = list(verb.children)
             objects = [c.i for c in children if c.dep_ == "dobj"]
-            relation = self.relation_of[int(lower[i])]
-            out += [(relation, i, c.i, o) for c in children if c.dep_ == "nsubj" for o in objects]
+            for relation in self.relations_of[int(lower[i])]:
+                out += [(relation, i, c.i, o) for c in children if c.dep_ == "nsubj" for o in objects]
         out.sort(key=lambda m: m[0])
         return out
 
