@@ -201,11 +201,9 @@ def _run_overlapped(misses: list[Document], model: str, batch_size: int, consume
 
     failures: list[tuple] = []
 
-    def parsed() -> Iterator[tuple]:  # 256 documents at a time, so that (with consume) parsed texts are let go
-        nlp, rest = _nlp(model), misses if consume else list(misses)
-        while rest:
-            part = rest[:256]
-            del rest[:256]
+    def parsed() -> Iterator[tuple]:
+        nlp = _nlp(model)
+        for part in _parts(misses if consume else list(misses)):
             yield from parse_all(nlp, part, batch_size=batch_size, on_error=lambda d, exc:
                                  failures.append(("error", d, type(exc).__name__, str(exc))))
 
@@ -401,18 +399,21 @@ def _parse(misses: list[Document], model: str, batch_size: int, executor: str, w
     if executor == "local" and workers <= 1 and overlap and len(misses) >= OVERLAP_MIN and (os.cpu_count() or 1) >= 2:
         return _run_overlapped(misses, model, batch_size, consume=chunked)
     if executor == "local" and workers <= 1 and chunked:
-        def chunks() -> Iterator[tuple]:
-            while misses:
-                chunk = misses[:256]
-                del misses[:256]
-                yield from _run_local(chunk, model, batch_size, 1)
-
-        return chunks()
+        return (r for part in _parts(misses) for r in _run_local(part, model, batch_size, 1))
     if executor == "local":
         return _run_local(misses, model, batch_size, workers)
     from .errors import InputError
 
     raise InputError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+
+
+def _parts(documents: list[Document], size: int = 256) -> Iterator[list[Document]]:
+    """``documents`` ``size`` at a time, each part removed from the list as it is taken, so that the texts
+    already handed on are not held to the end."""
+    while documents:
+        part = documents[:size]
+        del documents[:size]
+        yield part
 
 
 def _failed(result: tuple, on_error: Callable[[Document, Exception], None] | None) -> None:
