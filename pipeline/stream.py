@@ -26,6 +26,7 @@ from __future__ import annotations
 import heapq
 import os
 import pickle
+import re
 import shutil
 import tempfile
 from collections import Counter
@@ -235,6 +236,22 @@ class Sorter:
                 prev = item
 
 
+class _Outside(Exception):
+    """A link of the names being joined again leads to a name outside them (:meth:`StreamResolver._union`)."""
+
+
+def _uncount(table, key, item) -> None:
+    """One less ``item`` in the counts ``table[key]``; a dict table loses the key once its counts are empty."""
+    counts = table[key]
+    n = counts[item] - 1
+    if n:
+        counts[item] = n
+        return
+    del counts[item]
+    if not counts and isinstance(table, dict):
+        del table[key]
+
+
 def _entity_iri(key: str) -> str:
     """``str(rdf.entity_iri(key))``, without making a URIRef."""
     from .rdf import slug
@@ -270,6 +287,29 @@ def _prefixes(texts: Iterable[str]) -> set[str]:
     return out
 
 
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(?:\^\^\S+|@[-A-Za-z0-9]+)?|\S+')
+_PREFIX_SETS: dict[frozenset, frozenset] = {}
+
+
+def _tokens(text: str) -> Iterator[str]:
+    """The terms of a Turtle block written by ``write._block`` (strings whole; the ``;``, ``,`` and ``.`` too)."""
+    for m in _TOKEN.finditer(text):
+        t = m.group()
+        yield t.rstrip(",;") if not t.startswith('"') else t
+
+
+class _Texts(dict):
+    """Entity key -> the Turtle text of its IRI, rendered when first asked for."""
+
+    def __init__(self, resolver: StreamResolver) -> None:
+        super().__init__()
+        self.resolver = resolver
+
+    def __missing__(self, key: str) -> str:
+        out = self[key] = self.resolver.terms.iri(self.resolver.iri[key])
+        return out
+
+
 _FINGERPRINT: list[str] = []
 
 
@@ -293,14 +333,16 @@ class StreamResolver:
     """``resolve.resolve`` + ``rdf.triples`` + the writers, in two passes over compact facts."""
 
     def __init__(self) -> None:
-        # per normalised name (a "base": class and normalised canonical name), by a small integer id; lists,
-        # not sets or Counters, since most names have one spelling in one document
-        self.long_forms: dict[tuple, set[str]] = {}  # (cls, normalised acronym) -> normalised long forms
+        # per normalised name (a "base": class and normalised canonical name), by a small integer id. Names,
+        # links and long forms are counted (dicts keep them in order of arrival), so that a document's facts can
+        # be taken out again (:meth:`remove`, an incremental rebuild); votes and documents are lists, since most
+        # names have one spelling in one document
+        self.long_forms: dict[tuple, dict[str, int]] = {}  # (cls, normalised acronym) -> normalised long forms
         self.ids: dict[tuple, int] = {}
         self.votes: list = []     # id -> the canonical name of each mention
-        self.surface: list = []   # id -> distinct names
+        self.surface: list = []   # id -> names -> count
         self.docs: list = []      # id -> distinct document ids
-        self.links: list = []     # id -> other normalised names it joins, or None
+        self.links: list = []     # id -> other normalised names it joins -> count, or None
         self.rel: dict[tuple, list[str]] = {}  # (id s, predicate, id o) -> distinct document ids
         self.relation_mentions = 0
 
@@ -317,8 +359,9 @@ class StreamResolver:
                 if na != nn and len(na) <= 8:
                     lf = self.long_forms.get((cls, na))
                     if lf is None:
-                        lf = self.long_forms[(cls, na)] = set()
-                    lf.add(nn)
+                        self.long_forms[(cls, na)] = {nn: 1}
+                    else:
+                        lf[nn] = lf.get(nn, 0) + 1
             names = [_clean(n) for n in (name, *aliases) if n and norm(n)]
         else:
             names = [cname] if name and nn else []
@@ -326,26 +369,48 @@ class StreamResolver:
         if i is None:
             i = self.ids[base] = len(self.votes)
             self.votes.append([cname])
-            self.surface.append(names)
+            sur = {}
+            self.surface.append(sur)
             self.docs.append([doc_id])
             self.links.append(None)
         else:
             self.votes[i].append(cname)
             sur = self.surface[i]
-            for n in names:
-                if n not in sur:
-                    sur.append(n)
             d = self.docs[i]
             if d[-1] != doc_id:  # a document's mentions come together: a repeat is the last one
                 d.append(doc_id)
         for n in names:
+            sur[n] = sur.get(n, 0) + 1
             k = norm(n)
             if k != nn:
                 ls = self.links[i]
                 if ls is None:
-                    self.links[i] = [k]
-                elif k not in ls:
-                    ls.append(k)
+                    self.links[i] = {k: 1}
+                else:
+                    ls[k] = ls.get(k, 0) + 1
+        return i
+
+    def _unbase(self, m: tuple) -> int:
+        """Take one mention back out (the inverse of :meth:`_base`, but for its document); return its base id."""
+        cls, text, _, _, _, can, aliases = m
+        name = can or text
+        nn = norm(name)
+        cname = _clean(name)
+        if aliases:
+            for a in aliases:
+                na = norm(a)
+                if na != nn and len(na) <= 8:
+                    _uncount(self.long_forms, (cls, na), nn)
+            names = [_clean(n) for n in (name, *aliases) if n and norm(n)]
+        else:
+            names = [cname] if name and nn else []
+        i = self.ids[(cls, nn)]
+        self.votes[i].remove(cname)
+        for n in names:
+            _uncount(self.surface, i, n)
+            k = norm(n)
+            if k != nn:
+                _uncount(self.links, i, k)
         return i
 
     def add(self, doc_id: str, facts: tuple) -> None:
@@ -362,10 +427,61 @@ class StreamResolver:
                 d.append(doc_id)
             self.relation_mentions += 1
 
-    def finish(self) -> bool:
-        """Merge names into entities and relations; False when only the plain path gives the exact graph."""
-        n = len(self.votes)
-        parent = list(range(n))
+    def remove(self, doc_id: str, facts: tuple) -> set[int]:
+        """Take out one document's facts, as :meth:`add` took them in; return the base ids they touched."""
+        _, ms, rs = facts
+        touched = {self._unbase(m) for m in ms}
+        for s, p, o, *_ in rs:
+            i, j = self._unbase(s), self._unbase(o)
+            touched.update((i, j))
+            d = self.rel.get((i, p, j))
+            if d is not None and doc_id in d:
+                d.remove(doc_id)
+                if not d:
+                    del self.rel[(i, p, j)]
+            self.relation_mentions -= 1
+        for i in touched:
+            d = self.docs[i]
+            if doc_id in d:
+                d.remove(doc_id)
+        return touched
+
+    def finish(self, keep: bool = False) -> bool:
+        """Merge names into entities and relations; False when only the plain path gives the exact graph.
+
+        With ``keep`` the name tables stay, for :meth:`tables` (an incremental rebuild starts from them)."""
+        self.keep = keep
+        self.root = self._union(range(len(self.votes)))
+        members: dict[int, list[int]] = {}
+        for i, r in enumerate(self.root):
+            members.setdefault(r, []).append(i)
+        # entity per group: label, key; entities by key (cls, label, alt labels, documents)
+        self.group: dict[int, tuple[str, str]] = {}
+        self.entities: dict[str, tuple] = {}
+        ok = self._add_groups(members)
+        del members
+        if not keep:
+            self.votes = self.surface = self.docs = self.links = self.long_forms = None
+        self.iri = {k: _entity_iri(k) for k in self.entities}
+        ok = ok and self._iris_distinct()
+        self.relations = self._relations(self.rel.items())
+        if not keep:
+            self.rel = None
+        self._count()
+        return ok
+
+    def _union(self, bases: Iterable[int]) -> dict[int, int] | list[int]:
+        """The root of each of ``bases`` (a name's id) once names that share a spelling or an acronym are joined;
+        a list when ``bases`` is every id, else a dict. The links of ``bases`` must lead only to ``bases`` or to
+        alias-only names (a component of names is closed under its links)."""
+        ids, long_forms, links = self.ids, self.long_forms, self.links
+        everything = isinstance(bases, range)
+        if everything:
+            parent = list(range(len(self.votes)))
+        else:
+            parent = {i: i for i in bases}
+        extra: dict[tuple, int] = {}  # names only ever given as another's alias
+        cls_of = self._cls_of()
 
         def find(x: int) -> int:
             while parent[x] != x:
@@ -373,42 +489,52 @@ class StreamResolver:
                 x = parent[x]
             return x
 
-        cls_of = [None] * n
-        for base, i in self.ids.items():
-            cls_of[i] = base[0]
-        extra: dict[tuple, int] = {}  # names only ever given as another's alias
-        for i, ls in enumerate(self.links):
-            if ls is None:
+        top = len(self.votes)
+        for i in bases:
+            ls = links[i]
+            if not ls:
                 continue
             for nk in ls:
                 k = (cls_of[i], nk)
-                if len(self.long_forms.get(k, ())) > 1:
+                if len(long_forms.get(k, ())) > 1:
                     continue  # an acronym with two meanings joins nothing
-                j = self.ids.get(k)
+                j = ids.get(k)
                 if j is None:
                     j = extra.get(k)
                     if j is None:
-                        j = extra[k] = len(parent)
-                        parent.append(j)
+                        j = extra[k] = top + len(extra)
+                        if everything:
+                            parent.append(j)
+                        else:
+                            parent[j] = j
+                elif not everything and j not in parent:
+                    raise _Outside(j)
                 ra, rb = find(i), find(j)
                 if ra != rb:
                     parent[max(ra, rb)] = min(ra, rb)  # a root is a name's id, never an alias-only one
-        self.links = self.long_forms = None
-        del extra
-        self.root = [find(i) for i in range(n)]
-        del parent
-        members: dict[int, list[int]] = {}
-        for i, r in enumerate(self.root):
-            members.setdefault(r, []).append(i)
-        # entity per group: label, key; entities by key (cls, label, alt labels, documents)
-        self.group: dict[int, tuple[str, str]] = {}
-        self.entities: dict[str, tuple] = {}
+        if everything:
+            return [find(i) for i in range(top)]
+        return {i: find(i) for i in bases}
+
+    def _cls_of(self) -> list:
+        cls_of = getattr(self, "_classes", None)
+        if cls_of is None or len(cls_of) != len(self.votes):
+            cls_of = self._classes = [None] * len(self.votes)
+            for base, i in self.ids.items():
+                cls_of[i] = base[0]
+        return cls_of
+
+    def _add_groups(self, members: dict[int, list[int]]) -> bool:
+        """Make the entity of each group of names (root -> ids) into ``group`` and ``entities``; False if two
+        groups meet in one key."""
         ok = True
+        cls_of = self._cls_of()
         for r, ids in members.items():
             if len(ids) == 1:  # most names: one spelling, its lists already distinct
                 i = ids[0]
                 votes, surface, docs = self.votes[i], self.surface[i], self.docs[i]
-                self.votes[i] = self.surface[i] = self.docs[i] = None
+                if not votes:
+                    continue  # a name whose every mention was taken out (incremental rebuild)
                 if len(set(votes)) == 1:
                     label = votes[0]
                 else:
@@ -420,7 +546,8 @@ class StreamResolver:
                     counts.update(self.votes[i])
                     surface.update(self.surface[i])
                     docs.update(self.docs[i])
-                    self.votes[i] = self.surface[i] = self.docs[i] = None
+                if not counts:
+                    continue
                 label = sorted(counts.items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))[0][0]
             cls = cls_of[r]
             key = entity_key(cls, label)
@@ -431,14 +558,16 @@ class StreamResolver:
                 ok = False  # two groups, one key: resolve.resolve folds them; leave that to it
             self.entities[key] = (cls, label, tuple(sorted(by_norm.values())), tuple(sorted(docs)))
             self.group[r] = (label, key)
-        del members, cls_of
-        self.votes = self.surface = self.docs = None
-        self.iri = {k: _entity_iri(k) for k in self.entities}
-        if len(set(self.iri.values())) != len(self.iri):
-            ok = False  # two keys, one IRI (slugs that meet): the plain writer merges their triples
+        return ok
+
+    def _iris_distinct(self) -> bool:
+        return len(set(self.iri.values())) == len(self.iri)  # else two keys, one IRI: the plain writer merges them
+
+    def _relations(self, rel: Iterable[tuple]) -> dict[tuple, int]:
+        """Relations between entities, each with how many documents support it, from ``(ids, documents)`` of names."""
         relations: dict[tuple, set] = {}
         group, root = self.group, self.root
-        for (i, p, j), docs in self.rel.items():
+        for (i, p, j), docs in rel:
             ks, ko = group[root[i]][1], group[root[j]][1]
             if ks == ko:
                 continue
@@ -447,17 +576,15 @@ class StreamResolver:
                 relations[(ks, p, ko)] = set(docs)
             else:
                 r.update(docs)
-        self.rel = None
-        # what each relation's evidence nodes need: how many documents support it
-        self.relations = {k: len(docs) for k, docs in relations.items()}
-        del relations
+        return {k: len(docs) for k, docs in relations.items()}
+
+    def _count(self) -> None:
         # rdf.triples yields per entity 2 + alt labels + 3 per document, per relation 1 + 11 per distinct
         # (sentence, rule, confidence): exact after render(); before, bounds decide whether to validate
         self._entity_triples = sum(2 + len(alts) + 3 * len(docs) for _, _, alts, docs in self.entities.values())
         self.bounds = (self._entity_triples + 12 * len(self.relations),
                        self._entity_triples + len(self.relations) + 11 * self.relation_mentions)
         self.evidence_records = 0
-        return ok
 
     @property
     def triples(self) -> int:
@@ -506,17 +633,34 @@ class StreamResolver:
     # pass 2 -------------------------------------------------------------------------------------------------
     def start_render(self, spill: Spill) -> None:
         """Render the entity and document blocks; ready :meth:`render` for the documents' own."""
+        self.prepare_render(Sorter(spill, "ttl"), Sorter(spill, "merges"))
+        out = self.out_pairs()
+        docs: set[str] = set()
+        keep = self.keep
+        self.entity_prefixes: dict[str, frozenset] = {}
+        for key, entity in self.entities.items():
+            subject, text = self.entity_block(key, entity, out.get(key, ()))
+            self.blocks.add((subject, text), len(text))
+            docs.update(entity[3])
+            if keep:
+                self.entity_prefixes[key] = self.block_prefixes(text)
+        for d in docs:
+            subject, text = self.document_block(d)
+            self.blocks.add((subject, text), len(text))
+
+    def prepare_render(self, blocks, records) -> None:
+        """Ready the renderer: Turtle blocks ``(subject, text)`` go to ``blocks``, merge records to ``records``
+        (each with ``add(item, size)``: a :class:`Sorter`, or a collector of an incremental rebuild)."""
         from rdflib.namespace import RDF, RDFS, SKOS
 
         from .vocab import MLKG, PREFIXES
-        from .write import _block, _string, _Terms
+        from .write import _Terms
 
         self.terms = t = _Terms({k: str(v) for k, v in PREFIXES.items()})
         # the fixed terms are rendered by a scratch renderer: a prefix goes in the header only once used
         scratch = _Terms({k: str(v) for k, v in PREFIXES.items()})
         self._used: set[str] = set()  # texts of fixed terms written (their prefixes are marked in turtle())
-        self.blocks = Sorter(spill, "ttl")
-        self.records = Sorter(spill, "merges")
+        self.blocks, self.records = blocks, records
         doc_iris: dict[str, str] = {}
 
         def doc_iri(d: str) -> str:
@@ -532,39 +676,55 @@ class StreamResolver:
             ("sentence", MLKG.sentence), ("startChar", MLKG.startChar), ("endChar", MLKG.endChar),
             ("rule", MLKG.rule), ("confidence", MLKG.confidence), ("supportCount", MLKG.supportCount))}
         self._evidence_cls = scratch.term(MLKG.Evidence)
-        doc_cls = scratch.term(MLKG.Document)
+        self._doc_cls = scratch.term(MLKG.Document)
         self._fixed = {scratch.term(i): i for i in (
             RDF.type, RDFS.label, SKOS.altLabel, MLKG.mentionedIn, RDF.subject, RDF.predicate, RDF.object, MLKG.source,
             MLKG.sentence, MLKG.startChar, MLKG.endChar, MLKG.rule, MLKG.confidence, MLKG.supportCount,
             MLKG.Evidence, MLKG.Document)}
         self._fixed.pop("a", None)
-        used = self._used
-        self._text = {k: t.iri(v) for k, v in self.iri.items()}
-        P = self._p
+        self._text = _Texts(self)
+
+    def out_pairs(self, subjects: set[str] | None = None) -> dict[str, list]:
+        """The ``(predicate, object)`` texts of the relations from each entity key (of ``subjects``, or all)."""
         out: dict[str, list] = {}
         for (s, p, o) in self.relations:
-            out.setdefault(s, []).append((self._iri_term(p), self._text[o]))
-        docs: set[str] = set()
-        for key, (cls, label, alts, doc_ids) in self.entities.items():
-            pairs = {(P["type"], self._iri_term(cls)), (P["label"], _string(label))}
-            pairs.update((P["alt"], _string(a)) for a in alts)
-            pairs.update((P["mentionedIn"], self._doc_iri(d)) for d in doc_ids)
-            pairs.update(out.get(key, ()))
-            used.add(P["label"])
-            if alts:
-                used.add(P["alt"])
-            if doc_ids:
-                used.add(P["mentionedIn"])
-            subject = self._text[key]
-            text = _block(subject, pairs)
-            self.blocks.add((subject, text), len(text))
-            docs.update(doc_ids)
-        if docs:
-            used.update((doc_cls, P["label"]))
-        for d in docs:
-            subject = self._doc_iri(d)
-            text = _block(subject, {(P["type"], doc_cls), (P["label"], _string(d))})
-            self.blocks.add((subject, text), len(text))
+            if subjects is None or s in subjects:
+                out.setdefault(s, []).append((self._iri_term(p), self._text[o]))
+        return out
+
+    def entity_block(self, key: str, entity: tuple, out: Iterable[tuple]) -> tuple[str, str]:
+        """``(subject, text)`` of the Turtle block of entity ``key`` (``entities[key]``, relations ``out``)."""
+        from .write import _block, _string
+
+        cls, label, alts, doc_ids = entity
+        P = self._p
+        pairs = {(P["type"], self._iri_term(cls)), (P["label"], _string(label))}
+        pairs.update((P["alt"], _string(a)) for a in alts)
+        pairs.update((P["mentionedIn"], self._doc_iri(d)) for d in doc_ids)
+        pairs.update(out)
+        used = self._used
+        used.add(P["label"])
+        if alts:
+            used.add(P["alt"])
+        if doc_ids:
+            used.add(P["mentionedIn"])
+        subject = self._text[key]
+        return subject, _block(subject, pairs)
+
+    def document_block(self, doc_id: str) -> tuple[str, str]:
+        """``(subject, text)`` of the Turtle block of a document named by some entity."""
+        from .write import _block, _string
+
+        P = self._p
+        self._used.update((self._doc_cls, P["label"]))
+        subject = self._doc_iri(doc_id)
+        return subject, _block(subject, {(P["type"], self._doc_cls), (P["label"], _string(doc_id))})
+
+    @staticmethod
+    def block_prefixes(text: str) -> frozenset:
+        """The prefixes a Turtle block's text uses (interned: most blocks share a few sets)."""
+        found = frozenset(_prefixes(_tokens(text)))
+        return _PREFIX_SETS.setdefault(found, found)
 
     def _iri_term(self, iri: str) -> str:
         return "a" if iri == "http://www.w3.org/1999/02/22-rdf-syntax-ns#type" else self.terms.iri(iri)
@@ -685,38 +845,48 @@ class StreamResolver:
 
     def merges(self) -> Iterator[bytes]:
         """merges.json, in chunks: the bytes of ``write.json_bytes(rdf.merge_log(resolution))``."""
-        from .model import MERGE_RULES
-        from .write import json_bytes
-
-        empty = json_bytes({"entities": {}, "rules": dict(MERGE_RULES)}).decode("utf-8")
-        before, after = empty.split('"entities": {}', 1)
+        before, after = merges_frame()
         by_iri = {iri: key for key, iri in self.iri.items()}
-        buf: list[str] = []
+        buf: list[str] = [before + "{\n"]
         size = 0
-        current = None
-        first = True
-        for iri, (doc, a, b, text, name, rule) in self.records:
+        current, mentions = None, []
+
+        def section() -> str:
+            cls, label = self.entities[by_iri[current]][:2]
+            return merge_section(current, local_name(cls), label, mentions)
+
+        for iri, record in self.records:
             if iri != current:
-                if current is None:
-                    buf.append(before + '"entities": {\n')
-                else:
-                    buf.append("\n      ]\n    }")
-                cls, label = self.entities[by_iri[iri]][:2]
-                buf.append(("" if first else ",\n") + f'    {_js(iri)}: {{\n      "class": {_js(local_name(cls))},\n'
-                           f'      "label": {_js(label)},\n      "mentions": [\n')
-                first = False
-                current = iri
-            else:
-                buf.append(",\n")
-            buf.append(f'        {{\n          "document": {_js(doc)},\n          "end": {b},\n          "read_as": '
-                       f'{_js(name)},\n          "rule": {_js(rule)},\n          "start": {a},\n          "text": '
-                       f'{_js(text)}\n        }}')
-            size += 1
-            if size > 4096:
-                yield "".join(buf).encode("utf-8")
-                buf, size = [], 0
+                if current is not None:
+                    buf.append(section() + ",\n")
+                    size += len(mentions)
+                    if size > 4096:
+                        yield "".join(buf).encode("utf-8")
+                        buf, size = [], 0
+                current, mentions = iri, []
+            mentions.append(record)
         if current is None:
-            yield empty.encode("utf-8")
+            yield (before + "{}" + after).encode("utf-8")
             return
-        buf.append("\n      ]\n    }\n  }" + after)
+        buf.append(section() + "\n  }" + after)
         yield "".join(buf).encode("utf-8")
+
+
+def merges_frame() -> tuple[str, str]:
+    """merges.json around its entities: ``before + "{" ... "}" + after``."""
+    from .model import MERGE_RULES
+    from .write import json_bytes
+
+    empty = json_bytes({"entities": {}, "rules": dict(MERGE_RULES)}).decode("utf-8")
+    before, after = empty.split('"entities": {}', 1)
+    return before + '"entities": ', after
+
+
+def merge_section(iri: str, cls: str, label: str, mentions: Iterable[tuple]) -> str:
+    """One entity's part of merges.json's "entities", as ``json_bytes`` indents it (no comma after it);
+    ``mentions`` are ``(document, start, end, text, read as, rule)``, in order."""
+    return (f'    {_js(iri)}: {{\n      "class": {_js(cls)},\n      "label": {_js(label)},\n      "mentions": [\n'
+            + ",\n".join(f'        {{\n          "document": {_js(doc)},\n          "end": {b},\n          "read_as": '
+                          f'{_js(name)},\n          "rule": {_js(rule)},\n          "start": {a},\n          "text": '
+                          f'{_js(text)}\n        }}' for doc, a, b, text, name, rule in mentions)
+            + "\n      ]\n    }")
