@@ -39,7 +39,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     Outputs are written atomically, all computed before the first is replaced, so a failed run leaves
     the previous graph.ttl, graph.html and report.json as they were.
     """
-    from . import analysis, ingest, rdf, resolve, serialize, validate, write
+    from . import analysis, incremental, ingest, rdf, resolve, serialize, validate, write
     from .cache import DEFAULT_CACHE_DIR, ExtractionCache
     from .executor import ExtractStats, extract_documents
     from .executor import iter_facts as extract_iter
@@ -54,6 +54,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     t0 = time.perf_counter()
     skipped: list[SkippedDocument] = []
     write.recover(config.out_dir)  # finish the commit of a build that died while replacing its outputs
+    streaming = not (config.html or config.infer or set(config.formats) - {"ttl"} or config.validate)
     cb.on_stage("read")
     documents = list(ingest.read_documents(config.inputs, config.max_bytes, skipped))
     if not documents:
@@ -74,11 +75,15 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         skipped.append(SkippedDocument(path=ingest.source_name(document), reason=f"processing failed ({type(exc).__name__}: {exc}); skipped"))
 
     store = ExtractionCache(config.cache_dir or Path(config.out_dir) / DEFAULT_CACHE_DIR, model) if config.cache else None
+    # the state an earlier streaming build left for patching its outputs (incremental.py); taken either way,
+    # since this build changes what it describes
+    version = incremental.state_version(store.version) if store is not None and streaming else None
+    state = incremental.take_state(config.out_dir, version)
     counts = ExtractStats()
     run = dict(batch_size=config.batch_size, executor=config.executor, workers=config.workers,
                scheduler=config.scheduler, cache=store, on_error=failed, on_done=cb.on_document_done, stats=counts,
                overlap=config.overlap)
-    if not (config.html or config.infer or set(config.formats) - {"ttl"} or config.validate):
+    if streaming:
         # only graph.ttl, and validation only if the graph is small: stream (stream.py); memory holds the
         # entity table, not the mentions, unless the graph turns out small enough to validate
         from .stream import Spill, StreamResolver, expand
@@ -89,6 +94,13 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         kept = {d.id: (i, replace(d, text=""), store.entry_path(d) if store is not None else None)
                 for i, d in enumerate(documents)}
         feed, documents = documents, [k[1] for k in kept.values()]
+        if state is not None:  # patch the last build's outputs, if few documents changed
+            changes = incremental.plan(state, {d: k[2] for d, k in kept.items()})
+            if changes is not None:
+                report = _build_incremental(config, state, changes, feed, kept, skipped, counts, store, model, run, t, t0,
+                                            version)
+                if report is not None:
+                    return report
         spill = Spill(Path(config.out_dir))
         try:
             resolver = StreamResolver()
@@ -105,9 +117,9 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
                     resolver.add(doc_id, facts)
             t["parse+extract"] = time.perf_counter() - t0
             t0 = time.perf_counter()
-            exact = resolver.finish()
+            exact = resolver.finish(keep=store is not None)  # the tables stay for the state (incremental.py)
             if exact and (config.validate is False or resolver.bounds[0] > VALIDATE_AUTO_LIMIT):
-                return _write_streaming(config, resolver, spill, kept, skipped, counts, store, model, t, t0)
+                return _write_streaming(config, resolver, spill, kept, skipped, counts, store, model, t, t0, version)
             extractions = []  # the graph is small: the plain path (its documents have no text: none is needed)
             for doc_id, facts, _, parsed in sorted(spill.facts(), key=lambda x: kept[x[0]][0]):
                 extractions.append(expand(kept[doc_id][1], facts))
@@ -223,10 +235,9 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     return report
 
 
-def _write_streaming(config: BuildConfig, resolver, spill, kept, skipped, counts, store, model, t, t0) -> BuildReport:
+def _write_streaming(config: BuildConfig, resolver, spill, kept, skipped, counts, store, model, t, t0, version) -> BuildReport:
     """The rest of a streaming build (``stream.py``): render each document's facts again, write in one commit."""
-    from . import write
-    from .model import BuildReport
+    from . import incremental
 
     import gc
 
@@ -239,16 +250,24 @@ def _write_streaming(config: BuildConfig, resolver, spill, kept, skipped, counts
             new = resolver.render(doc_id, facts, memo)
             if store is not None and (new is not None or parsed):  # the memo helps the next build
                 store.put_entry(kept[doc_id][2], doc_id, facts, new or memo)
-            done[doc_id] = None
+            used = new or memo
+            done[doc_id] = (kept[doc_id][2], incremental.document_prefixes(resolver, doc_id) if facts[1] or facts[2]
+                            else None, used[3], used[4])
     finally:
         if collecting:
             gc.enable()
     t["resolve+rdf"] = time.perf_counter() - t0
     t0 = time.perf_counter()
+    report = _commit_streamed(config, resolver, done, kept, skipped, counts, store, model, t, version)
+    t["write"] = time.perf_counter() - t0
+    return report
+
+
+def _streamed_report(config: BuildConfig, resolver, done, kept, skipped, counts, model, t) -> BuildReport:
     validation = "skipped (--no-validate)" if config.validate is False else (
         f"skipped: {resolver.triples} triples is over the automatic limit of {VALIDATE_AUTO_LIMIT} (pySHACL takes "
         "minutes at this size); `mlkg validate` checks the graph, `mlkg build --validate` forces it")
-    report = BuildReport(
+    return BuildReport(
         documents_read=len(done),
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
         entities_per_class=resolver.entities_per_class(),
@@ -262,12 +281,60 @@ def _write_streaming(config: BuildConfig, resolver, spill, kept, skipped, counts
         documents_parsed=counts.parsed,
         documents_cached=counts.cached,
     )
+
+
+def _commit_streamed(config: BuildConfig, resolver, done, kept, skipped, counts, store, model, t, version,
+                     files: dict | None = None) -> BuildReport:
+    """Write graph.ttl, merges.json and report.json in one commit; then prune the cache and leave the state."""
+    from . import incremental, write
+
     out = Path(config.out_dir)
-    write.write_outputs(out, {"graph.ttl": resolver.turtle(), "merges.json": resolver.merges(),
-                              "report.json": write.json_bytes(report_dict(report, include_timing=False))})
+    report = _streamed_report(config, resolver, done, kept, skipped, counts, model, t)
+    files = files or {"graph.ttl": resolver.turtle(), "merges.json": resolver.merges()}
+    write.write_outputs(out, {**files, "report.json": write.json_bytes(report_dict(report, include_timing=False))})
     (out / "quarantine.ttl").unlink(missing_ok=True)
     if store is not None:
         store.prune()
+        incremental.save_state(out, version, resolver, done)
+    return report
+
+
+def _build_incremental(config: BuildConfig, state, changes, feed, kept, skipped, counts, store, model, run, t, t0,
+                       version) -> BuildReport | None:
+    """Parse the changed documents and patch the last build's outputs (``incremental.py``); None when only a
+    full build gives the exact graph (nothing is written then, and the parsed documents are in the cache)."""
+    from . import incremental
+    from .executor import ExtractStats
+    from .executor import iter_facts as extract_iter
+
+    changed, removed = changes
+    want = set(changed)
+    todo = [d for d in feed if d.id in want]
+    n_skipped = len(skipped)
+    stats = ExtractStats()
+    got = []
+    for document, facts, memo, parsed in extract_iter(todo, model, put=False, consume=True, **dict(run, stats=stats)):
+        got.append((document.id, facts, memo, kept[document.id][2], parsed))
+    failed = sorted(want - {g[0] for g in got})  # processing failed: skipped, and its old facts go
+    t["parse+extract"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    rebuilt = incremental.rebuild(state, config.out_dir, store, [g[:4] for g in got], removed + failed)
+    if rebuilt is not None and config.validate is None and rebuilt.resolver.bounds[0] <= VALIDATE_AUTO_LIMIT:
+        rebuilt = None  # small enough to validate now: the full path does
+    if rebuilt is None:
+        for doc_id, facts, _, path, parsed in got:
+            if parsed:
+                store.put_entry(path, doc_id, facts)
+        del skipped[n_skipped:]  # the full build meets them again
+        return None
+    for path, doc_id, facts, memo in rebuilt.entries:
+        store.put_entry(path, doc_id, facts, memo)
+    store.used.update(v[0] for v in rebuilt.docs.values())
+    counts.parsed, counts.cached = stats.parsed, len(rebuilt.docs) - stats.parsed
+    t["resolve+rdf"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    report = _commit_streamed(config, rebuilt.resolver, rebuilt.docs, kept, skipped, counts, store, model, t, version,
+                              rebuilt.files)
     t["write"] = time.perf_counter() - t0
     return report
 

@@ -76,15 +76,20 @@ class ExtractionCache:
     def get_entry(self, document: Document) -> tuple[tuple, tuple | None] | None:
         """``(facts, memo)`` of ``document``: its compact facts (``stream.compact``) and what the streaming
         writer rendered from them last (``stream.StreamResolver.render``, or None); None if not cached."""
-        path = self._path(document)
-        self.used.add(path)
+        return self.read_entry(self._path(document), document.id)
+
+    def read_entry(self, path: str, doc_id: str, keep: bool = True) -> tuple[tuple, tuple | None] | None:
+        """``(facts, memo)`` of the entry at ``path`` (from :meth:`entry_path`) if it is of ``doc_id``, else None;
+        with ``keep=False`` the entry is not kept by :meth:`prune` for having been read (an old version's)."""
+        if keep:
+            self.used.add(path)
         try:
             with open(path, "rb") as fh:
                 entry = pickle.load(fh)
         except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
                 IndexError):
             return None
-        if not (isinstance(entry, tuple) and len(entry) in (2, 3) and entry[0] == document.id
+        if not (isinstance(entry, tuple) and len(entry) in (2, 3) and entry[0] == doc_id
                 and isinstance(entry[1], tuple) and len(entry[1]) == 3):
             return None
         return entry[1], (entry[2] if len(entry) == 3 else None)

@@ -377,7 +377,7 @@ class StreamResolver:
             self.votes[i].append(cname)
             sur = self.surface[i]
             d = self.docs[i]
-            if d[-1] != doc_id:  # a document's mentions come together: a repeat is the last one
+            if not d or d[-1] != doc_id:  # a document's mentions come together: a repeat is the last one
                 d.append(doc_id)
         for n in names:
             sur[n] = sur.get(n, 0) + 1

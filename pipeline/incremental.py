@@ -1,0 +1,463 @@
+"""Incremental rebuilds: after a few documents change, patch the last graph instead of building it again.
+
+A streaming build (``stream.py``) with the cache on leaves a state file beside its outputs (:data:`STATE_FILE`):
+the :class:`~pipeline.stream.StreamResolver`'s name tables, kept with counts, and its entities and relations;
+per document its cache entry, whether it has a document node, and what its evidence blocks use. The next
+build that finds the state valid (same pipeline and rendering code, graph.ttl and merges.json as that build
+left them, few documents changed) reads only the documents whose text changed and:
+
+1. takes the old facts of the changed and removed documents (their old cache entries) out of the tables and
+   puts the new ones in (:meth:`StreamResolver.remove`, :meth:`StreamResolver.add`);
+2. joins names again only in the groups those names touch, with the groups their links reach: a group is
+   closed under its links, so no other group can change;
+3. renders again the entity blocks whose entity or relations changed, and the documents whose mentions'
+   entities or relations' support counts changed (their memo decides, as in a full streaming build);
+4. patches graph.ttl and merges.json: their blocks and sections are sorted by subject, so taking some out
+   and putting others in gives the bytes a full build writes.
+
+Anything it cannot do exactly (a cache entry gone, two entities meeting in one key, a graph now small enough
+to validate) makes :func:`rebuild` return None, and the build takes the full path. ``tests/test_incremental.py``
+checks the bytes against a full build after random changes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import os
+import pickle
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .stream import StreamResolver, merge_section, merges_frame, _document_iri, _entity_iri, _prefixes, _Outside
+from .vocab import local_name
+
+__all__ = ["STATE_FILE", "GraphState", "take_state", "save_state", "rebuild", "Rebuilt", "state_version"]
+
+STATE_FILE = ".mlkg-state.pkl"
+"""The state of the last streaming build, in its output folder."""
+
+OUTPUTS = ("graph.ttl", "merges.json")
+"""The outputs an incremental rebuild patches: they must be as the build that left the state wrote them."""
+
+MAX_CHANGED = 0.25
+"""Above this share of changed or removed documents the build starts afresh: patching would save little."""
+
+_TABLES = ("long_forms", "ids", "votes", "surface", "docs", "links", "rel", "relation_mentions", "root", "group",
+           "entities", "iri", "relations", "entity_prefixes")
+
+
+def state_version(cache_version: str) -> str:
+    """What a state depends on: the extraction (the cache's version) and the code that renders and patches."""
+    from .stream import _render_fingerprint
+
+    h = hashlib.sha256(f"{cache_version}\0{_render_fingerprint()}\0".encode())
+    h.update(Path(__file__).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _stat(path: Path) -> tuple:
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+@dataclass
+class GraphState:
+    """What a streaming build leaves for the next one to patch its outputs."""
+
+    version: str
+    outputs: dict[str, tuple]  # name -> (size, mtime_ns, inode) as written
+    docs: dict[str, tuple]  # document id -> (cache entry path, prefixes of its document block or None,
+    #                          evidence records, prefixes of its evidence blocks)
+    tables: dict = field(repr=False)  # StreamResolver's tables (_TABLES)
+
+    def resolver(self) -> StreamResolver:
+        r = StreamResolver()
+        for name in _TABLES:
+            setattr(r, name, self.tables[name])
+        r.keep = True
+        return r
+
+
+def take_state(out_dir: Path, version: str | None) -> GraphState | None:
+    """The state the last build left in ``out_dir`` if it is for ``version`` and its outputs are untouched;
+    the file is removed either way (the build about to run changes what it describes). ``version`` None only
+    removes it."""
+    path = Path(out_dir) / STATE_FILE
+    if version is None:
+        path.unlink(missing_ok=True)
+        return None
+    try:
+        with open(path, "rb") as fh:
+            state = pickle.load(fh)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
+            IndexError):
+        state = None
+    path.unlink(missing_ok=True)
+    if not isinstance(state, GraphState) or state.version != version:
+        return None
+    try:
+        if any(_stat(Path(out_dir) / name) != state.outputs.get(name) for name in OUTPUTS):
+            return None  # an output changed since (edited, or written by another build): start afresh
+    except OSError:
+        return None
+    return state
+
+
+def save_state(out_dir: Path, version: str, resolver: StreamResolver, docs: dict[str, tuple]) -> None:
+    """Leave the state of the build that just wrote ``out_dir``'s outputs (atomically)."""
+    out_dir = Path(out_dir)
+    state = GraphState(version=version, outputs={name: _stat(out_dir / name) for name in OUTPUTS}, docs=docs,
+                       tables={name: getattr(resolver, name) for name in _TABLES})
+    fd, tmp = tempfile.mkstemp(prefix=".mlkg-state-", suffix=".tmp", dir=out_dir)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(state, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, out_dir / STATE_FILE)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def document_prefixes(resolver: StreamResolver, doc_id: str) -> frozenset:
+    """The prefixes of a document's own block (``resolver`` ready to render)."""
+    return resolver.block_prefixes(resolver.document_block(doc_id)[1])
+
+
+def plan(state: GraphState, entries: dict[str, str]) -> tuple[list[str], list[str]] | None:
+    """``(changed or new, removed)`` document ids, from each document's cache entry now; None if too many."""
+    old = state.docs
+    changed = [d for d, path in entries.items() if d not in old or old[d][0] != path]
+    removed = [d for d in old if d not in entries]
+    if len(changed) + len(removed) > MAX_CHANGED * max(len(entries), 1):
+        return None
+    return changed, removed
+
+
+class _Collect:
+    """Stands in for a Sorter: keeps what is added, unsorted."""
+
+    def __init__(self) -> None:
+        self.items: list = []
+
+    def add(self, item, size: int) -> None:
+        self.items.append(item)
+
+
+@dataclass
+class Rebuilt:
+    """An incremental rebuild's result: the resolver (its summaries for the report), the new outputs' bytes,
+    the state to save once they are written, and the cache entries to write."""
+
+    resolver: StreamResolver
+    files: dict[str, bytes]
+    docs: dict[str, tuple]
+    entries: list[tuple]  # (path, doc id, facts, memo)
+
+
+def rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], removed: list[str]) -> Rebuilt | None:
+    """Patch the outputs of the build that left ``state``.
+
+    ``changes``: ``(doc id, facts, memo, cache entry path)`` of each changed or new document; ``removed``: the
+    ids of the documents gone (or failed now). Returns None when only a full build gives the exact graph.
+    """
+    r = state.resolver()
+    docs = dict(state.docs)
+    n_old = len(r.votes)
+    old_root = r.root
+    old_group = dict(r.group)
+    old_entities = dict(r.entities)
+    old_iri = dict(r.iri)
+    old_relations = dict(r.relations)
+
+    # 1. the tables: old facts out, new in
+    touched: set[int] = set()
+    names: set[tuple] = set()
+    old_memos: dict[str, tuple] = {}
+    leaving = [d for d in removed if d in docs] + [d for d, *_ in changes if d in docs]
+    for d in leaving:
+        entry = store.read_entry(docs[d][0], d, keep=False)
+        if entry is None or entry[1] is None:
+            return None  # the old facts are gone (cache cleared, pruned by another build): start afresh
+        facts, memo = entry
+        old_memos[d] = memo
+        touched |= r.remove(d, facts)
+        names |= _name_keys(facts)
+    for d, facts, _, _ in changes:
+        r.add(d, facts)
+        names |= _name_keys(facts)
+    ids = r.ids
+    for d, facts, _, _ in changes:
+        touched.update(ids[k] for k in _base_keys(facts))
+
+    # 2. join names again where they may have changed: the groups of the touched names, of the names they
+    # link to, and of the names linking to any name a changed document gave (a link, a new name or a long form)
+    seeds = set(touched)
+    seeds.update(ids[k] for k in names if k in ids)
+    cls_of = r._cls_of()
+    for i, ls in enumerate(r.links):
+        if ls and any((cls_of[i], k) in names for k in ls):
+            seeds.add(i)
+    roots = {old_root[i] for i in seeds if i < n_old}
+    region = {i for i in range(n_old) if old_root[i] in roots} | set(range(n_old, len(r.votes))) | seeds
+    while True:
+        try:
+            joined = r._union(region)
+            break
+        except _Outside as e:  # a link leads out of the region: take in that name's whole group
+            roots.add(old_root[e.args[0]])
+            region |= {i for i in range(n_old) if old_root[i] == old_root[e.args[0]]}
+    old_keys = {old_group[rt][1] for rt in roots if rt in old_group}
+    for rt in roots:
+        r.group.pop(rt, None)
+    for k in old_keys:
+        del r.entities[k]
+        del r.iri[k]
+    root = list(old_root) + [None] * (len(r.votes) - n_old)
+    members: dict[int, list[int]] = {}
+    for i, rt in joined.items():
+        root[i] = rt
+        members.setdefault(rt, []).append(i)
+    r.root = root
+    before = set(r.entities)
+    if not r._add_groups(members):
+        return None
+    new_keys = set(r.entities) - before
+    for k in new_keys:
+        r.iri[k] = _entity_iri(k)
+    if not r._iris_distinct():
+        return None
+
+    # relations: those of the region's entities again (no other relation can have changed)
+    touched_keys = old_keys | new_keys
+    r.relations = {k: n for k, n in r.relations.items() if k[0] not in old_keys and k[2] not in old_keys}
+    rel_items = [(k, v) for k, v in r.rel.items() if k[0] in region or k[2] in region]
+    fresh = r._relations(rel_items)
+    r.relations.update(fresh)
+    moved = {k for k in set(fresh) | {k for k in old_relations if k[0] in old_keys or k[2] in old_keys}
+             if old_relations.get(k) != r.relations.get(k)}
+    touched_keys |= {k[0] for k in moved}
+    r._count()
+
+    # 3. the documents to render again: changed ones, those whose mentions changed entity, and those that
+    # support a relation whose support count changed
+    affected = {d for d, *_ in changes} | set(leaving)
+    for i in region:
+        was = old_group.get(old_root[i]) if i < n_old else None
+        if was != r.group.get(root[i]):
+            affected.update(r.docs[i])
+    recount = {k for k in moved if k in old_relations and k in r.relations}
+    if recount:
+        for (i, p, j), ds in rel_items:
+            if (r.group[root[i]][1], p, r.group[root[j]][1]) in recount:
+                affected.update(ds)
+
+    blocks, records = _Collect(), _Collect()
+    r.prepare_render(blocks, records)
+    gone_subjects: set[str] = set()
+    gone_records: dict[str, set[str]] = {}  # iri -> documents whose records of it are rendered again
+    new_facts = {d: (facts, memo, path) for d, facts, memo, path in changes}
+    entries = []
+    for d in sorted(affected):
+        if d in docs:  # what the last build wrote for d goes
+            memo = old_memos.get(d)
+            if memo is None:
+                entry = store.read_entry(docs[d][0], d)
+                if entry is None or entry[1] is None:
+                    return None
+                memo = entry[1]
+            gone_subjects.update(subject for subject, _ in memo[1])
+            for iri, rec in memo[2]:
+                gone_records.setdefault(iri, set()).add(d)
+            if docs[d][1] is not None:
+                gone_subjects.add(r._doc_iri(d))
+        if d in new_facts:
+            facts, memo, path = new_facts[d]
+        elif d in docs and d not in removed:
+            path = docs[d][0]
+            entry = store.read_entry(path, d)
+            if entry is None:
+                return None
+            facts, memo = entry
+        else:
+            docs.pop(d, None)
+            continue
+        n = len(records.items)
+        new = r.render(d, facts, memo)
+        used = new if new is not None else memo
+        if new is not None:
+            entries.append((path, d, facts, new))
+        for iri, _ in records.items[n:]:
+            gone_records.setdefault(iri, set()).add(d)
+        if facts[1] or facts[2]:
+            subject, text = r.document_block(d)
+            blocks.add((subject, text), 0)
+            block = r.block_prefixes(text)
+        else:
+            block = None
+        docs[d] = (path, block, used[3], used[4])
+
+    # the entity blocks whose entity or relations changed
+    for k in touched_keys:
+        if k in old_entities:
+            gone_subjects.add(r.terms.iri(old_iri[k]))
+        r.entity_prefixes.pop(k, None)
+    out = r.out_pairs(touched_keys)
+    for k in sorted(touched_keys):
+        if k in r.entities:
+            subject, text = r.entity_block(k, r.entities[k], out.get(k, ()))
+            blocks.add((subject, text), 0)
+            r.entity_prefixes[k] = r.block_prefixes(text)
+    r.evidence_records = sum(v[2] for v in docs.values())
+
+    # 4. the outputs, patched
+    prefixes: set[str] = set()
+    for group in {*r.entity_prefixes.values(), *(v[1] for v in docs.values() if v[1] is not None),
+                  *(v[3] for v in docs.values())}:
+        prefixes |= group
+    out_dir = Path(out_dir)
+    turtle = _patch_turtle((out_dir / "graph.ttl").read_bytes(), gone_subjects, blocks.items,
+                           _header(r, prefixes))
+    if turtle is None:
+        return None
+    merges = _patch_merges((out_dir / "merges.json").read_bytes(), r, gone_records, records.items)
+    if merges is None:
+        return None
+    return Rebuilt(resolver=r, files={"graph.ttl": turtle, "merges.json": merges}, docs=docs, entries=entries)
+
+
+def _base_keys(facts: tuple):
+    from .resolve import norm
+
+    _, ms, rs = facts
+    for m in ms:
+        yield (m[0], norm(m[5] or m[1]))
+    for s, _, o, *_ in rs:
+        yield (s[0], norm(s[5] or s[1]))
+        yield (o[0], norm(o[5] or o[1]))
+
+
+def _name_keys(facts: tuple) -> set[tuple]:
+    """Every (class, normalised name) a document's mentions give: their names, aliases and acronyms."""
+    from .resolve import _clean, norm
+
+    _, ms, rs = facts
+    out = set()
+    for m in (*ms, *(x for s, _, o, *_ in rs for x in (s, o))):
+        cls, text, _, _, _, can, aliases = m
+        name = can or text
+        out.add((cls, norm(name)))
+        for a in aliases:
+            out.add((cls, norm(a)))
+            out.add((cls, norm(_clean(a))))
+        out.add((cls, norm(_clean(name))))
+    return out
+
+
+def _header(r: StreamResolver, prefixes: set[str]) -> bytes:
+    head = "".join(f"@prefix {name}: <{ns}> .\n" for name, ns in sorted(
+        (name, ns) for name, ns in r.terms.prefixes if name in prefixes))
+    return (head + "\n").encode("utf-8") if head else b""
+
+
+def _subject(piece: bytes) -> bytes:
+    return piece[:piece.find(b" ")]
+
+
+def _splice(pieces: list[bytes], gone: set[bytes], added: list[tuple[bytes, bytes]], key) -> list[bytes] | None:
+    """``pieces`` (sorted by ``key``, distinct) without those whose key is in ``gone``, with ``added``
+    ``(key, piece)`` in their places; None if a piece to take out is missing or one added is there already."""
+    cut = []
+    for g in gone:
+        i = bisect.bisect_left(pieces, g, key=key)
+        if i == len(pieces) or key(pieces[i]) != g:
+            return None
+        cut.append(i)
+    cut.sort()
+    kept: list[bytes] = []
+    start = 0
+    for i in cut:
+        kept += pieces[start:i]
+        start = i + 1
+    kept += pieces[start:]
+    added = sorted(added)
+    out: list[bytes] = []
+    start = 0
+    for k, piece in added:
+        i = bisect.bisect_left(kept, k, lo=start, key=key)
+        if i < len(kept) and key(kept[i]) == k:
+            return None  # two blocks for one subject: the full path will say why
+        if out and key(out[-1]) == k:
+            return None
+        out += kept[start:i]
+        out.append(piece)
+        start = i
+    out += kept[start:]
+    return out
+
+
+def _patch_turtle(old: bytes, gone: set[str], added: list[tuple[str, str]], header: bytes) -> bytes | None:
+    """graph.ttl with the blocks of subjects ``gone`` taken out and ``added`` put in, under ``header``."""
+    if old.startswith(b"@prefix"):
+        end = old.find(b"\n\n")
+        body = old[end + 2:]
+    else:
+        body = old
+    pieces = body[:-1].split(b"\n\n") if body else []
+    new = _splice(pieces, {g.encode("utf-8") for g in gone},
+                  [(s.encode("utf-8"), t.encode("utf-8")[:-1]) for s, t in added], _subject)
+    if new is None:
+        return None
+    return header + b"\n\n".join(new) + b"\n" if new else header
+
+
+_SECTION_END = b"\n    }"
+
+
+def _section_iri(piece: bytes) -> bytes:
+    return piece[5:piece.find(b'": {\n')]
+
+
+def _patch_merges(old: bytes, r: StreamResolver, gone: dict[str, set[str]], added: list[tuple]) -> bytes | None:
+    """merges.json with the records of the documents in ``gone[iri]`` taken out of each section and ``added``
+    ``(iri, record)`` put in; each section touched is written again from its records."""
+    before, after = merges_frame()
+    b, a = (before + "{\n").encode("utf-8"), (_SECTION_END.decode() + "\n  }" + after).encode("utf-8")
+    if old == (before + "{}" + after).encode("utf-8"):
+        pieces = []
+    elif old.startswith(b) and old.endswith(a):
+        pieces = old[len(b):-len(a)].split(_SECTION_END + b",\n")
+    else:
+        return None
+    by_iri = {iri: key for key, iri in r.iri.items()}
+    new_records: dict[str, list] = {}
+    for iri, rec in added:
+        new_records.setdefault(iri, []).append(rec)
+    out_sections = []
+    for iri, ds in gone.items():
+        key = iri.encode("utf-8")
+        if json.dumps(iri, ensure_ascii=False)[1:-1] != iri:
+            return None  # an IRI that JSON escapes: sections would not sort by their text
+        i = bisect.bisect_left(pieces, key, key=_section_iri)
+        records = set(new_records.get(iri, ()))
+        if i < len(pieces) and _section_iri(pieces[i]) == key:
+            data = json.loads(b"{" + pieces[i] + _SECTION_END + b"}")[iri]
+            records.update((m["document"], m["start"], m["end"], m["text"], m["read_as"], m["rule"])
+                           for m in data["mentions"] if m["document"] not in ds)
+        if records:
+            cls, label = r.entities[by_iri[iri]][:2]
+            out_sections.append((key, merge_section(iri, local_name(cls), label, sorted(records)).encode("utf-8")[:-len(_SECTION_END)]))
+    present = {k for k in (iri.encode("utf-8") for iri in gone) if _has(pieces, k)}
+    new = _splice(pieces, present, out_sections, _section_iri)
+    if new is None:
+        return None
+    if not new:
+        return (before + "{}" + after).encode("utf-8")
+    return b + (_SECTION_END + b",\n").join(new) + a
+
+
+def _has(pieces: list[bytes], key: bytes) -> bool:
+    i = bisect.bisect_left(pieces, key, key=_section_iri)
+    return i < len(pieces) and _section_iri(pieces[i]) == key

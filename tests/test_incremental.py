@@ -1,0 +1,203 @@
+"""Incremental rebuilds (incremental.py): the patched outputs are the bytes of a full build, whatever changed."""
+
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline import BuildConfig, build, incremental
+from pipeline.stream import StreamResolver, compact
+
+DATA = Path(__file__).parent / "data"
+SHARED = Path(__file__).parents[2] / "shared" / "corpus"
+OUTPUTS = ("graph.ttl", "merges.json", "report.json")
+
+
+def _config(docs: Path, out: Path, **kw) -> BuildConfig:
+    return BuildConfig(inputs=(docs,), out_dir=out, html=False, validate=False, **kw)
+
+
+@pytest.fixture
+def patched(monkeypatch):
+    """Whether each build patched its outputs (True), fell back to a full build (False) or had no state (absent)."""
+    calls = []
+    real = incremental.rebuild
+
+    def spy(*args, **kwargs):
+        out = real(*args, **kwargs)
+        calls.append(out is not None)
+        return out
+
+    monkeypatch.setattr(incremental, "rebuild", spy)
+    return calls
+
+
+def _mixed_corpus(dest: Path, n: int | None = None) -> list[Path]:
+    """The bundled corpus and the documents of every generalisation set (49 real documents by many labs), or
+    the first ``n`` of them."""
+    dest.mkdir()
+    sources = [SHARED, *sorted(DATA.glob("generalisation*/docs"))]
+    files = [(f"{src.parent.name if src.name == 'docs' else 'corpus'}_{f.name}", f)
+             for src in sources for f in sorted(src.glob("*.txt"))]
+    for name, f in sorted(files)[:n]:
+        shutil.copy(f, dest / name)
+    return sorted(dest.iterdir())
+
+
+def _same_as_full(docs: Path, out: Path, ref: Path, ref_cache: Path) -> None:
+    shutil.rmtree(ref, ignore_errors=True)
+    build(_config(docs, ref, cache_dir=ref_cache))  # a fresh output folder: no state, the full path
+    for name in OUTPUTS:
+        assert (out / name).read_bytes() == (ref / name).read_bytes(), name
+
+
+def test_patched_rebuilds_are_the_bytes_of_a_full_build_after_random_changes(tmp_path, patched):
+    docs = tmp_path / "docs"
+    files = _mixed_corpus(docs)
+    originals = {f.name: f.read_bytes() for f in files}
+    out, ref, ref_cache = tmp_path / "out", tmp_path / "ref", tmp_path / "ref-cache"
+    build(_config(docs, out))
+    assert (out / incremental.STATE_FILE).is_file()
+    assert patched == []  # no state yet: nothing to patch
+    rng = random.Random(7)
+    kinds = []
+    for step in range(10):
+        for _ in range(rng.choice([1, 2, 3])):
+            a, b = rng.sample(files, 2)
+            kind = ["swap", "append", "delete", "restore", "half"][len(kinds) % 5]
+            kinds.append(kind)
+            if kind == "swap" and b.exists():  # another lab's text: its names now counted twice
+                a.write_bytes(b.read_bytes())
+            elif kind == "append" and a.exists() and b.exists():
+                a.write_bytes(a.read_bytes() + b"\n" + b.read_bytes())
+            elif kind == "half" and a.exists():
+                a.write_bytes(a.read_bytes()[: len(a.read_bytes()) // 2])
+            elif kind == "restore":
+                a.write_bytes(originals[a.name])
+            else:
+                a.unlink(missing_ok=True)
+        report = build(_config(docs, out))
+        assert patched[-1] is True, f"step {step} was not patched"
+        assert report.documents_parsed <= 3
+        _same_as_full(docs, out, ref, ref_cache)
+    assert {"swap", "append", "delete", "restore", "half"} <= set(kinds)
+
+
+def test_a_new_document_that_joins_two_names_patches_both_entities(tmp_path, patched):
+    """An acronym and its long form, each alone in its own document, become one entity when a third document
+    gives the pair; and two again when that document goes."""
+    docs = tmp_path / "docs"
+    _mixed_corpus(docs, 12)
+    (docs / "zz_long.txt").write_text("Marlow Lab\n\nWe evaluate Quorum Gradient Descent on ImageNet and report "
+                                      "gains over Adam.\n", "utf-8")
+    (docs / "zz_short.txt").write_text("Marlow Lab\n\nOur new optimizer QGD outperforms Adam on CIFAR-10.\n", "utf-8")
+    out, ref, ref_cache = tmp_path / "out", tmp_path / "ref", tmp_path / "ref-cache"
+    build(_config(docs, out))
+    before = (out / "graph.ttl").read_text("utf-8")
+    joiner = docs / "zz_pair.txt"
+    joiner.write_text("Marlow Lab\n\nWe introduce Quorum Gradient Descent (QGD), an optimizer that extends Adam.\n",
+                      "utf-8")
+    build(_config(docs, out))
+    assert patched == [True]
+    _same_as_full(docs, out, ref, ref_cache)
+    after = (out / "graph.ttl").read_text("utf-8")
+    assert after != before
+    joiner.unlink()
+    build(_config(docs, out))
+    assert patched == [True, True]
+    _same_as_full(docs, out, ref, ref_cache)
+    assert (out / "graph.ttl").read_text("utf-8") == before
+
+
+def test_an_edited_output_or_a_lost_cache_entry_means_a_full_build(tmp_path, patched):
+    docs = tmp_path / "docs"
+    files = _mixed_corpus(docs, 10)
+    out, ref, ref_cache = tmp_path / "out", tmp_path / "ref", tmp_path / "ref-cache"
+    build(_config(docs, out))
+
+    # someone edits graph.ttl: the state no longer describes it, so it is not patched
+    with open(out / "graph.ttl", "ab") as fh:
+        fh.write(b"# edited\n")
+    files[0].write_text(files[0].read_text("utf-8") + "\nWe also release the code.\n", "utf-8")
+    build(_config(docs, out))
+    assert patched == []  # the state was dropped before any patching
+    _same_as_full(docs, out, ref, ref_cache)
+
+    # the changed document's old cache entry is gone: its old facts cannot be taken out, so a full build
+    state = incremental.take_state(out, incremental.state_version(_cache_version(out)))
+    assert state is not None
+    incremental.save_state(out, state.version, state.resolver(), state.docs)
+    Path(state.docs[files[1].name][0]).unlink()
+    files[1].write_text(files[1].read_text("utf-8") + "\nWe also release the code.\n", "utf-8")
+    build(_config(docs, out))
+    assert patched == [False]
+    _same_as_full(docs, out, ref, ref_cache)
+
+    # and the state that full build left is used again
+    files[2].write_text(files[2].read_text("utf-8") + "\nWe also release the code.\n", "utf-8")
+    build(_config(docs, out))
+    assert patched == [False, True]
+    _same_as_full(docs, out, ref, ref_cache)
+
+
+def _cache_version(out: Path) -> str:
+    from pipeline.cache import DEFAULT_CACHE_DIR, ExtractionCache
+    from pipeline.nlp import pick_model
+
+    return ExtractionCache(out / DEFAULT_CACHE_DIR, pick_model(None)).version
+
+
+def test_many_changes_build_afresh_and_a_failed_patch_leaves_the_last_outputs(tmp_path, patched, monkeypatch):
+    docs = tmp_path / "docs"
+    files = _mixed_corpus(docs, 8)
+    out = tmp_path / "out"
+    build(_config(docs, out))
+    for f in files[:3]:  # 3 of 8 is over incremental.MAX_CHANGED: patching would save little
+        f.write_text(f.read_text("utf-8") + "\nWe also release the code.\n", "utf-8")
+    build(_config(docs, out))
+    assert patched == []
+    assert (out / incremental.STATE_FILE).is_file()
+
+    last = {name: (out / name).read_bytes() for name in OUTPUTS}
+    files[4].write_text("Nowhere Lab\n\nWe propose FlimsyNet, which outperforms ResNet-50 on ImageNet.\n", "utf-8")
+    from pipeline import write
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full (injected)")
+
+    monkeypatch.setattr(write, "write_outputs", broken)
+    with pytest.raises(OSError):
+        build(_config(docs, out))
+    assert patched == [True]
+    assert {name: (out / name).read_bytes() for name in OUTPUTS} == last
+    assert not (out / incremental.STATE_FILE).exists(), "a failed build leaves no state to patch from"
+    monkeypatch.undo()
+    build(_config(docs, out))
+    _same_as_full(docs, out, tmp_path / "ref", tmp_path / "ref-cache")
+
+
+def test_remove_takes_out_exactly_what_add_put_in():
+    """Adding documents A, B, C and removing B leaves the tables (and so the graph) of adding A and C."""
+    from pipeline.executor import extract_documents
+    from pipeline.ingest import read_documents
+    from pipeline.nlp import pick_model
+
+    documents = list(read_documents([SHARED], 5_000_000, []))[:3]
+    facts = {ex.document.id: compact(ex) for ex in extract_documents(documents, pick_model(None))}
+    a, b, c = sorted(facts)
+
+    def finished(add, remove=()) -> StreamResolver:
+        r = StreamResolver()
+        for d in add:
+            r.add(d, facts[d])
+        for d in remove:
+            r.remove(d, facts[d])
+        assert r.finish()
+        return r
+
+    both, without = finished([a, c]), finished([a, b, c], [b])
+    assert without.entities == both.entities
+    assert without.relations == both.relations
+    assert without.relation_mentions == both.relation_mentions
+    assert facts[b][1], "the removed document should have mentions of its own"
