@@ -23,6 +23,7 @@ checks the bytes against a full build after random changes.
 from __future__ import annotations
 
 import bisect
+import gc
 import hashlib
 import json
 import os
@@ -89,12 +90,17 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
     if version is None:
         path.unlink(missing_ok=True)
         return None
+    collecting = gc.isenabled()
+    gc.disable()  # the state is many small containers: the cycle collector would walk the whole heap for them
     try:
         with open(path, "rb") as fh:
             state = pickle.load(fh)
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
             IndexError):
         state = None
+    finally:
+        if collecting:
+            gc.enable()
     path.unlink(missing_ok=True)
     if not isinstance(state, GraphState) or state.version != version:
         return None

@@ -322,3 +322,31 @@ def test_nlp_layouts_the_demo_runs_on_its_device(extract_text):
     rels = _relations(extract_text("At CVPR 2027 we demo GlintNet, which relights video. The demo runs on a Surface Laptop 7."))
     assert ("GlintNet", "demoedOn", "Surface Laptop 7") in rels
     assert ("GlintNet", "runsOn", "Surface Laptop 7") not in rels
+
+
+def test_the_pipeline_tokenizer_is_spacys_loaded_then_given_the_extra_suffix(nlp):
+    """load_nlp builds its tokenizer in one pass (MlkgTokenizer); it must tokenize exactly as the pipeline spaCy
+    loads does once given mlkg's extra suffix, on every bundled and held-out document."""
+    import spacy
+
+    from pipeline.nlp import _EXCLUDE, MlkgTokenizer, _split_sentence_final_periods
+
+    plain = spacy.load(nlp.meta["mlkg_model"], exclude=list(_EXCLUDE))
+    assert not isinstance(plain.tokenizer, MlkgTokenizer)
+    _split_sentence_final_periods(plain)
+    ours = nlp.tokenizer
+    assert isinstance(ours, MlkgTokenizer)
+    assert ours.rules == plain.tokenizer.rules and len(ours.rules) > 1000
+    def pattern(f):
+        return None if f is None else f.__self__.pattern
+
+    for attr in ("prefix_search", "suffix_search", "infix_finditer", "token_match", "url_match"):
+        assert pattern(getattr(ours, attr)) == pattern(getattr(plain.tokenizer, attr)), attr
+    assert "0-9][A-Z])" in pattern(ours.suffix_search)
+    from pathlib import Path
+
+    data = Path(__file__).parent / "data"
+    texts = [p.read_text("utf-8") for p in sorted([*data.glob("generalisation*/docs/*.txt"), *Path(CORPUS).glob("*.txt")])]
+    assert len(texts) > 40
+    for text in texts:
+        assert [t.text for t in ours(text)] == [t.text for t in plain.tokenizer(text)]
