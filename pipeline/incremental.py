@@ -129,7 +129,7 @@ def save_state(out_dir: Path, version: str, resolver: StreamResolver, docs: dict
 
 def document_prefixes(resolver: StreamResolver, doc_id: str) -> frozenset:
     """The prefixes of a document's own block (``resolver`` ready to render)."""
-    return resolver.block_prefixes(resolver.document_block(doc_id)[1])
+    return resolver.document_block(doc_id)[2]
 
 
 def plan(state: GraphState, entries: dict[str, str]) -> tuple[list[str], list[str]] | None:
@@ -298,9 +298,8 @@ def rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], remov
         for iri, _ in records.items[n:]:
             gone_records.setdefault(iri, set()).add(d)
         if facts[1] or facts[2]:
-            subject, text = r.document_block(d)
+            subject, text, block = r.document_block(d)
             blocks.add((subject, text), 0)
-            block = r.block_prefixes(text)
         else:
             block = None
         docs[d] = (path, block, used[3], used[4])
@@ -313,9 +312,8 @@ def rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], remov
     out = r.out_pairs(touched_keys)
     for k in sorted(touched_keys):
         if k in r.entities:
-            subject, text = r.entity_block(k, r.entities[k], out.get(k, ()))
+            subject, text, r.entity_prefixes[k] = r.entity_block(k, r.entities[k], out.get(k, ()), True)
             blocks.add((subject, text), 0)
-            r.entity_prefixes[k] = r.block_prefixes(text)
     r.evidence_records = sum(v[2] for v in docs.values())
 
     # 4. the outputs, patched

@@ -26,7 +26,6 @@ from __future__ import annotations
 import heapq
 import os
 import pickle
-import re
 import shutil
 import tempfile
 from collections import Counter
@@ -287,15 +286,14 @@ def _prefixes(texts: Iterable[str]) -> set[str]:
     return out
 
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(?:\^\^\S+|@[-A-Za-z0-9]+)?|\S+')
 _PREFIX_SETS: dict[frozenset, frozenset] = {}
 
 
-def _tokens(text: str) -> Iterator[str]:
-    """The terms of a Turtle block written by ``write._block`` (strings whole; the ``;``, ``,`` and ``.`` too)."""
-    for m in _TOKEN.finditer(text):
-        t = m.group()
-        yield t.rstrip(",;") if not t.startswith('"') else t
+def _pairs_prefixes(subject: str, pairs) -> frozenset:
+    """The prefixes of a block's terms (interned: most blocks share a few sets)."""
+    found = _prefixes([subject, *(t for pair in pairs for t in pair)])
+    found = frozenset(found)
+    return _PREFIX_SETS.setdefault(found, found)
 
 
 class _Texts(dict):
@@ -639,13 +637,13 @@ class StreamResolver:
         keep = self.keep
         self.entity_prefixes: dict[str, frozenset] = {}
         for key, entity in self.entities.items():
-            subject, text = self.entity_block(key, entity, out.get(key, ()))
+            subject, text, prefixes = self.entity_block(key, entity, out.get(key, ()), keep)
             self.blocks.add((subject, text), len(text))
             docs.update(entity[3])
             if keep:
-                self.entity_prefixes[key] = self.block_prefixes(text)
+                self.entity_prefixes[key] = prefixes
         for d in docs:
-            subject, text = self.document_block(d)
+            subject, text, _ = self.document_block(d)
             self.blocks.add((subject, text), len(text))
 
     def prepare_render(self, blocks, records) -> None:
@@ -692,8 +690,9 @@ class StreamResolver:
                 out.setdefault(s, []).append((self._iri_term(p), self._text[o]))
         return out
 
-    def entity_block(self, key: str, entity: tuple, out: Iterable[tuple]) -> tuple[str, str]:
-        """``(subject, text)`` of the Turtle block of entity ``key`` (``entities[key]``, relations ``out``)."""
+    def entity_block(self, key: str, entity: tuple, out: Iterable[tuple], prefixes: bool = False) -> tuple:
+        """``(subject, text, prefixes)`` of the Turtle block of entity ``key`` (``entities[key]``, relations
+        ``out``); the prefixes its terms use if asked for, else None."""
         from .write import _block, _string
 
         cls, label, alts, doc_ids = entity
@@ -709,22 +708,17 @@ class StreamResolver:
         if doc_ids:
             used.add(P["mentionedIn"])
         subject = self._text[key]
-        return subject, _block(subject, pairs)
+        return subject, _block(subject, pairs), _pairs_prefixes(subject, pairs) if prefixes else None
 
-    def document_block(self, doc_id: str) -> tuple[str, str]:
-        """``(subject, text)`` of the Turtle block of a document named by some entity."""
+    def document_block(self, doc_id: str) -> tuple[str, str, frozenset]:
+        """``(subject, text, prefixes)`` of the Turtle block of a document named by some entity."""
         from .write import _block, _string
 
         P = self._p
         self._used.update((self._doc_cls, P["label"]))
         subject = self._doc_iri(doc_id)
-        return subject, _block(subject, {(P["type"], self._doc_cls), (P["label"], _string(doc_id))})
-
-    @staticmethod
-    def block_prefixes(text: str) -> frozenset:
-        """The prefixes a Turtle block's text uses (interned: most blocks share a few sets)."""
-        found = frozenset(_prefixes(_tokens(text)))
-        return _PREFIX_SETS.setdefault(found, found)
+        pairs = {(P["type"], self._doc_cls), (P["label"], _string(doc_id))}
+        return subject, _block(subject, pairs), _pairs_prefixes(subject, pairs)
 
     def _iri_term(self, iri: str) -> str:
         return "a" if iri == "http://www.w3.org/1999/02/22-rdf-syntax-ns#type" else self.terms.iri(iri)
