@@ -43,6 +43,8 @@ STATE_FILE = ".mlkg-state.pkl"
 OUTPUTS = ("graph.ttl", "merges.json")
 """The outputs an incremental rebuild patches: they must be as the build that left the state wrote them."""
 
+_FORMAT = "mlkg-state-1"
+
 MAX_CHANGED = 0.25
 """Above this share of changed or removed documents the build starts afresh: patching would save little."""
 
@@ -92,9 +94,13 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
         return None
     collecting = gc.isenabled()
     gc.disable()  # the state is many small containers: the cycle collector would walk the whole heap for them
+    state = None
     try:
         with open(path, "rb") as fh:
-            state = pickle.load(fh)
+            head = pickle.load(fh)
+            if isinstance(head, tuple) and len(head) == 4 and head[:2] == (_FORMAT, version):
+                state = GraphState(version=version, outputs=head[2], docs=head[3],
+                                   tables={name: pickle.load(fh) for name in _TABLES})
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
             IndexError):
         state = None
@@ -102,7 +108,7 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
         if collecting:
             gc.enable()
     path.unlink(missing_ok=True)
-    if not isinstance(state, GraphState) or state.version != version:
+    if state is None:
         return None
     try:
         if any(_stat(Path(out_dir) / name) != state.outputs.get(name) for name in OUTPUTS):
@@ -115,12 +121,16 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
 def save_state(out_dir: Path, version: str, resolver: StreamResolver, docs: dict[str, tuple]) -> None:
     """Leave the state of the build that just wrote ``out_dir``'s outputs (atomically)."""
     out_dir = Path(out_dir)
-    state = GraphState(version=version, outputs={name: _stat(out_dir / name) for name in OUTPUTS}, docs=docs,
-                       tables={name: getattr(resolver, name) for name in _TABLES})
     fd, tmp = tempfile.mkstemp(prefix=".mlkg-state-", suffix=".tmp", dir=out_dir)
     try:
         with os.fdopen(fd, "wb") as fh:
-            pickle.dump(state, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            # one pickle per table: the pickler's memo (an entry per object, ~80 MB at 10,000 documents in one
+            # pickle) then holds one table's objects at a time; the file is larger (shared strings repeat)
+            pickler = pickle.Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickler.dump((_FORMAT, version, {name: _stat(out_dir / name) for name in OUTPUTS}, docs))
+            for name in _TABLES:
+                pickler.clear_memo()
+                pickler.dump(getattr(resolver, name))
         os.replace(tmp, out_dir / STATE_FILE)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
