@@ -263,7 +263,7 @@ def _write_streaming(config: BuildConfig, resolver, spill, kept, skipped, counts
     return report
 
 
-def _streamed_report(config: BuildConfig, resolver, done, kept, skipped, counts, model, t) -> BuildReport:
+def _streamed_report(config: BuildConfig, resolver, done, kept, skipped, counts, model, t, patched: str = "") -> BuildReport:
     validation = "skipped (--no-validate)" if config.validate is False else (
         f"skipped: {resolver.triples} triples is over the automatic limit of {VALIDATE_AUTO_LIMIT} (pySHACL takes "
         "minutes at this size); `mlkg validate` checks the graph, `mlkg build --validate` forces it")
@@ -280,16 +280,17 @@ def _streamed_report(config: BuildConfig, resolver, done, kept, skipped, counts,
         validation=validation,
         documents_parsed=counts.parsed,
         documents_cached=counts.cached,
+        patched=patched,
     )
 
 
 def _commit_streamed(config: BuildConfig, resolver, done, kept, skipped, counts, store, model, t, version,
-                     files: dict | None = None) -> BuildReport:
+                     files: dict | None = None, patched: str = "") -> BuildReport:
     """Write graph.ttl, merges.json and report.json in one commit; then prune the cache and leave the state."""
     from . import incremental, write
 
     out = Path(config.out_dir)
-    report = _streamed_report(config, resolver, done, kept, skipped, counts, model, t)
+    report = _streamed_report(config, resolver, done, kept, skipped, counts, model, t, patched)
     files = files or {"graph.ttl": resolver.turtle(), "merges.json": resolver.merges()}
     write.write_outputs(out, {**files, "report.json": write.json_bytes(report_dict(report, include_timing=False))})
     (out / "quarantine.ttl").unlink(missing_ok=True)
@@ -341,8 +342,10 @@ def _build_incremental(config: BuildConfig, state, changes, feed, kept, skipped,
     counts.parsed, counts.cached = stats.parsed, len(rebuilt.docs) - stats.parsed
     t["resolve+rdf"] = time.perf_counter() - t0
     t0 = time.perf_counter()
+    patched = (f"graph.ttl and merges.json patched: {len(changed)} document(s) new or changed, {len(removed)} removed, "
+               f"{rebuilt.rendered} rendered again")
     report = _commit_streamed(config, rebuilt.resolver, rebuilt.docs, kept, skipped, counts, store, model, t, version,
-                              rebuilt.files)
+                              rebuilt.files, patched)
     t["write"] = time.perf_counter() - t0
     return report
 
@@ -367,6 +370,8 @@ def report_dict(report: BuildReport, include_timing: bool = True) -> dict:
         d["seconds"] = {k: round(v, 3) for k, v in report.seconds.items()}
         d["documents_parsed"] = report.documents_parsed
         d["documents_cached"] = report.documents_cached
+        if report.patched:  # a patched graph's report.json is that of a full build
+            d["patched"] = report.patched
     return d
 
 

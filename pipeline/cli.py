@@ -117,6 +117,8 @@ def build(
     d = report_dict(report)
     typer.echo(f"read {d['documents_read']} documents with spaCy pipeline {d['model']} "
                f"({d['documents_parsed']} parsed, {d['documents_cached']} from the cache)")
+    if d.get("patched"):
+        typer.echo(d["patched"])
     for doc_id, encoding in d["encodings"].items():
         if encoding != "utf-8":
             typer.echo(f"read {doc_id} as {encoding}")

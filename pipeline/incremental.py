@@ -171,6 +171,7 @@ class Rebuilt:
     files: dict[str, bytes]
     docs: dict[str, tuple]
     entries: list[tuple]  # (path, doc id, facts, memo)
+    rendered: int = 0  # documents whose blocks were rendered again (or taken from a memo still valid)
 
 
 def rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], removed: list[str]) -> Rebuilt | None:
@@ -339,7 +340,8 @@ def rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], remov
     merges = _patch_merges((out_dir / "merges.json").read_bytes(), r, gone_records, records.items)
     if merges is None:
         return None
-    return Rebuilt(resolver=r, files={"graph.ttl": turtle, "merges.json": merges}, docs=docs, entries=entries)
+    return Rebuilt(resolver=r, files={"graph.ttl": turtle, "merges.json": merges}, docs=docs, entries=entries,
+                   rendered=sum(1 for d in affected if d in docs))
 
 
 def _base_keys(facts: tuple):

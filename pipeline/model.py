@@ -229,3 +229,5 @@ class BuildReport:
     """Documents parsed in this build (the others came from the incremental cache)."""
     documents_cached: int = 0
     """Documents whose Extraction came from the incremental cache."""
+    patched: str = ""
+    """Empty for a full build; else what an incremental rebuild patched (``incremental.py``)."""

@@ -98,3 +98,22 @@ def test_cli_eval_with_a_missing_file_exits_3(tmp_path, corpus_build):
     gold.write_text('{"entities": [], "relations": []}')
     r = _mlkg("eval", str(tmp_path / "none.ttl"), str(gold))
     assert r.returncode == 3 and "mlkg build" in r.stderr
+
+
+def test_cli_rebuild_after_one_change_says_it_patched_the_last_graph(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    files = sorted(CORPUS_DIR.glob("*.txt"))
+    for f in files:
+        (docs / f.name).write_text(f.read_text("utf-8"), "utf-8")
+    out = tmp_path / "out"
+    first = _mlkg("build", str(docs), "--out", str(out), "--no-html", "--no-validate")
+    assert first.returncode == 0, first.stderr
+    assert "patched" not in first.stdout and (out / ".mlkg-state.pkl").is_file()
+    victim = docs / files[0].name
+    victim.write_text(victim.read_text("utf-8") + "\nWe also release QuuxNet, which outperforms BERT.\n", "utf-8")
+    again = _mlkg("build", str(docs), "--out", str(out), "--no-html", "--no-validate")
+    assert again.returncode == 0, again.stderr
+    assert "(1 parsed, 4 from the cache)" in again.stdout
+    assert "graph.ttl and merges.json patched: 1 document(s) new or changed, 0 removed" in again.stdout
+    assert "quuxnet" in (out / "graph.ttl").read_text("utf-8").lower()

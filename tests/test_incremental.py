@@ -79,6 +79,7 @@ def test_patched_rebuilds_are_the_bytes_of_a_full_build_after_random_changes(tmp
                 a.unlink(missing_ok=True)
         report = build(_config(docs, out))
         assert patched[-1] is True, f"step {step} was not patched"
+        assert report.patched.startswith("graph.ttl and merges.json patched")
         assert report.documents_parsed <= 3
         _same_as_full(docs, out, ref, ref_cache)
     assert {"swap", "append", "delete", "restore", "half"} <= set(kinds)
