@@ -319,15 +319,7 @@ def _build_incremental(config: BuildConfig, state, changes, feed, kept, skipped,
     failed = sorted(want - {g[0] for g in got})  # processing failed: skipped, and its old facts go
     t["parse+extract"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    import gc
-
-    collecting = gc.isenabled()
-    gc.disable()  # as in the streaming build: many small acyclic objects, and a heap spaCy made large
-    try:
-        rebuilt = incremental.rebuild(state, config.out_dir, store, [g[:4] for g in got], removed + failed)
-    finally:
-        if collecting:
-            gc.enable()
+    rebuilt = incremental.rebuild(state, config.out_dir, store, [g[:4] for g in got], removed + failed)
     if rebuilt is not None and config.validate is None and rebuilt.resolver.bounds[0] <= VALIDATE_AUTO_LIMIT:
         rebuilt = None  # small enough to validate now: the full path does
     if rebuilt is None:

@@ -29,10 +29,12 @@ import json
 import os
 import pickle
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .stream import StreamResolver, merge_section, merges_frame, _document_iri, _entity_iri, _prefixes, _Outside
+from .resolve import norm
+from .stream import StreamResolver, merge_section, merges_frame, name_parts, _entity_iri, _Outside
 from .vocab import local_name
 
 __all__ = ["STATE_FILE", "GraphState", "take_state", "save_state", "rebuild", "Rebuilt", "state_version"]
@@ -92,11 +94,9 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
     if version is None:
         path.unlink(missing_ok=True)
         return None
-    collecting = gc.isenabled()
-    gc.disable()  # the state is many small containers: the cycle collector would walk the whole heap for them
     state = None
     try:
-        with open(path, "rb") as fh:
+        with open(path, "rb") as fh, _no_cycle_collection():
             head = pickle.load(fh)
             if isinstance(head, tuple) and len(head) == 4 and head[:2] == (_FORMAT, version):
                 state = GraphState(version=version, outputs=head[2], docs=head[3],
@@ -104,9 +104,6 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
             IndexError):
         state = None
-    finally:
-        if collecting:
-            gc.enable()
     path.unlink(missing_ok=True)
     if state is None:
         return None
@@ -174,12 +171,29 @@ class Rebuilt:
     rendered: int = 0  # documents whose blocks were rendered again (or taken from a memo still valid)
 
 
+@contextmanager
+def _no_cycle_collection():
+    """Many small acyclic containers are made here, and with spaCy loaded a collection walks its whole heap."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], removed: list[str]) -> Rebuilt | None:
     """Patch the outputs of the build that left ``state``.
 
     ``changes``: ``(doc id, facts, memo, cache entry path)`` of each changed or new document; ``removed``: the
     ids of the documents gone (or failed now). Returns None when only a full build gives the exact graph.
     """
+    with _no_cycle_collection():
+        return _rebuild(state, out_dir, store, changes, removed)
+
+
+def _rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], removed: list[str]) -> Rebuilt | None:
     r = state.resolver()
     docs = dict(state.docs)
     n_old = len(r.votes)
@@ -344,31 +358,27 @@ def rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], remov
                    rendered=sum(1 for d in affected if d in docs))
 
 
-def _base_keys(facts: tuple):
-    from .resolve import norm
-
+def _mentions(facts: tuple):
     _, ms, rs = facts
-    for m in ms:
-        yield (m[0], norm(m[5] or m[1]))
+    yield from ms
     for s, _, o, *_ in rs:
-        yield (s[0], norm(s[5] or s[1]))
-        yield (o[0], norm(o[5] or o[1]))
+        yield s
+        yield o
+
+
+def _base_keys(facts: tuple) -> set[tuple]:
+    """The (class, normalised name) of each name a document's mentions give."""
+    return {name_parts(m)[:2] for m in _mentions(facts)}
 
 
 def _name_keys(facts: tuple) -> set[tuple]:
-    """Every (class, normalised name) a document's mentions give: their names, aliases and acronyms."""
-    from .resolve import _clean, norm
-
-    _, ms, rs = facts
+    """Every (class, normalised name) a document's mentions give or link to: names, aliases and acronyms."""
     out = set()
-    for m in (*ms, *(x for s, _, o, *_ in rs for x in (s, o))):
-        cls, text, _, _, _, can, aliases = m
-        name = can or text
-        out.add((cls, norm(name)))
-        for a in aliases:
-            out.add((cls, norm(a)))
-            out.add((cls, norm(_clean(a))))
-        out.add((cls, norm(_clean(name))))
+    for m in _mentions(facts):
+        cls, nn, _, names, acronyms = name_parts(m)
+        out.add((cls, nn))
+        out.update((cls, norm(n)) for n in names)
+        out.update((cls, na) for na in acronyms)
     return out
 
 

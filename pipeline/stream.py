@@ -235,6 +235,19 @@ class Sorter:
                 prev = item
 
 
+def name_parts(m: tuple) -> tuple:
+    """What resolution reads from a compact mention: ``(class, normalised name, clean name, its names and
+    aliases cleaned, the normalised acronyms among its aliases)``."""
+    cls, text, _, _, _, can, aliases = m
+    name = can or text
+    nn = norm(name)
+    cname = _clean(name)
+    if aliases:
+        acronyms = [na for na in map(norm, aliases) if na != nn and len(na) <= 8]
+        return cls, nn, cname, [_clean(n) for n in (name, *aliases) if n and norm(n)], acronyms
+    return cls, nn, cname, [cname] if name and nn else [], ()
+
+
 class _Outside(Exception):
     """A link of the names being joined again leads to a name outside them (:meth:`StreamResolver._union`)."""
 
@@ -346,26 +359,16 @@ class StreamResolver:
 
     # pass 1 -------------------------------------------------------------------------------------------------
     def _base(self, doc_id: str, m: tuple) -> int:
-        cls, text, _, _, _, can, aliases = m
-        name = can or text
-        nn = norm(name)
-        base = (cls, nn)
-        cname = _clean(name)
-        if aliases:
-            for a in aliases:
-                na = norm(a)
-                if na != nn and len(na) <= 8:
-                    lf = self.long_forms.get((cls, na))
-                    if lf is None:
-                        self.long_forms[(cls, na)] = {nn: 1}
-                    else:
-                        lf[nn] = lf.get(nn, 0) + 1
-            names = [_clean(n) for n in (name, *aliases) if n and norm(n)]
-        else:
-            names = [cname] if name and nn else []
-        i = self.ids.get(base)
+        cls, nn, cname, names, acronyms = name_parts(m)
+        for na in acronyms:
+            lf = self.long_forms.get((cls, na))
+            if lf is None:
+                self.long_forms[(cls, na)] = {nn: 1}
+            else:
+                lf[nn] = lf.get(nn, 0) + 1
+        i = self.ids.get((cls, nn))
         if i is None:
-            i = self.ids[base] = len(self.votes)
+            i = self.ids[(cls, nn)] = len(self.votes)
             self.votes.append([cname])
             sur = {}
             self.surface.append(sur)
@@ -390,18 +393,9 @@ class StreamResolver:
 
     def _unbase(self, m: tuple) -> int:
         """Take one mention back out (the inverse of :meth:`_base`, but for its document); return its base id."""
-        cls, text, _, _, _, can, aliases = m
-        name = can or text
-        nn = norm(name)
-        cname = _clean(name)
-        if aliases:
-            for a in aliases:
-                na = norm(a)
-                if na != nn and len(na) <= 8:
-                    _uncount(self.long_forms, (cls, na), nn)
-            names = [_clean(n) for n in (name, *aliases) if n and norm(n)]
-        else:
-            names = [cname] if name and nn else []
+        cls, nn, cname, names, acronyms = name_parts(m)
+        for na in acronyms:
+            _uncount(self.long_forms, (cls, na), nn)
         i = self.ids[(cls, nn)]
         self.votes[i].remove(cname)
         for n in names:
@@ -447,7 +441,7 @@ class StreamResolver:
     def finish(self, keep: bool = False) -> bool:
         """Merge names into entities and relations; False when only the plain path gives the exact graph.
 
-        With ``keep`` the name tables stay, for :meth:`tables` (an incremental rebuild starts from them)."""
+        With ``keep`` the name tables stay: ``incremental.save_state`` keeps them for the next build to patch."""
         self.keep = keep
         self.root = self._union(range(len(self.votes)))
         members: dict[int, list[int]] = {}
