@@ -96,7 +96,7 @@ def build(
     executor: str = typer.Option("local", help="local, or dask (runs the per-document stages on a Dask cluster)."),
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address (default: start a local cluster)."),
     cache: Optional[Path] = typer.Option(None, help="Incremental cache folder (default: OUT/.mlkg-cache)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Parse every document; neither read nor write the cache."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Parse every document and write the whole graph; neither read nor write the cache (nor the state a later build patches from)."),
     validate: Optional[bool] = typer.Option(None, "--validate/--no-validate", help="Check the graph against ontology/shapes.ttl (default: graphs up to 20,000 triples; the report says when a larger one was not checked)."),
 ) -> None:
     """Read documents, extract entities and relations, and write the graph."""
