@@ -237,8 +237,6 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
 
 def _write_streaming(config: BuildConfig, resolver, spill, kept, skipped, counts, store, model, t, t0, version) -> BuildReport:
     """The rest of a streaming build (``stream.py``): render each document's facts again, write in one commit."""
-    from . import incremental
-
     import gc
 
     done = {}
@@ -251,8 +249,8 @@ def _write_streaming(config: BuildConfig, resolver, spill, kept, skipped, counts
             if store is not None and (new is not None or parsed):  # the memo helps the next build
                 store.put_entry(kept[doc_id][2], doc_id, facts, new or memo)
             used = new or memo
-            done[doc_id] = (kept[doc_id][2], incremental.document_prefixes(resolver, doc_id) if facts[1] or facts[2]
-                            else None, used[3], used[4])
+            done[doc_id] = (kept[doc_id][2], resolver.document_block(doc_id)[2] if facts[1] or facts[2] else None,
+                            used[3], used[4])  # what the state keeps of it (incremental.py)
     finally:
         if collecting:
             gc.enable()

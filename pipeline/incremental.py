@@ -134,11 +134,6 @@ def save_state(out_dir: Path, version: str, resolver: StreamResolver, docs: dict
         raise
 
 
-def document_prefixes(resolver: StreamResolver, doc_id: str) -> frozenset:
-    """The prefixes of a document's own block (``resolver`` ready to render)."""
-    return resolver.document_block(doc_id)[2]
-
-
 def plan(state: GraphState, entries: dict[str, str]) -> tuple[list[str], list[str]] | None:
     """``(changed or new, removed)`` document ids, from each document's cache entry now; None if too many."""
     old = state.docs
@@ -348,7 +343,7 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], remo
         prefixes |= group
     out_dir = Path(out_dir)
     turtle = _patch_turtle((out_dir / "graph.ttl").read_bytes(), gone_subjects, blocks.items,
-                           _header(r, prefixes))
+                           r.terms.header(prefixes).encode("utf-8"))
     if turtle is None:
         return None
     merges = _patch_merges((out_dir / "merges.json").read_bytes(), r, gone_records, records.items)
@@ -380,12 +375,6 @@ def _name_keys(facts: tuple) -> set[tuple]:
         out.update((cls, norm(n)) for n in names)
         out.update((cls, na) for na in acronyms)
     return out
-
-
-def _header(r: StreamResolver, prefixes: set[str]) -> bytes:
-    head = "".join(f"@prefix {name}: <{ns}> .\n" for name, ns in sorted(
-        (name, ns) for name, ns in r.terms.prefixes if name in prefixes))
-    return (head + "\n").encode("utf-8") if head else b""
 
 
 def _subject(piece: bytes) -> bytes:

@@ -812,9 +812,8 @@ class StreamResolver:
         for text in self._used:
             if text in self._fixed:
                 self.terms.iri(str(self._fixed[text]))  # marks its prefix used
-        head = "".join(f"@prefix {name}: <{ns}> .\n" for name, ns in sorted(
-            (name, ns) for name, ns in self.terms.prefixes if name in self.terms.used))
-        buf: list[str] = [head + "\n"] if head else []
+        head = self.terms.header()
+        buf: list[str] = [head] if head else []
         prev = None
         size = 0
         for subject, text in self.blocks:

@@ -103,6 +103,14 @@ class _Terms:
                 return f"{name}:{iri[len(ns):]}"
         return "<" + _IRI_BAD.sub(lambda m: f"\\u{ord(m.group()):04X}", iri) + ">"
 
+    def header(self, used: set[str] | None = None) -> str:
+        """The ``@prefix`` lines of the prefixes in ``used`` (default: those marked used), and a blank line;
+        empty when none is."""
+        used = self.used if used is None else used
+        head = "".join(f"@prefix {name}: <{ns}> .\n" for name, ns in sorted(
+            (name, ns) for name, ns in self.prefixes if name in used))
+        return head + "\n" if head else ""
+
     def term(self, t) -> str:
         if isinstance(t, Literal):
             lex = str(t)
@@ -168,9 +176,7 @@ def turtle_bytes(graph: Graph | Iterable[tuple]) -> bytes:
             po = by_subject[key] = set()
         po.add((terms.term(p), terms.term(o)))
     blocks: list[str] = [_block(subject, by_subject.pop(subject)) for subject in sorted(by_subject)]
-    head = "".join(f"@prefix {name}: <{ns}> .\n" for name, ns in sorted(
-        (name, ns) for name, ns in terms.prefixes if name in terms.used))
-    return ((head + "\n" if head else "") + "\n".join(blocks)).encode("utf-8")
+    return (terms.header() + "\n".join(blocks)).encode("utf-8")
 
 
 def write_turtle(graph: Graph, path: Path) -> None:
