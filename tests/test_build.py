@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from data import CORPUS_DIR, OUTPUT_DIR, SHARED_EVAL
+from data import CORPUS_DIR, OUTPUT_DIR, EVAL_DIR
 from pipeline import BuildConfig, build
 
 
@@ -56,24 +56,22 @@ def test_build_removing_and_readding_a_document_keeps_iris(tmp_path, corpus_buil
 
 
 def _score(graph, gold):
-    out = subprocess.run([sys.executable, str(SHARED_EVAL / "score.py"), str(graph), str(gold), "--json"],
+    out = subprocess.run([sys.executable, str(EVAL_DIR / "score.py"), str(graph), str(gold), "--json"],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
-@pytest.mark.skipif(not (SHARED_EVAL / "score.py").exists(), reason="shared/eval not beside the checkout")
 def test_build_scores_on_development_gold(corpus_build):
-    s = _score(corpus_build[1] / "graph.ttl", SHARED_EVAL / "gold-seeds.json")
+    s = _score(corpus_build[1] / "graph.ttl", EVAL_DIR / "gold-seeds.json")
     assert s["entities"]["overall"]["f1"] >= 0.95
     assert s["relations"]["overall"]["f1"] >= 0.95
 
 
-@pytest.mark.skipif(not (SHARED_EVAL / "score.py").exists(), reason="shared/eval not beside the checkout")
 def test_build_project_eval_agrees_with_shared_scorer(corpus_build):
     from pipeline.evaluate import evaluate, load_gold
 
-    ours = evaluate(corpus_build[1] / "graph.ttl", load_gold(SHARED_EVAL / "gold-seeds.json"))
-    theirs = _score(corpus_build[1] / "graph.ttl", SHARED_EVAL / "gold-seeds.json")
+    ours = evaluate(corpus_build[1] / "graph.ttl", load_gold(EVAL_DIR / "gold-seeds.json"))
+    theirs = _score(corpus_build[1] / "graph.ttl", EVAL_DIR / "gold-seeds.json")
     assert ours["entities"] == theirs["entities"] and ours["relations"] == theirs["relations"]
 
 

@@ -10,7 +10,7 @@ from pipeline import BuildConfig, build, incremental
 from pipeline.stream import StreamResolver, compact
 
 DATA = Path(__file__).parent / "data"
-SHARED = Path(__file__).parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).parents[1] / "corpus"
 OUTPUTS = ("graph.ttl", "merges.json", "report.json")
 
 
@@ -37,7 +37,7 @@ def _mixed_corpus(dest: Path, n: int | None = None) -> list[Path]:
     """The bundled corpus and the documents of every generalisation set (49 real documents by many labs), or
     the first ``n`` of them."""
     dest.mkdir()
-    sources = [SHARED, *sorted(DATA.glob("generalisation*/docs"))]
+    sources = [CORPUS, *sorted(DATA.glob("generalisation*/docs"))]
     files = [(f"{src.parent.name if src.name == 'docs' else 'corpus'}_{f.name}", f)
              for src in sources for f in sorted(src.glob("*.txt"))]
     for name, f in sorted(files)[:n]:
@@ -184,7 +184,7 @@ def test_remove_takes_out_exactly_what_add_put_in():
     from pipeline.ingest import read_documents
     from pipeline.nlp import pick_model
 
-    documents = list(read_documents([SHARED], 5_000_000, []))[:3]
+    documents = list(read_documents([CORPUS], 5_000_000, []))[:3]
     facts = {ex.document.id: compact(ex) for ex in extract_documents(documents, pick_model(None))}
     a, b, c = sorted(facts)
 

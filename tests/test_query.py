@@ -1,6 +1,6 @@
 """Named queries over the corpus graph, with parameters bound as terms.
 
-Expected answers come from the corpus text and the gold annotation (../shared/eval/gold-seeds.json), not from
+Expected answers come from the corpus text and the gold annotation (tests/data/eval/gold-seeds.json, a copy of the shared development gold), not from
 what the code printed: each test says which.
 """
 
@@ -9,12 +9,11 @@ import re
 
 import pytest
 
-from data import CORPUS_DIR, SHARED_EVAL
+from data import CORPUS_DIR, EVAL_DIR
 from pipeline.errors import QueryError
 from pipeline.query import format_result, list_queries, load_query, query_parameters, run_query
 
-GOLD_FILE = SHARED_EVAL / "gold-seeds.json"
-needs_gold = pytest.mark.skipif(not GOLD_FILE.exists(), reason="shared/eval not beside the checkout")
+GOLD_FILE = EVAL_DIR / "gold-seeds.json"
 
 
 def ask(build, query_name, **params):
@@ -63,7 +62,6 @@ def test_every_named_query_says_what_it_answers_and_its_parameters():
             assert example, f"{name}: parameter {param} has no example"
 
 
-@needs_gold
 def test_papers_at_iclr_2025_are_the_twelve_the_post_names(corpus_build, gold):
     # the ICLR 2025 post (corpus/000_*) presents twelve papers; gold lists them as presentedAt ICLR 2025
     expected = {gold["label"](r["s"]) for r in gold["relations"]
@@ -84,7 +82,6 @@ def test_papers_at_a_venue_include_those_of_its_workshops(corpus_build):
     assert rows(corpus_build, "papers_at_venue", venue="ICLR 2024") == set()
 
 
-@needs_gold
 def test_method_extensions_direct(corpus_build, gold):
     # "AdEMAMix: a simple modification of the Adam optimizer", its paper presented at ICLR 2025 (corpus/000_)
     assert gold["holds"]("extends", "AdEMAMix", "Adam")
@@ -113,7 +110,6 @@ r:x a mlkg:Method ; rdfs:label "Unrelated" ; mlkg:extends r:y .
     assert {r[0] for r in run_query(load_query("method_extensions"), g, {"method": "Gamma"}).rows} == {"Delta"}
 
 
-@needs_gold
 def test_demos_where_and_on_which_hardware(corpus_build, gold):
     res = rows(corpus_build, "demos")
     pairs = {(m, v) for m, v, _ in res}
@@ -130,7 +126,6 @@ def test_demos_where_and_on_which_hardware(corpus_build, gold):
     assert "M5 Max" not in by_venue["ICML 2025"]  # a 2026 device is not listed for the 2025 demo
 
 
-@needs_gold
 def test_evaluations(corpus_build, gold):
     res = rows(corpus_build, "evaluations")
     assert res == {
@@ -144,7 +139,6 @@ def test_evaluations(corpus_build, gold):
     assert all(gold["holds"]("evaluatedOn", s, o) for s, o in res)
 
 
-@needs_gold
 def test_hardware_each_method_runs_on(corpus_build, gold):
     res = rows(corpus_build, "hardware")
     assert all(gold["holds"]("runsOn", m, h) for m, h in res), res
@@ -155,7 +149,6 @@ def test_hardware_each_method_runs_on(corpus_build, gold):
                     ("SimpleFold", "Mac"), ("SimpleFold", "MacBook Pro")}
 
 
-@needs_gold
 def test_venues_with_year_and_workshops(corpus_build, gold):
     res = ask(corpus_build, "venues")
     assert res.variables == ("venue", "year", "workshop")
@@ -184,7 +177,6 @@ def test_facts_about_an_entity_carry_sentences_from_the_corpus(corpus_build):
     assert ("TRAnsitive Closure Time-distillation", "evaluatedOn", "CIFAR10") in {tuple(r[:3]) for r in by_acronym}
 
 
-@needs_gold
 def test_entities_mentioned_in_a_document(corpus_build, gold):
     doc = next(CORPUS_DIR.glob("000_*")).name
     res = ask(corpus_build, "document_entities", document=doc)
