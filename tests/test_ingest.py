@@ -115,8 +115,8 @@ def test_ingest_html_declared_charset_text_cells_comments(tmp_path):
             "<noscript>enable JS</noscript><p>Caf\xe9 &lt;b&gt; &#x1F600;</p></body></html>").encode("latin-1")
     (tmp_path / "p.htm").write_bytes(page)
     docs, skipped = _read(tmp_path)
-    assert not skipped and docs[0].text == "T\na b\nCafé <b> 😀"
-    assert docs[0].encoding == "cp1252 (declared iso-8859-1)"
+    assert not skipped and docs[0].text == "a | b\nCafé <b> 😀"  # the <title> is metadata, not text
+    assert (docs[0].encoding, docs[0].title, docs[0].format) == ("cp1252 (declared iso-8859-1)", "T", "html")
 
 
 def test_ingest_does_not_hang_or_loop_on_special_files(tmp_path):

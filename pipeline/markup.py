@@ -1,0 +1,436 @@
+"""Documents with markup as the text the extraction reads: Markdown (CommonMark), HTML and PDF, with their metadata.
+
+Every converter gives one block a line: a paragraph, a heading, a list item (``- item``, ``3. item``), a table
+row (``a | b | c``); no blank lines, so a heading or a bold line followed by its paragraph reads as a title
+line followed by its abstract, as in plain text. Link texts are kept, code blocks, images, comments, scripts
+and navigation dropped. Emphasis is settled by :func:`_settle`: a block that is all emphasis is a plain line;
+a bold lead-in ("**Title.** Text", or a bold line followed by a soft line break) becomes a line of its own;
+an emphasised phrase of three words or more inside running text is quoted (“...”), as plain text writes
+titles; shorter emphasis is dropped. What the document says about itself (title, address, date, authors,
+summary: Markdown front matter, HTML ``<title>`` and ``<meta>``, PDF metadata) is metadata, never body text.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import logging
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+__all__ = ["Converted", "markdown_to_text", "html_to_text", "html_document", "pdf_to_text", "iso_date"]
+
+
+@dataclass(frozen=True, slots=True)
+class Converted:
+    """The text of a document with markup, and what it declares about itself."""
+
+    text: str
+    """One block a line (see the module's description)."""
+    title: str = ""
+    """The declared title."""
+    url: str = ""
+    """The declared address (``og:url``, canonical link, front matter ``url``)."""
+    date: str = ""
+    """The declared date, ISO 8601 (:func:`iso_date`)."""
+    author: str = ""
+    """The declared authors, ``; ``-separated."""
+    description: str = ""
+    """The declared summary."""
+
+
+_OPEN, _CLOSE, _SOFT = "\ue000", "\ue001", "\ue002"  # emphasis and soft breaks until _settle reads them
+_PRIVATE = re.compile("[\ue000-\ue002]")
+_SPACES = re.compile(r"[ \t\f\v\xa0\u2000-\u200a\u202f\u205f\u3000]+")
+_LIST_PREFIX = re.compile(r"(?:- |\d{1,9}[.)] )?")
+_QUOTES = "\"“”«»„"
+
+
+def _spans(block: str) -> tuple[str, list[tuple[int, int]]]:
+    """The block without emphasis marks, and the outermost balanced emphasised spans in it (start, end)."""
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    depth = start = n = 0
+    for ch in block:
+        if ch == _OPEN:
+            start = n if depth == 0 else start
+            depth += 1
+        elif ch == _CLOSE:
+            if depth:
+                depth -= 1
+                if depth == 0 and n > start:
+                    spans.append((start, n))
+        else:
+            out.append(ch)
+            n += 1
+    return "".join(out), spans
+
+
+def _settle(block: str) -> list[str]:
+    """The lines of one block, its emphasis settled as the module's description says."""
+    text, spans = _spans(block)
+    lead = _LIST_PREFIX.match(text).end()
+    while lead < len(text) and text[lead] in " \t":
+        lead += 1
+    lines: list[str] = []
+    if spans and spans[0][0] == lead:  # the block opens with emphasis
+        a, b = spans[0]
+        rest, body = text[b:], text[a:b].strip()
+        gap = len(rest) - len(rest.lstrip(" \t"))
+        cut = None
+        if not rest.strip(" \t" + _SOFT + ".:"):  # all of it: a plain line
+            spans = spans[1:]
+        elif rest[gap:gap + 1] in (_SOFT, "\n"):  # a bold line, then a soft or hard line break
+            lines.append(text[:a] + body)
+            cut = b + gap + 1
+        elif len(body.split()) >= 3 and (body[-1] in ".:" or rest[:1] in ".:"):  # a run-in heading: "Title. Text"
+            lines.append(text[:a] + body.rstrip(".:").rstrip())
+            cut = b + 1 if rest[:1] in ".:" else b
+        if cut is not None:
+            text, spans = text[cut:], [(s - cut, e - cut) for s, e in spans[1:]]
+    pieces, at = [], 0
+    for a, b in spans:
+        inner = text[a:b]
+        quote = len(inner.split()) >= 3 and not any(q in inner for q in _QUOTES)
+        pieces += [text[at:a], f"“{inner.strip()}”" if quote else inner]
+        at = b
+    pieces.append(text[at:])
+    lines.extend("".join(pieces).split("\n"))
+    return [_SPACES.sub(" ", line.replace(_SOFT, " ")).strip() for line in lines]
+
+
+def _join(blocks: list[str]) -> str:
+    """The blocks settled, one line each, empty lines dropped."""
+    return "\n".join(line for block in blocks for line in _settle(block) if line)
+
+
+# ---------------------------------------------------------------- dates
+
+_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                                       "dec"), 1)}
+
+
+def iso_date(value: str) -> str:
+    """A declared date as ISO 8601 (day, month or year precision), or ``""`` when it cannot be read.
+
+    Examples
+    --------
+    >>> [iso_date(v) for v in ("2025-11-03T10:00:00Z", "D:20251103120000+01'00'", "2025/11", "3 November 2025",
+    ...                       "Nov. 3, 2025", "2025", "2025-02-30", "soon")]
+    ['2025-11-03', '2025-11-03', '2025-11', '2025-11-03', '2025-11-03', '2025', '', '']
+    """
+    v = value.strip()
+    m = re.match(r"(?:D:)?((?:19|20)\d{2})(?:[-/.]?(\d{2})(?:[-/.]?(\d{2}))?)?(?:$|[T ]|\d|[+Z'-])", v)
+    if m:
+        year, month, day = m.group(1), m.group(2), m.group(3)
+    else:
+        m = (re.match(r"(\d{1,2})\s+([A-Za-z]{3})[a-z]*\.?,?\s+((?:19|20)\d{2})\b", v)
+             or re.match(r"([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d{2})\b", v))
+        if not m:
+            return ""
+        a, b, year = m.groups()
+        mon, day = (b, a) if a.isdigit() else (a, b)
+        if mon.lower() not in _MONTHS:
+            return ""
+        month = f"{_MONTHS[mon.lower()]:02d}"
+        day = f"{int(day):02d}"
+    try:
+        _dt.date(int(year), int(month or 1), int(day or 1))
+    except ValueError:
+        return ""
+    return "-".join(p for p in (year, month, day if month else None) if p)
+
+
+# ---------------------------------------------------------------- Markdown
+
+_FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_META_KEYS = {
+    "title": ("title",), "url": ("url", "canonical_url", "permalink", "link"), "date": ("date", "published", "pubdate"),
+    "author": ("author", "authors"), "description": ("description", "summary", "excerpt", "abstract"),
+}
+
+
+def _front_matter(source: str) -> tuple[dict[str, str], str]:
+    """The ``key: value`` pairs of a YAML front matter block (top-level scalars and lists of scalars), and the rest."""
+    m = _FRONT.match(source)
+    if not m:
+        return {}, source
+    values: dict[str, list[str]] = {}
+    key = None
+    for line in m.group(1).split("\n"):
+        item = re.match(r"\s+-\s+(.*)", line)
+        if item and key:
+            values[key].append(item.group(1))
+            continue
+        pair = re.match(r"([A-Za-z_][\w-]*)\s*:\s*(.*)", line)
+        if pair:
+            key = pair.group(1).lower()
+            values[key] = [pair.group(2)] if pair.group(2).strip() else []
+    clean = {k: "; ".join(x for x in (v.strip().strip("'\"").strip() for v in vs) if x)
+             for k, vs in values.items()}
+    for k, vs in values.items():  # an inline list: authors: [A, B]
+        if len(vs) == 1 and vs[0].strip().startswith("[") and vs[0].strip().endswith("]"):
+            clean[k] = "; ".join(x.strip().strip("'\"") for x in vs[0].strip()[1:-1].split(",") if x.strip())
+    return clean, source[m.end():]
+
+
+def _declared(meta: dict[str, str]) -> dict[str, str]:
+    out = {}
+    for field, keys in _META_KEYS.items():
+        value = next((meta[k] for k in keys if meta.get(k)), "")
+        out[field] = iso_date(value) if field == "date" else value
+    return out
+
+
+def _md_inline(token) -> str:
+    out = []
+    for c in token.children or ():
+        t = c.type
+        if t in ("text", "code_inline"):
+            out.append(c.content)
+        elif t == "softbreak":
+            out.append(_SOFT)
+        elif t == "hardbreak" or (t == "html_inline" and re.match(r"<br\b", c.content, re.I)):
+            out.append("\n")
+        elif t in ("em_open", "strong_open"):
+            out.append(_OPEN)
+        elif t in ("em_close", "strong_close"):
+            out.append(_CLOSE)
+    return "".join(out)
+
+
+def markdown_to_text(source: str) -> Converted:
+    """A Markdown document (CommonMark with GitHub tables) as text, with its front matter as metadata.
+
+    Examples
+    --------
+    >>> c = markdown_to_text("---\\ntitle: Our post\\n---\\n### A *Sparse* Router\\n\\n- one\\n- **two**\\n\\n"
+    ...                      "| a | b |\\n|---|---|\\n| 1 | 2 |\\n\\n```\\ncode\\n```\\n<!-- note -->\\n[link](x)")
+    >>> c.title, c.text
+    ('Our post', 'A Sparse Router\\n- one\\n- two\\na | b\\n1 | 2\\nlink')
+    """
+    from markdown_it import MarkdownIt
+
+    meta, body = _front_matter(_PRIVATE.sub("\ufffd", source))
+    tokens = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).parse(body)
+    blocks: list[str] = []
+    lists: list[int | None] = []
+    prefix = ""
+    row: list[str] | None = None
+    first_heading = ""
+    heading = None
+    for tok in tokens:
+        t = tok.type
+        if t == "bullet_list_open":
+            lists.append(None)
+        elif t == "ordered_list_open":
+            lists.append(int(tok.attrGet("start") or 1))
+        elif t in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif t == "list_item_open":
+            prefix = "- " if not lists or lists[-1] is None else f"{tok.info or lists[-1]}. "
+        elif t == "list_item_close":
+            prefix = ""
+        elif t == "heading_open":
+            heading = tok.tag
+        elif t == "tr_open":
+            row = []
+        elif t == "tr_close" and row is not None:
+            blocks.append(" | ".join(c.strip() for c in row))
+            row = None
+        elif t == "inline":
+            text = _md_inline(tok)
+            if row is not None:
+                row.append(text.replace("\n", " "))
+                continue
+            if heading == "h1" and not first_heading:
+                first_heading = " ".join(_settle(text))
+            blocks.append(prefix + text)
+            prefix, heading = "", None
+        elif t == "html_block":
+            blocks.extend(html_document(tok.content).text.split("\n"))
+    declared = _declared(meta)
+    return Converted(_join(blocks), title=declared["title"] or first_heading, url=declared["url"],
+                     date=declared["date"], author=declared["author"], description=declared["description"])
+
+
+# ---------------------------------------------------------------- HTML
+
+
+class _HtmlText(HTMLParser):
+    """Blocks of an HTML page, and its ``<title>``, ``<meta>`` and canonical link."""
+
+    SKIP = frozenset({"script", "style", "template", "noscript", "svg", "math", "nav", "button", "select",
+                      "textarea"})
+    BLOCK = frozenset({"p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "section", "article",
+                       "header", "footer", "ul", "ol", "table", "blockquote", "pre", "dd", "dt", "hr", "main",
+                       "aside", "figcaption", "caption", "address", "body", "html", "figure", "details",
+                       "summary", "dl", "thead", "tbody", "tfoot", "form", "fieldset", "legend", "label"})
+    CELL = frozenset({"td", "th"})
+    EMPHASIS = frozenset({"b", "strong", "i", "em", "cite"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skipping: list[str] = []
+        self.lists: list[list[int] | None] = []  # None for <ul>, [next number] for <ol>
+        self.cells = 0
+        self.in_title = False
+        self.title: list[str] = []
+        self.meta: dict[str, list[str]] = {}
+
+    def handle_starttag(self, tag, attrs):
+        a = {k.lower(): (v or "") for k, v in attrs}
+        if tag == "meta":
+            key = (a.get("name") or a.get("property") or a.get("itemprop") or "").strip().lower()
+            if key and a.get("content", "").strip():
+                self.meta.setdefault(key, []).append(a["content"].strip())
+            return
+        if tag == "link" and "canonical" in a.get("rel", "").lower().split() and a.get("href"):
+            self.meta.setdefault("canonical", []).append(a["href"].strip())
+            return
+        if tag == "title" and not self.title and not self.skipping:
+            self.in_title = True
+            return
+        if tag in self.SKIP:
+            self.skipping.append(tag)
+        elif tag in ("ul", "ol"):
+            self.lists.append(None if tag == "ul" else [int(a["start"]) if a.get("start", "").isdigit() else 1])
+        if tag in self.BLOCK:
+            self.parts.append("\n")
+        if tag == "li":
+            numbers = self.lists[-1] if self.lists else None
+            self.parts.append("- " if numbers is None else f"{numbers[0]}. ")
+            if numbers is not None:
+                numbers[0] += 1
+        elif tag == "tr":
+            self.cells = 0
+        elif tag in self.CELL:
+            self.parts.append(" | " if self.cells else "")
+            self.cells += 1
+        elif tag in self.EMPHASIS:
+            self.parts.append(_OPEN)
+
+    def handle_endtag(self, tag):
+        if tag == "title":
+            self.in_title = False
+        elif self.skipping and tag == self.skipping[-1]:
+            self.skipping.pop()
+        elif tag in ("ul", "ol") and self.lists:
+            self.lists.pop()
+        if tag in self.BLOCK:
+            self.parts.append("\n")
+        elif tag in self.EMPHASIS:
+            self.parts.append(_CLOSE)
+
+    def handle_data(self, data):
+        if self.in_title:
+            self.title.append(data)
+        elif not self.skipping:
+            self.parts.append(_PRIVATE.sub("\ufffd", data).replace("\n", " "))
+
+
+def _first(meta: dict[str, list[str]], *keys: str) -> str:
+    return next((" ".join(meta[k][0].split()) for k in keys if meta.get(k)), "")
+
+
+def html_document(markup: str) -> Converted:
+    """An HTML page as text, with its ``<title>`` and ``<meta>`` (citation, Open Graph, Dublin Core) as metadata.
+
+    Examples
+    --------
+    >>> c = html_document('<title>Release: Orca 2</title><meta name="citation_date" content="2025/10/02">'
+    ...                   '<h1>Orca 2</h1><ol><li>one</li><li>two</li></ol><table><tr><th>a</th><td>b</td></tr></table>')
+    >>> c.title, c.date, c.text
+    ('Release: Orca 2', '2025-10-02', 'Orca 2\\n1. one\\n2. two\\na | b')
+    """
+    parser = _HtmlText()
+    parser.feed(markup)
+    parser.close()
+    m = parser.meta
+    blocks = "".join(parser.parts).split("\n")
+    authors = m.get("citation_author") or m.get("author") or m.get("dc.creator") or []
+    return Converted(
+        _join(blocks),
+        title=_first(m, "citation_title", "og:title", "dc.title", "twitter:title") or " ".join("".join(parser.title).split()),
+        url=_first(m, "og:url", "canonical", "citation_public_url", "citation_abstract_html_url"),
+        date=iso_date(_first(m, "citation_publication_date", "citation_date", "citation_online_date",
+                             "article:published_time", "dc.date.issued", "dc.date", "dcterms.date", "date",
+                             "datepublished", "pubdate")),
+        author="; ".join(dict.fromkeys(" ".join(x.split()) for x in authors)),
+        description=_first(m, "description", "og:description", "dc.description", "twitter:description"),
+    )
+
+
+def html_to_text(markup: str) -> str:
+    """Text of an HTML page: scripts, styles, navigation, comments, ``<title>`` and ``<meta>`` dropped, one block a line.
+
+    Parsed with the standard library's HTML parser (the content of ``<script>`` and ``<style>`` is never
+    taken for text, whatever it holds).
+
+    Examples
+    --------
+    >>> html_to_text("<p>A &amp; B</p><script>x('<p>no</p>')</script><p>C</p>")
+    'A & B\\nC'
+    """
+    return html_document(markup).text
+
+
+# ---------------------------------------------------------------- PDF
+
+
+def _pdf_paragraphs(page_text: str) -> list[str]:
+    """Paragraphs of one page of layout text: blank lines part them, and inside a run of lines a line well
+    short of the run's widest ends one (a heading, the last line of a paragraph); the others wrap."""
+    out: list[str] = []
+    for run in re.split(r"\n[ \t]*\n", page_text):
+        lines = [_SPACES.sub(" ", line).strip() for line in run.split("\n")]
+        lines = [line for line in lines if line and not re.fullmatch(r"(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?",
+                                                                     line, re.I)]
+        if not lines:
+            continue
+        widest = max(map(len, lines))
+        para = lines[0]
+        for prev, line in zip(lines, lines[1:]):
+            if len(prev) >= 0.8 * widest and widest >= 50:  # a wrapped line
+                para += line if re.search(r"\w-$", prev) else " " + line
+            else:
+                out.append(para)
+                para = line
+        out.append(para)
+    return out
+
+
+def pdf_to_text(data: bytes) -> Converted:
+    """The text layer of a PDF (pypdf, layout mode), one paragraph a line, with its metadata.
+
+    Raises
+    ------
+    ValueError
+        With the reason: not a PDF pypdf can read, encrypted, or no text layer (a scanned document).
+    """
+    import pypdf
+    from pypdf.errors import PyPdfError
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # its warnings about odd files are not the user's business
+    try:
+        reader = pypdf.PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise ValueError("an encrypted PDF (needs a password)")
+        pages = []
+        for page in reader.pages:
+            pages.extend(_pdf_paragraphs(page.extract_text(extraction_mode="layout")))
+        info = reader.metadata or {}
+        meta = {k: str(info.get(f"/{k}") or "").strip() for k in ("Title", "Author", "Subject", "CreationDate", "ModDate")}
+    except ValueError:
+        raise
+    except (PyPdfError, KeyError, TypeError, AttributeError, IndexError, OSError, RecursionError, ZeroDivisionError,
+            AssertionError, NotImplementedError) as exc:
+        raise ValueError(f"PDF cannot be read ({type(exc).__name__}: {exc})") from exc
+    text = _join(pages)
+    if not text.strip():
+        raise ValueError(f"PDF of {len(reader.pages)} page(s) without a text layer (scanned images?); "
+                         "run it through OCR first")
+    return Converted(text, title=meta["Title"], date=iso_date(meta["CreationDate"] or meta["ModDate"]),
+                     author=meta["Author"], description=meta["Subject"])
