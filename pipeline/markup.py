@@ -102,7 +102,7 @@ def _settle(block: str) -> list[str]:
 
 def _join(blocks: list[str]) -> str:
     """The blocks settled, one line each, empty lines dropped."""
-    return "\n".join(line for block in blocks for line in _settle(block) if line)
+    return "\n".join(line for block in blocks for line in _settle(block) if line and _LIST_PREFIX.fullmatch(line + " ") is None)
 
 
 # ---------------------------------------------------------------- dates
@@ -295,7 +295,9 @@ class _HtmlText(HTMLParser):
             return
         if tag in self.SKIP:
             self.skipping.append(tag)
-        elif tag in ("ul", "ol"):
+        if self.skipping:
+            return
+        if tag in ("ul", "ol"):
             self.lists.append(None if tag == "ul" else [int(a["start"]) if a.get("start", "").isdigit() else 1])
         if tag in self.BLOCK:
             self.parts.append("\n")
@@ -315,8 +317,10 @@ class _HtmlText(HTMLParser):
     def handle_endtag(self, tag):
         if tag == "title":
             self.in_title = False
-        elif self.skipping and tag == self.skipping[-1]:
-            self.skipping.pop()
+        elif self.skipping:
+            if tag == self.skipping[-1]:
+                self.skipping.pop()
+            return
         elif tag in ("ul", "ol") and self.lists:
             self.lists.pop()
         if tag in self.BLOCK:

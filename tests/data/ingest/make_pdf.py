@@ -1,0 +1,45 @@
+"""Writes abstracts.pdf, the PDF twin of abstracts.txt, with fpdf2 (not a dependency of mlkg: `pip install fpdf2`).
+
+Run from this folder: python make_pdf.py. The paragraphs are wrapped by fpdf2 at the page width, the titles set
+in bold, the venue lines in italics, with space between blocks; the metadata gives a title, an author and a date.
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    from fpdf import FPDF
+
+    lines = (HERE / "abstracts.txt").read_text("utf-8").splitlines()
+    pdf = FPDF()
+    pdf.set_title(lines[0])
+    pdf.set_author("Efficient Learning Workshop")
+    pdf.set_subject("Abstracts of the accepted papers")
+    pdf.set_creation_date(datetime.datetime(2025, 6, 2, 9, 30, tzinfo=datetime.timezone.utc))
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 16)
+    pdf.multi_cell(0, 8, lines[0])
+    pdf.ln(4)
+    for i in range(1, len(lines), 3):
+        if i == 7:
+            pdf.add_page()  # two pages: the text of each is read
+        title, abstract, venue = lines[i:i + 3]
+        pdf.set_font("Helvetica", "B", 12)
+        pdf.multi_cell(0, 6, title)
+        pdf.ln(2)
+        pdf.set_font("Helvetica", "", 11)
+        pdf.multi_cell(0, 5.5, abstract)
+        pdf.ln(2)
+        pdf.set_font("Helvetica", "I", 11)
+        pdf.multi_cell(0, 5.5, venue)
+        pdf.ln(6)
+    pdf.output(str(HERE / "abstracts.pdf"))
+
+
+if __name__ == "__main__":
+    main()
