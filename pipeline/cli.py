@@ -118,10 +118,10 @@ def build(
     """Read documents, extract entities and relations, and write the graph."""
     from .build import exit_code_for, report_dict, run_build
     from .config import FORMATS, BuildConfig
-    from .fetch import is_url
+    from .fetch import is_address
 
     fmts = FORMATS if formats.strip() == "all" else tuple(sorted({f.strip() for f in formats.split(",") if f.strip()} | {"ttl"}))
-    sources = tuple(i if is_url(i) else Path(i) for i in inputs) if inputs else (Path("corpus"),)
+    sources = tuple(i if is_address(i) else Path(i) for i in inputs) if inputs else (Path("corpus"),)
     config = BuildConfig(inputs=sources, out_dir=out, model=model,
                          max_bytes=max_bytes, html=not no_html, strict=strict, infer=infer, formats=fmts,
                          workers=workers, overlap=overlap, executor=executor, scheduler=scheduler, cache=not no_cache,

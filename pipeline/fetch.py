@@ -18,12 +18,22 @@ from dataclasses import dataclass
 from . import __version__
 from .errors import DocumentError, printable
 
-__all__ = ["Fetched", "fetch", "is_url", "FETCH_TIMEOUT"]
+__all__ = ["Fetched", "fetch", "is_url", "is_address", "FETCH_TIMEOUT"]
 
 FETCH_TIMEOUT = 20.0
 """Seconds a fetch may take, connecting and reading included."""
 
 _URL = re.compile(r"(?i)https?://[^\s/]")
+_ADDRESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def is_address(name: object) -> bool:
+    """Whether an input is written as an address of any scheme (``ftp://...``, ``s3://...``), not a path.
+
+    >>> is_address("ftp://example.org/a.txt"), is_address("C:/docs")
+    (True, False)
+    """
+    return isinstance(name, str) and bool(_ADDRESS.match(name))
 
 
 def is_url(name: object) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .errors import DocumentError, InputError, printable
-from .fetch import FETCH_TIMEOUT, Fetched, fetch, is_url
+from .fetch import FETCH_TIMEOUT, Fetched, fetch, is_address, is_url
 from .markup import Converted, html_document, html_to_text, iso_date, markdown_to_text, pdf_to_text
 from .model import Document, SkippedDocument
 
@@ -123,8 +123,6 @@ def find_files(inputs: Iterable[Path], skipped: list[SkippedDocument] | None = N
     for root in inputs:
         root = Path(root)
         if not root.exists():
-            if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", str(root)):
-                raise InputError(f"{display_path(root)}: only http:// and https:// addresses are fetched")
             if root.is_symlink():
                 raise InputError(f"{display_path(root)}: a broken symlink or symlink loop; name a document "
                                  "or a folder of documents")
@@ -575,6 +573,9 @@ def read_documents(
         If an input does not exist, or the folders named hold files but none of a supported format.
     """
     inputs = list(inputs)
+    for i in inputs:
+        if is_address(i) and not is_url(i):
+            raise InputError(f"{printable(i)}: only http:// and https:// addresses are fetched")
     urls = list(dict.fromkeys(str(i) for i in inputs if is_url(i)))
     ignored: list[str] = []
     files = find_files([Path(i) for i in inputs if not is_url(i)], skipped, ignored)
