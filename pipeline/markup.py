@@ -69,7 +69,7 @@ def _spans(block: str) -> tuple[str, list[tuple[int, int]]]:
 
 def _settle(block: str) -> list[str]:
     """The lines of one block, its emphasis settled as the module's description says."""
-    text, spans = _spans(block)
+    text, spans = _spans(block) if _OPEN in block or _CLOSE in block else (block, [])
     lead = _LIST_PREFIX.match(text).end()
     while lead < len(text) and text[lead] in " \t":
         lead += 1
