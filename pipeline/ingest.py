@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .errors import DocumentError, InputError, printable
 from .fetch import FETCH_TIMEOUT, Fetched, fetch, is_address, is_url
-from .markup import Converted, html_document, html_to_text, iso_date, markdown_to_text, pdf_to_text
+from .markup import Converted, TooSlow, html_document, html_to_text, iso_date, markdown_to_text, pdf_to_text
 from .model import Document, SkippedDocument
 
 __all__ = [
@@ -377,6 +377,8 @@ def _convert(data: bytes, fmt: str, where: str, declared: str | None = None, nam
             return html_document(text), encoding
         if fmt == "markdown":
             return markdown_to_text(text), encoding
+    except TooSlow as exc:
+        raise DocumentError(where, f"{exc}; skipped") from exc
     except Exception as exc:  # noqa: BLE001  (any parser failure is this document's problem only)
         raise DocumentError(where, f"{fmt.upper() if fmt == 'html' else 'Markdown'} cannot be parsed "
                             f"({type(exc).__name__}: {exc}); skipped") from exc

@@ -487,3 +487,29 @@ def test_cli_write_failures_are_one_line_and_exit_2(tmp_path, how):
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert r.stderr.startswith("mlkg: error: cannot write the build's files: ")
     assert ("File too large" if how == "fsize" else "Not a directory") in r.stderr
+
+
+def test_ingest_long_markdown_is_parsed_in_pieces_with_the_same_text(monkeypatch):
+    from pipeline import markup
+
+    section = ("## Section {n}\n\nWe propose *Method{n}*, evaluated on ImageNet.\n\n```python\nx = 1\n\n\ny = 2\n```\n\n"
+               "1. first\n2. second\n\n| a | b |\n|---|---|\n| {n} | x |\n\n")
+    source = "".join(section.format(n=n) for n in range(3000))
+    assert len(source) > 4 * markup.MARKDOWN_CHUNK
+    pieces = markup.markdown_to_text(source)
+    monkeypatch.setattr(markup, "MARKDOWN_CHUNK", 10 ** 9)
+    assert pieces == markup.markdown_to_text(source)
+    assert "x = 1" not in pieces.text and "2. second" in pieces.text
+
+
+def test_ingest_markdown_over_its_time_budget_is_a_named_skip(tmp_path, monkeypatch):
+    from pipeline import markup
+
+    with pytest.raises(markup.TooSlow, match="too dense"):
+        markup.markdown_to_text("- a\n\n" * 50_000, budget=0.01)
+    real = markup.markdown_to_text
+    monkeypatch.setattr("pipeline.ingest.markdown_to_text", lambda text: real(text, budget=0.01))
+    (tmp_path / "dense.md").write_text("- a\n\n" * 50_000)
+    (tmp_path / "ok.txt").write_text("Fine.")
+    docs, skipped = _read(tmp_path, max_bytes=1_000_000)
+    assert [d.id for d in docs] == ["ok.txt"] and "too dense to convert" in skipped[0].reason
