@@ -436,30 +436,78 @@ def html_to_text(markup: str) -> str:
 # ---------------------------------------------------------------- PDF
 
 
-def _pdf_paragraphs(page_text: str) -> list[str]:
-    """Paragraphs of one page of layout text: blank lines part them, and inside a run of lines a line well
-    short of the run's widest ends one (a heading, the last line of a paragraph); the others wrap."""
+@dataclass(slots=True)
+class _Line:
+    """One line of a PDF page as pypdf shows it: its text, where it starts, and its font."""
+
+    text: str
+    x: float = 0.0
+    y: float = 0.0
+    font: tuple[str, float] = ("", 0.0)
+
+
+def _pdf_lines(page) -> list[_Line]:
+    """The lines of a page in content order, each with the position and font of its longest piece."""
+    lines = [_Line("")]
+    longest = [0]
+
+    def visit(text, cm, tm, font, size):
+        parts = text.split("\n")
+        for i, part in enumerate(parts):
+            if i:
+                lines.append(_Line(""))
+                longest.append(0)
+            line = lines[-1]
+            line.text += part
+            if len(part.strip()) > longest[-1]:
+                longest[-1] = len(part.strip())
+                x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+                y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+                scale = (abs(tm[3] * cm[3]) or 1.0) * float(size or 0)
+                line.x, line.y = x, y
+                line.font = (str((font or {}).get("/BaseFont", "")), round(scale, 1))
+
+    page.extract_text(visitor_text=visit)
+    out = []
+    for line in lines:
+        line.text = _SPACES.sub(" ", line.text).strip()
+        if line.text and not re.fullmatch(r"(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?", line.text, re.I):
+            out.append(line)
+    return out
+
+
+def _pdf_paragraphs(lines: list[_Line]) -> list[str]:
+    """Paragraphs of one page's lines. A line ends its paragraph when the next one is further below than the
+    page's usual line spacing for its size (its lower quartile), or above it (a new column), is in another font (a title, a
+    heading), starts indented, or when it is well short of the longest lines in its font (the last line of a
+    paragraph, a heading); the others wrap, joined by a space (by nothing after a hyphen)."""
+    steps: dict[float, list[float]] = {}
+    widest: dict[tuple[str, float], int] = {}
+    for a, b in zip(lines, lines[1:]):
+        gap = a.y - b.y
+        if a.font == b.font and 0.6 * (a.font[1] or 12) < gap < 2.5 * (a.font[1] or 12):
+            steps.setdefault(a.font[1], []).append(gap)
+    for line in lines:
+        widest[line.font] = max(widest.get(line.font, 0), len(line.text))
+    usual = {size: sorted(gaps)[len(gaps) // 4] for size, gaps in steps.items()}  # paragraph gaps are the larger
     out: list[str] = []
-    for run in re.split(r"\n[ \t]*\n", page_text):
-        lines = [_SPACES.sub(" ", line).strip() for line in run.split("\n")]
-        lines = [line for line in lines if line and not re.fullmatch(r"(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?",
-                                                                     line, re.I)]
-        if not lines:
-            continue
-        widest = max(map(len, lines))
-        para = lines[0]
-        for prev, line in zip(lines, lines[1:]):
-            if len(prev) >= 0.8 * widest and widest >= 50:  # a wrapped line
-                para += line if re.search(r"\w-$", prev) else " " + line
-            else:
-                out.append(para)
-                para = line
-        out.append(para)
+    for i, line in enumerate(lines):
+        if i and out:
+            prev = lines[i - 1]
+            gap = prev.y - line.y
+            step = usual.get(prev.font[1])
+            wrapped = (prev.font == line.font and 0 < gap and (step is None or gap <= 1.25 * step)
+                       and line.x <= prev.x + max(2.0, 0.5 * (line.font[1] or 12))
+                       and (widest[prev.font] < 40 or len(prev.text) >= 0.6 * widest[prev.font]))
+            if wrapped:
+                out[-1] += line.text if re.search(r"\w-$", out[-1]) else " " + line.text
+                continue
+        out.append(line.text)
     return out
 
 
 def pdf_to_text(data: bytes) -> Converted:
-    """The text layer of a PDF (pypdf, layout mode), one paragraph a line, with its metadata.
+    """The text layer of a PDF (pypdf), one paragraph a line (:func:`_pdf_paragraphs`), with its metadata.
 
     Raises
     ------
@@ -476,7 +524,7 @@ def pdf_to_text(data: bytes) -> Converted:
             raise ValueError("an encrypted PDF (needs a password)")
         pages = []
         for page in reader.pages:
-            pages.extend(_pdf_paragraphs(page.extract_text(extraction_mode="layout")))
+            pages.extend(_pdf_paragraphs(_pdf_lines(page)))
         info = reader.metadata or {}
         meta = {k: str(info.get(f"/{k}") or "").strip() for k in ("Title", "Author", "Subject", "CreationDate", "ModDate")}
     except ValueError:

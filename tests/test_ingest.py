@@ -206,6 +206,7 @@ def _papers_and_venues(graph):
     ("lab_post.md", "lab_post.txt", 3, 3),
     ("release.html", "release.txt", 2, 1),
     ("abstracts.pdf", "abstracts.txt", 4, 5),
+    ("abstracts_columns.pdf", "abstracts.txt", 4, 5),
 ])
 def test_ingest_structured_document_gives_the_graph_of_its_plain_twin(graph_of, name, twin, papers, presented):
     structured, plain = _one(DATA / name), _one(DATA / twin)

@@ -1,7 +1,9 @@
-"""Writes abstracts.pdf, the PDF twin of abstracts.txt, with fpdf2 (not a dependency of mlkg: `pip install fpdf2`).
+"""Writes the PDF twins of abstracts.txt with fpdf2 (not a dependency of mlkg: `pip install fpdf2`).
 
-Run from this folder: python make_pdf.py. The paragraphs are wrapped by fpdf2 at the page width, the titles set
-in bold, the venue lines in italics, with space between blocks; the metadata gives a title, an author and a date.
+Run from this folder: python make_pdf.py. abstracts.pdf: the paragraphs wrapped by fpdf2 at the page width, the
+titles set in bold, the venue lines in italics, space between blocks, over two pages; its metadata gives a
+title, an author and a date. abstracts_columns.pdf: the same text in two justified columns of one font, the
+paragraphs set apart only by the space after them.
 """
 
 from __future__ import annotations
@@ -39,6 +41,17 @@ def main() -> None:
         pdf.multi_cell(0, 5.5, venue)
         pdf.ln(6)
     pdf.output(str(HERE / "abstracts.pdf"))
+
+    pdf = FPDF()
+    pdf.set_creation_date(datetime.datetime(2025, 6, 2, 9, 30, tzinfo=datetime.timezone.utc))
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    columns = pdf.text_columns(ncols=2, gutter=8)
+    with columns:
+        for line in lines:
+            with columns.paragraph(text_align="J" if len(line) > 100 else "L", bottom_margin=3) as paragraph:
+                paragraph.write(text=line)
+    pdf.output(str(HERE / "abstracts_columns.pdf"))
 
 
 if __name__ == "__main__":
