@@ -98,8 +98,39 @@ def _settle(block: str) -> list[str]:
         pieces += [text[at:a], f"“{inner.strip()}”" if quote else inner]
         at = b
     pieces.append(text[at:])
-    lines.extend("".join(pieces).split("\n"))
-    return [_SPACES.sub(" ", line.replace(_SOFT, " ")).strip() for line in lines]
+    lines.extend(_soft_breaks("".join(pieces)).split("\n"))
+    return [_SPACES.sub(" ", line).strip() for line in lines]
+
+
+def _soft_breaks(text: str) -> str:
+    """Soft line breaks (a Markdown paragraph's own line ends) as spaces where the lines are hard-wrapped prose,
+    else as line breaks. In a paragraph whose lines are all of 120 characters or fewer, and the longest of
+    them but the last of 60 or more, a line at least 0.6 as long as that wraps, and a shorter one (a title, an
+    "Authors:" line) ends its line; a paragraph with a longer line (paragraphs written one a line, as in plain
+    text) keeps every line end, as a plain-text document does."""
+    if _SOFT not in text:
+        return text
+    lines = text.split(_SOFT)
+    longest = max(len(line.strip()) for line in lines)
+    width = max(len(line.strip()) for line in lines[:-1]) if longest <= 120 else 0  # else not hard-wrapped
+    out = [lines[0]]
+    for prev, line in zip(lines, lines[1:]):
+        n = len(prev.strip())
+        wraps = width >= 60 and 0.6 * width <= n <= 120 and not _OWN_LINE.match(line) and not _title_case(prev)
+        out.append((" " if wraps else "\n") + line)
+    return "".join(out)
+
+
+_OWN_LINE = re.compile(r"\s*(?:[A-Z][\w .&/-]{0,30}:\s|[\[(|>\"“•]|[-*+]\s|\d{1,3}[.)]\s|\d{1,2}:\d{2}\b)")
+"""How a line that starts a line of its own begins, in a text written a line at a time: a label ("Authors: "),
+a bracket, a table bar, a quote, a list marker, a time."""
+
+
+def _title_case(line: str) -> bool:
+    """Whether every word of four letters or more in a line of two words or more is capitalised (a title)."""
+    words = re.findall(r"[^\W\d_][\w'’-]*", line)
+    long = [w for w in words if len(w) >= 4]
+    return len(words) >= 2 and bool(long) and all(w[0].isupper() for w in long)
 
 
 def _join(blocks: list[str]) -> str:

@@ -514,3 +514,25 @@ def test_ingest_markdown_over_its_time_budget_is_a_named_skip(tmp_path, monkeypa
     (tmp_path / "ok.txt").write_text("Fine.")
     docs, skipped = _read(tmp_path, max_bytes=1_000_000)
     assert [d.id for d in docs] == ["ok.txt"] and "too dense to convert" in skipped[0].reason
+
+
+def test_ingest_markdown_line_ends_join_wrapped_prose_only():
+    from pipeline.markup import markdown_to_text
+
+    wrapped = ("We propose RouteViT, a vision transformer that sends each image token to a small subset of\n"
+               "expert feed-forward blocks, and evaluate it on ImageNet, where it outperforms DeiT at equal\n"
+               "compute.")
+    written_as_lines = ("Sparse Expert Routing for Efficient Vision Transformers\n"
+                        "Authors: A. Author, B. Author\n"
+                        "[Accepted to ICLR 2025]\n" + "A teaser written on one line of its own. " * 5)
+    assert markdown_to_text(wrapped).text == " ".join(wrapped.split("\n"))
+    assert markdown_to_text(written_as_lines).text == written_as_lines.strip()
+
+
+def test_ingest_real_dev_documents_read_as_markdown_keep_their_graph(graph_of, tmp_path):
+    """Plain text saved as .md (one paragraph a line, '## ' headings, '- ' lists) keeps what its .txt gives."""
+    src = Path(__file__).resolve().parent / "data" / "real-dev" / "docs"
+    for name in ("r01_qualcomm_neurips2024", "r03_icml2024_abstracts", "r05_esfomo_icml2025_workshop",
+                 "r08_paper_teasers"):
+        (tmp_path / f"{name}.md").write_bytes((src / f"{name}.txt").read_bytes())
+        assert graph_of(_one(tmp_path / f"{name}.md")) == graph_of(_one(src / f"{name}.txt")), name
