@@ -360,6 +360,7 @@ class _HtmlText(HTMLParser):
         self.lists: list[list[int] | None] = []  # None for <ul>, [next number] for <ol>
         self.cells = 0
         self.in_title = False
+        self.pre = 0  # inside <pre>: line ends are kept
         self.title: list[str] = []
         self.meta: dict[str, list[str]] = {}
 
@@ -384,7 +385,9 @@ class _HtmlText(HTMLParser):
             self.lists.append(None if tag == "ul" else [int(a["start"]) if a.get("start", "").isdigit() else 1])
         if tag in self.BLOCK:
             self.parts.append("\n")
-        if tag == "li":
+        if tag == "pre":
+            self.pre += 1
+        elif tag == "li":
             numbers = self.lists[-1] if self.lists else None
             self.parts.append("- " if numbers is None else f"{numbers[0]}. ")
             if numbers is not None:
@@ -406,6 +409,8 @@ class _HtmlText(HTMLParser):
             return
         elif tag in ("ul", "ol") and self.lists:
             self.lists.pop()
+        elif tag == "pre":
+            self.pre = max(0, self.pre - 1)
         if tag in self.BLOCK:
             self.parts.append("\n")
         elif tag in self.EMPHASIS:
@@ -415,7 +420,7 @@ class _HtmlText(HTMLParser):
         if self.in_title:
             self.title.append(data)
         elif not self.skipping:
-            self.parts.append(_PRIVATE.sub("\ufffd", data).replace("\n", " "))
+            self.parts.append(_PRIVATE.sub("\ufffd", data).replace("\n", "\n" if self.pre else " "))
 
 
 def _first(meta: dict[str, list[str]], *keys: str) -> str:

@@ -536,3 +536,12 @@ def test_ingest_real_dev_documents_read_as_markdown_keep_their_graph(graph_of, t
                  "r08_paper_teasers"):
         (tmp_path / f"{name}.md").write_bytes((src / f"{name}.txt").read_bytes())
         assert graph_of(_one(tmp_path / f"{name}.md")) == graph_of(_one(src / f"{name}.txt")), name
+
+
+def test_ingest_html_structure_as_lines():
+    page = ("<nav><ul><li>Home</li></ul></nav><h2>Papers</h2><p><b>Run-in Title Of Ours.</b> It\nwraps in the source."
+            "</p><ol start='3'><li>three</li><li>four<ul><li>nested</li></ul></li></ol><p>Title<br>Authors: X</p>"
+            "<pre>line one\nline two</pre><p>We use <em>BERT</em> in <i>a long emphasised title</i>.</p>")
+    assert html_to_text(page).split("\n") == [
+        "Papers", "Run-in Title Of Ours", "It wraps in the source.", "3. three", "4. four", "- nested", "Title",
+        "Authors: X", "line one", "line two", "We use BERT in “a long emphasised title”."]
