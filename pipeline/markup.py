@@ -560,7 +560,10 @@ def pdf_to_text(data: bytes) -> Converted:
             raise ValueError("an encrypted PDF (needs a password)")
         pages = []
         for page in reader.pages:
-            pages.extend(_pdf_paragraphs(_pdf_lines(page)))
+            paragraphs = _pdf_paragraphs(_pdf_lines(page))
+            if pages and paragraphs and not re.search(r"[.!?:]\W*$", pages[-1]) and re.match(r"[a-z]", paragraphs[0]):
+                pages[-1] += " " + paragraphs.pop(0)  # a sentence running on to the next page
+            pages.extend(paragraphs)
         info = reader.metadata or {}
         meta = {k: str(info.get(f"/{k}") or "").strip() for k in ("Title", "Author", "Subject", "CreationDate", "ModDate")}
     except ValueError:

@@ -545,3 +545,12 @@ def test_ingest_html_structure_as_lines():
     assert html_to_text(page).split("\n") == [
         "Papers", "Run-in Title Of Ours", "It wraps in the source.", "3. three", "4. four", "- nested", "Title",
         "Authors: X", "line one", "line two", "We use BERT in “a long emphasised title”."]
+
+
+def test_ingest_pdf_paragraph_running_on_to_the_next_page_is_one_line():
+    import pypdf
+
+    path = DATA / "across_pages.pdf"
+    assert len(pypdf.PdfReader(path).pages) == 2
+    abstract = (DATA / "abstracts.txt").read_text("utf-8").split("\n")[2]
+    assert _one(path).text.split("\n")[-1] == abstract

@@ -3,7 +3,8 @@
 Run from this folder: python make_pdf.py. abstracts.pdf: the paragraphs wrapped by fpdf2 at the page width, the
 titles set in bold, the venue lines in italics, space between blocks, over two pages; its metadata gives a
 title, an author and a date. abstracts_columns.pdf: the same text in two justified columns of one font, the
-paragraphs set apart only by the space after them.
+paragraphs set apart only by the space after them. across_pages.pdf: the first abstract running on from the
+foot of one page to the next.
 """
 
 from __future__ import annotations
@@ -52,6 +53,16 @@ def main() -> None:
             with columns.paragraph(text_align="J" if len(line) > 100 else "L", bottom_margin=3) as paragraph:
                 paragraph.write(text=line)
     pdf.output(str(HERE / "abstracts_columns.pdf"))
+
+    pdf = FPDF()
+    pdf.set_creation_date(datetime.datetime(2025, 6, 2, 9, 30, tzinfo=datetime.timezone.utc))
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    for i in range(47):
+        pdf.multi_cell(0, 5.5, f"Filler line {i}.", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(3)
+    pdf.multi_cell(0, 5.5, lines[2])
+    pdf.output(str(HERE / "across_pages.pdf"))
 
 
 if __name__ == "__main__":
