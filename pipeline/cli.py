@@ -122,6 +122,8 @@ class _Progress:
 
     def on_documents(self, total: int) -> None:
         self.total, self.done = total, 0
+        if self.tty:
+            self._emit(f"parsing 0/{total} documents (loading the spaCy pipeline)")
 
     def on_document_done(self, doc_id: str) -> None:
         now = self.clock()
@@ -131,20 +133,26 @@ class _Progress:
         self.marks.append((now, self.done))
         while len(self.marks) > 2 and now - self.marks[1][0] >= self.window:
             self.marks.popleft()
-        if self._due(now):
+        if self.done >= self.total:
+            self._parsed(now)
+        elif self._due(now):
             self.last = now
             self._emit(self.status(now))
 
-    def on_stage(self, name: str) -> None:
-        now = self.clock()
-        if name == "parse":
-            return
+    def _parsed(self, now: float) -> None:
+        """The parse is over: say so, if its progress was shown."""
         if self.parse_start is not None and (self.tty and self.shown or not self.tty and now - self.t0 >= self.interval):
             self._emit(f"parsed {self.done} documents in {_duration(now - self.parse_start)}")
             if self.tty:
                 self.stream.write("\n")
                 self.shown = False
         self.parse_start = None
+
+    def on_stage(self, name: str) -> None:
+        now = self.clock()
+        if name == "parse":
+            return
+        self._parsed(now)  # some documents may have failed: the parse ends with the next stage
         if self.tty or now - self.t0 >= self.interval:
             self.last = now
             self._emit(f"{name} ({_duration(now - self.t0)} so far)")
