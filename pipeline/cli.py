@@ -282,32 +282,53 @@ def serve(
     graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to serve."),
     port: int = typer.Option(7878, help="Port on 127.0.0.1 (0: any free port)."),
     allow_updates: bool = typer.Option(False, "--allow-updates",
-                                       help="Accept SPARQL updates and Graph Store writes (kept until the server stops)."),
-    html: Optional[Path] = typer.Option(None, help="The page to serve at /graph.html (default: graph.html beside the graph)."),
+                                       help="Accept SPARQL updates and Graph Store writes (kept until the server "
+                                       "stops). Requests from other origins and form-encoded updates stay refused."),
+    allow_service: bool = typer.Option(False, "--allow-service",
+                                       help="Let queries use SERVICE and updates LOAD, which make the server fetch "
+                                       "other URLs (refused by default: any web page could point them at your network)."),
+    allow_host: List[str] = typer.Option([], "--allow-host", metavar="NAME:PORT",
+                                         help="Another Host header to answer (e.g. behind a proxy); by default only "
+                                         "127.0.0.1, localhost and [::1] with this port, others get 421."),
+    timeout: float = typer.Option(30.0, min=0.1, help="Seconds a request may run; a query still running then is "
+                                  "stopped (Oxigraph is restarted) and the client gets 503."),
+    max_queries: int = typer.Option(16, min=1, help="Requests forwarded to Oxigraph at once; more wait up to 1 s, "
+                                    "then get 503."),
+    max_connections: int = typer.Option(256, min=1, help="Open client connections; more get 503."),
+    idle_timeout: float = typer.Option(30.0, min=0.1, help="Seconds a client connection may stay silent."),
+    max_body: int = typer.Option(16 * 2**20, min=0, help="Bytes of a request body; more get 413."),
+    html: Optional[Path] = typer.Option(None, help="The page to serve at /graph (default: graph.html beside the graph)."),
 ) -> None:
-    """Serve the graph as a SPARQL 1.1 Protocol endpoint on localhost (the Oxigraph server), with graph.html."""
+    """Serve the graph as a SPARQL 1.1 Protocol endpoint on localhost (the Oxigraph server), with graph.html.
+
+    Oxigraph's SPARQL editor is at /, the endpoint at /query, the graph page at /graph.
+    """
     import signal
     import threading
 
-    from .serve import Endpoint
+    from .serve import Endpoint, Limits
 
     def _stop(signum, frame):
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _stop)  # so `kill` stops the oxigraph server and deletes its store too
-
-    endpoint = Endpoint(graph, port=port, allow_updates=allow_updates, html=html)
+    limits = Limits(timeout=timeout, max_queries=max_queries, max_connections=max_connections,
+                    idle_timeout=idle_timeout, max_body=max_body)
+    endpoint = Endpoint(graph, port=port, allow_updates=allow_updates, html=html, allow_service=allow_service,
+                        limits=limits, allowed_hosts=tuple(allow_host))
     try:
         endpoint.start()
     except MlkgError as exc:
         _fail(exc)
     try:
+        typer.echo(f"SPARQL editor    {endpoint.url}/")
         typer.echo(f"SPARQL endpoint  {endpoint.url}/query" + ("" if allow_updates else "   (read-only)"))
         if allow_updates:
             typer.echo(f"SPARQL update    {endpoint.url}/update")
         typer.echo(f"Graph Store      {endpoint.url}/store")
-        typer.echo(f"graph page       {endpoint.url}/graph.html")
-        typer.echo("Ctrl-C stops it.")
+        typer.echo(f"graph page       {endpoint.url}/graph")
+        typer.echo(f"limits           {timeout:g} s per request, {max_queries} at once, "
+                   f"SERVICE/LOAD {'allowed' if allow_service else 'refused'}; Ctrl-C stops it.")
         sys.stdout.flush()  # a supervisor reading a pipe sees the addresses now, not when the server stops
         threading.Event().wait()
     except KeyboardInterrupt:

@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 from rdflib import BNode, Graph, Literal
 from rdflib.compare import isomorphic
-from SPARQLWrapper import JSON, POST, TURTLE, SPARQLWrapper
+from SPARQLWrapper import JSON, POST, POSTDIRECTLY, TURTLE, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
 
 from pipeline.errors import InputError, MlkgError
@@ -90,18 +90,23 @@ def test_endpoint_rejects_updates_by_default(endpoint):
     assert client(endpoint.url + "/query", count)["results"]["bindings"][0]["n"]["value"] == before
 
 
-def test_endpoint_serves_graph_html(endpoint, corpus_build):
-    with urllib.request.urlopen(endpoint.url + "/graph.html", timeout=30) as resp:
-        assert resp.headers["Content-Type"].startswith("text/html")
-        assert resp.read() == (corpus_build[1] / "graph.html").read_bytes()
-    with urllib.request.urlopen(endpoint.url + "/", timeout=30) as resp:   # redirected to the page
-        assert resp.geturl().endswith("/graph.html")
+def test_endpoint_serves_graph_html_and_the_query_page(endpoint, corpus_build):
+    for path in ("/graph", "/graph.html"):
+        with urllib.request.urlopen(endpoint.url + path, timeout=30) as resp:
+            assert resp.headers["Content-Type"].startswith("text/html")
+            assert resp.read() == (corpus_build[1] / "graph.html").read_bytes()
+    with urllib.request.urlopen(endpoint.url + "/", timeout=30) as resp:   # Oxigraph's own SPARQL editor
+        page = resp.read().decode("utf-8")
+        assert resp.status == 200 and "yasgui" in page.lower()
+    with urllib.request.urlopen(endpoint.url + "/yasgui.min.js", timeout=30) as resp:
+        assert resp.status == 200 and len(resp.read()) > 10_000
 
 
 def test_endpoint_accepts_updates_when_allowed(corpus_build):
     with Endpoint(corpus_build[1] / "graph.ttl", port=0, allow_updates=True) as ep:
         sw = SPARQLWrapper(ep.url + "/query", updateEndpoint=ep.url + "/update")
         sw.setMethod(POST)
+        sw.setRequestMethod(POSTDIRECTLY)   # a form-encoded update is refused (any web page can send one)
         sw.setQuery(PREFIXES + 'INSERT DATA { <https://example.org/m> a mlkg:Method ; rdfs:label "Zeta" ; mlkg:extends <https://example.org/n> }')
         sw.query()
         assert client(ep.url + "/query", PREFIXES + 'ASK { ?m rdfs:label "Zeta" ; mlkg:extends ?x }')["boolean"] is True
