@@ -208,6 +208,7 @@ def _front_handler(endpoint: Endpoint):
         protocol_version = "HTTP/1.1"
         server_version = "mlkg-serve"
         timeout = endpoint.limits.idle_timeout
+        disable_nagle_algorithm = True  # else a small answer waits 40 ms for the client's delayed ACK
 
         def log_message(self, fmt, *args) -> None:  # quiet; the CLI prints the addresses once
             pass
