@@ -344,13 +344,22 @@ def push(
     graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to send."),
     graph_iri: Optional[str] = typer.Option(None, "--graph-iri", help="Named graph to write (default: the default graph)."),
     append: bool = typer.Option(False, "--append", help="POST (add to the graph) instead of PUT (replace it)."),
+    user: Optional[str] = typer.Option(None, envvar="MLKG_PUSH_USER", show_default=False,
+                                       help="User for HTTP basic authentication."),
+    password: Optional[str] = typer.Option(None, envvar="MLKG_PUSH_PASSWORD", show_default=False,
+                                           help="Password for basic authentication; prefer the environment "
+                                           "variable (a command line is visible to other users)."),
+    token: Optional[str] = typer.Option(None, envvar="MLKG_PUSH_TOKEN", show_default=False,
+                                        help="Token for HTTP bearer authentication; prefer the environment variable."),
 ) -> None:
-    """Send the graph to a store over the SPARQL 1.1 Graph Store HTTP Protocol."""
-    from .push import push as push_graph, target_url
+    """Send the graph to a store over the SPARQL 1.1 Graph Store HTTP Protocol (credentials never printed)."""
+    from .push import Credentials, push as push_graph, split_userinfo, target_url
 
     try:
-        n = push_graph(graph, endpoint, graph_iri, replace=not append)
-        typer.echo(f"{'added' if append else 'put'} {n} triples to {target_url(endpoint, graph_iri)}")
+        n = push_graph(graph, endpoint, graph_iri, replace=not append,
+                       auth=Credentials(user or None, password, token or None))
+        shown = target_url(split_userinfo(endpoint)[0], graph_iri)
+        typer.echo(f"{'added' if append else 'put'} {n} triples to {shown}")
     except MlkgError as exc:
         _fail(exc)
 
