@@ -1,11 +1,12 @@
 """Latency of `mlkg serve` under concurrent clients, against the Oxigraph server it fronts, asked directly.
 
-    .venv/bin/python bench/serve_bench.py [--graph output/graph.ttl] [--clients 20] [--queries 200]
+    .venv/bin/python bench/serve_bench.py [--graph output/graph.ttl] [--clients 20] [--queries 200] [--stream-mb 150]
 
 Starts `mlkg serve` (a separate process, as a user runs it) on a free loopback port and, for comparison, a
 plain `oxigraph serve-read-only` over the same graph. Each client is a thread with one keep-alive connection
 that sends its queries one after another (the bundled named queries without parameters, and an ASK, in
 turn); every latency is from sending the request to the last byte of the answer. Prints one row per target.
+Then the front's memory while one client reads a large answer (the rows of a cartesian query) to its end.
 Figures, not assertions: nothing here fails on a slow machine.
 """
 
@@ -92,11 +93,46 @@ def start(cmd: list[str], port: int) -> subprocess.Popen:
     return proc
 
 
+def rss_mb(pid: int, field: str) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def stream_memory(graph: Path, mb: int) -> str:
+    """Read ``mb`` MB of one answer through ``mlkg serve``; the front's resident memory before and at peak."""
+    port = free_port()
+    proc = start([sys.executable, "-m", "pipeline", "serve", "--graph", str(graph), "--port", str(port),
+                  "--timeout", "600"], port)
+    try:
+        before = rss_mb(proc.pid, "VmRSS")
+        query = "SELECT * { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.request("GET", "/query?" + urllib.parse.urlencode({"query": query}),
+                     headers={"Accept": "application/sparql-results+json"})
+        resp, got, t0 = conn.getresponse(), 0, time.perf_counter()
+        while got < mb * 2**20:
+            chunk = resp.read1(2**20)
+            if not chunk:
+                break
+            got += len(chunk)
+        took = time.perf_counter() - t0
+        peak = rss_mb(proc.pid, "VmHWM")
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+    return (f"streamed {got / 2**20:.0f} MB of one answer in {took:.1f} s through mlkg serve: front resident "
+            f"memory {before:.0f} MB before, peak {peak:.0f} MB")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graph", type=Path, default=ROOT / "output" / "graph.ttl")
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--queries", type=int, default=200, help="queries per client")
+    ap.add_argument("--stream-mb", type=int, default=150, help="size of the large answer read (0: skip)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="mlkg-serve-bench-") as tmp:
         db = Path(tmp) / "db"
@@ -122,6 +158,8 @@ def main() -> None:
                 proc.communicate(timeout=30)
             print(f"{name:<16} {r['n']:>7} {r['errors']:>6} {r['qps']:>7.0f} {r['p50']:>7.1f} {r['p90']:>7.1f} "
                   f"{r['p99']:>7.1f} {r['max']:>7.1f}", flush=True)
+    if args.stream_mb:
+        print(stream_memory(args.graph, args.stream_mb))
 
 
 if __name__ == "__main__":

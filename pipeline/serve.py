@@ -305,7 +305,7 @@ def _open(handler, endpoint: Endpoint, flight: _InFlight, path: str, body: bytes
     retry = handler.command in ("GET", "HEAD") or path in QUERY_PATHS
     for attempt in (0, 1):
         try:
-            bc = endpoint.backend.acquire(max(0.0, flight.deadline - time.monotonic()))
+            bc = endpoint.backend.acquire(max(0.0, flight.deadline - time.monotonic()), fresh=not retry or attempt > 0)
         except MlkgError as exc:
             raise HTTPRefusal(503, str(exc)) from exc
         flight.bc = bc

@@ -210,14 +210,15 @@ class Backend:
         proc = self._proc
         return self._ready.is_set() and proc is not None and proc.poll() is not None
 
-    def acquire(self, wait: float) -> BackendConn:
-        """A connection to the current child, reused when one is idle; waits up to ``wait`` s for a restart."""
+    def acquire(self, wait: float, fresh: bool = False) -> BackendConn:
+        """A connection to the current child, reused when one is idle unless ``fresh``; waits up to ``wait`` s
+        for a restart. A write takes a fresh one: it is never sent twice, so it must not meet a stale socket."""
         if not self._ready.wait(wait):
             raise MlkgError(self._failure and f"the oxigraph server cannot be restarted: {self._failure}"
                             or "the oxigraph server is restarting")
         with self._lock:
             gen = self.generation
-            conn = self._idle.pop() if self._idle else http.client.HTTPConnection(HOST, self.port)
+            conn = self._idle.pop() if self._idle and not fresh else http.client.HTTPConnection(HOST, self.port)
         return BackendConn(conn, gen)
 
     def release(self, bc: BackendConn, reusable: bool) -> None:
