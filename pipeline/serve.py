@@ -151,6 +151,10 @@ class Endpoint:
         self.backend.stop()
 
     def track(self) -> _InFlight:
+        """A slot for one forwarded request (``HTTPRefusal`` 503 when none frees up in time), with its deadline."""
+        if not self._slots.acquire(timeout=self.limits.queue_wait):
+            raise HTTPRefusal(503, f"busy: {self.limits.max_queries} requests are running (--max-queries); "
+                                   "try again")
         f = _InFlight(time.monotonic() + self.limits.timeout)
         with self._lock:
             self._inflight.add(f)
@@ -159,6 +163,7 @@ class Endpoint:
     def untrack(self, f: _InFlight) -> None:
         with self._lock:
             self._inflight.discard(f)
+        self._slots.release()
 
 
 def _shut(bc: BackendConn | None) -> None:
@@ -284,15 +289,11 @@ def _front_handler(endpoint: Endpoint):
             return data
 
         def _forward(self, path: str, body: bytes | None) -> None:
-            if not endpoint._slots.acquire(timeout=endpoint.limits.queue_wait):
-                raise HTTPRefusal(503, f"busy: {endpoint.limits.max_queries} requests are running "
-                                       "(--max-queries); try again")
             flight = endpoint.track()
             try:
                 _relay(self, endpoint, flight, path, body)
             finally:
                 endpoint.untrack(flight)
-                endpoint._slots.release()
 
         do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = do_OPTIONS = _handle
 

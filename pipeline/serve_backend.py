@@ -55,11 +55,26 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec
+def _load_prctl():
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        pass  # not Linux: the stale-store cleanup at the next start is the fallback
+        return None  # not Linux: the stale-store cleanup at the next start is the fallback
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    return prctl
+
+
+_PRCTL = _load_prctl()  # looked up here, not in the forked child, where loading a library could deadlock
+
+
+def _die_with_parent(parent: int):
+    """A ``preexec_fn``: the child gets SIGKILL when the thread that started it ends (or its process)."""
+    def run() -> None:
+        if _PRCTL is not None:
+            _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != parent:  # the parent died before the line above: nobody would signal us
+                os._exit(1)
+    return run
 
 
 def _alive(pid: int) -> bool:
@@ -155,7 +170,7 @@ class Backend:
         self._store = Path(tempfile.mkdtemp(prefix=STORE_PREFIX, dir=self.root))
         (self._store / "owner.pid").write_text(f"{os.getpid()}\n")
         load = subprocess.run([binary, "load", "--location", str(self._store / "db"), "--file", str(self.graph)],
-                              capture_output=True, text=True, preexec_fn=_die_with_parent)
+                              capture_output=True, text=True, preexec_fn=_die_with_parent(os.getpid()))
         if load.returncode != 0:
             raise MlkgError(f"{self.graph}: oxigraph cannot load it: {load.stderr.strip()[-500:]}")
         self._spawn()
@@ -167,7 +182,7 @@ class Backend:
         with log.open("ab") as err:
             proc = subprocess.Popen([oxigraph_binary(), mode, "--location", str(self._store / "db"),
                                      "--bind", f"{HOST}:{port}"], stdout=subprocess.DEVNULL, stderr=err,
-                                    stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+                                    stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent(os.getpid()))
         deadline = time.monotonic() + self.startup_timeout
         while True:
             if proc.poll() is not None:
