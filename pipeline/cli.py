@@ -407,32 +407,54 @@ def serve(
     graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to serve."),
     port: int = typer.Option(7878, help="Port on 127.0.0.1 (0: any free port)."),
     allow_updates: bool = typer.Option(False, "--allow-updates",
-                                       help="Accept SPARQL updates and Graph Store writes (kept until the server stops)."),
-    html: Optional[Path] = typer.Option(None, help="The page to serve at /graph.html (default: graph.html beside the graph)."),
+                                       help="Accept SPARQL updates and Graph Store writes (kept until the server "
+                                       "stops). Requests from other origins and form-encoded updates stay refused."),
+    allow_service: bool = typer.Option(False, "--allow-service",
+                                       help="Let queries use SERVICE and updates LOAD, which make the server fetch "
+                                       "other URLs (refused by default: any web page could point them at your network)."),
+    allow_host: List[str] = typer.Option([], "--allow-host", metavar="NAME:PORT",
+                                         help="Another Host header to answer (e.g. behind a proxy); by default only "
+                                         "127.0.0.1, localhost and [::1] with this port, others get 421."),
+    timeout: float = typer.Option(30.0, min=0.1, help="Seconds a request may run; a query still running then is "
+                                  "stopped (Oxigraph is restarted) and the client gets 503."),
+    max_queries: int = typer.Option(16, min=1, help="Requests forwarded to Oxigraph at once; more wait up to 1 s, "
+                                    "then get 503."),
+    max_connections: int = typer.Option(256, min=1, help="Open client connections; more get 503."),
+    idle_timeout: float = typer.Option(30.0, min=0.1, help="Seconds a client connection may stay silent."),
+    max_body: int = typer.Option(16 * 2**20, min=0, help="Bytes of a request body; more get 413."),
+    html: Optional[Path] = typer.Option(None, help="The page to serve at /graph (default: graph.html beside the graph)."),
 ) -> None:
-    """Serve the graph as a SPARQL 1.1 Protocol endpoint on localhost (the Oxigraph server), with graph.html."""
+    """Serve the graph as a SPARQL 1.1 Protocol endpoint on localhost (the Oxigraph server), with graph.html.
+
+    Oxigraph's SPARQL editor is at /, the endpoint at /query, the graph page at /graph.
+    """
     import signal
     import threading
 
-    from .serve import Endpoint
+    from .serve import Endpoint, Limits
 
     def _stop(signum, frame):
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _stop)  # so `kill` stops the oxigraph server and deletes its store too
-
-    endpoint = Endpoint(graph, port=port, allow_updates=allow_updates, html=html)
+    sys.setswitchinterval(0.0005)  # this process only relays: a thread whose answer is ready gets the GIL sooner
+    limits = Limits(timeout=timeout, max_queries=max_queries, max_connections=max_connections,
+                    idle_timeout=idle_timeout, max_body=max_body)
+    endpoint = Endpoint(graph, port=port, allow_updates=allow_updates, html=html, allow_service=allow_service,
+                        limits=limits, allowed_hosts=tuple(allow_host))
     try:
         endpoint.start()
     except MlkgError as exc:
         _fail(exc)
     try:
+        typer.echo(f"SPARQL editor    {endpoint.url}/")
         typer.echo(f"SPARQL endpoint  {endpoint.url}/query" + ("" if allow_updates else "   (read-only)"))
         if allow_updates:
             typer.echo(f"SPARQL update    {endpoint.url}/update")
         typer.echo(f"Graph Store      {endpoint.url}/store")
-        typer.echo(f"graph page       {endpoint.url}/graph.html")
-        typer.echo("Ctrl-C stops it.")
+        typer.echo(f"graph page       {endpoint.url}/graph")
+        typer.echo(f"limits           {timeout:g} s per request, {max_queries} at once, "
+                   f"SERVICE/LOAD {'allowed' if allow_service else 'refused'}; Ctrl-C stops it.")
         sys.stdout.flush()  # a supervisor reading a pipe sees the addresses now, not when the server stops
         threading.Event().wait()
     except KeyboardInterrupt:
@@ -448,13 +470,22 @@ def push(
     graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to send."),
     graph_iri: Optional[str] = typer.Option(None, "--graph-iri", help="Named graph to write (default: the default graph)."),
     append: bool = typer.Option(False, "--append", help="POST (add to the graph) instead of PUT (replace it)."),
+    user: Optional[str] = typer.Option(None, envvar="MLKG_PUSH_USER", show_default=False,
+                                       help="User for HTTP basic authentication."),
+    password: Optional[str] = typer.Option(None, envvar="MLKG_PUSH_PASSWORD", show_default=False,
+                                           help="Password for basic authentication; prefer the environment "
+                                           "variable (a command line is visible to other users)."),
+    token: Optional[str] = typer.Option(None, envvar="MLKG_PUSH_TOKEN", show_default=False,
+                                        help="Token for HTTP bearer authentication; prefer the environment variable."),
 ) -> None:
-    """Send the graph to a store over the SPARQL 1.1 Graph Store HTTP Protocol."""
-    from .push import push as push_graph, target_url
+    """Send the graph to a store over the SPARQL 1.1 Graph Store HTTP Protocol (credentials never printed)."""
+    from .push import Credentials, push as push_graph, split_userinfo, target_url
 
     try:
-        n = push_graph(graph, endpoint, graph_iri, replace=not append)
-        typer.echo(f"{'added' if append else 'put'} {n} triples to {target_url(endpoint, graph_iri)}")
+        n = push_graph(graph, endpoint, graph_iri, replace=not append,
+                       auth=Credentials(user or None, password, token or None))
+        shown = target_url(split_userinfo(endpoint)[0], graph_iri)
+        typer.echo(f"{'added' if append else 'put'} {n} triples to {shown}")
     except MlkgError as exc:
         _fail(exc)
 
