@@ -8,6 +8,7 @@ names and the canonical name in ``span._.mlkg_canonical``; relations go to ``doc
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from dataclasses import replace
 from functools import lru_cache
@@ -94,10 +95,11 @@ def mark_paragraphs(doc: Doc) -> Doc:
     breaks = (numpy.searchsorted(lines, starts[1:]) > numpy.searchsorted(lines, starts[:-1])) if lines is not None \
         else numpy.zeros(len(doc) - 1, dtype=bool)
     joins = numpy.isin(arr[:-1, 1], _JOINS_NEXT) | numpy.isin(arr[1:, 1], _JOINS_PREVIOUS)
-    for i in numpy.flatnonzero(breaks).tolist():
-        doc[i + 1].is_sent_start = True
-    for i in numpy.flatnonzero(joins & ~breaks).tolist():
-        doc[i + 1].is_sent_start = False
+    # set in one call: ``Token.is_sent_start`` checks the whole Doc's annotation on every assignment
+    flags = doc.to_array([SENT_START]).astype("int32")
+    flags[1:][joins & ~breaks] = -1
+    flags[1:][breaks] = 1
+    doc.from_array([SENT_START], flags.astype("int64").astype("uint64").reshape(-1, 1))
     return doc
 
 
@@ -621,7 +623,7 @@ def _acronym_pairs(text: str, rules) -> list[Found]:
             continue
         out.append(Found(m.start(), m.end(), "Method", acr, (long, f"{acr} ({long})"), "name.acronym_pair_reverse"))
     # no brackets: "Parallel-Track Mixture-of-Experts PT-MoE"
-    for m in re.finditer(r"((?:[A-Z][\w]*(?:-[\w]+)*\s+){1,5})([A-Z][A-Za-z]*-[A-Z][A-Za-z]*)(?![\w-])", text):
+    for m in re.finditer(r"(?<![\w-])((?:[A-Z][\w]*(?:-[\w]+)*\s+){1,5})([A-Z][A-Za-z]*-[A-Z][A-Za-z]*)(?![\w-])", text):
         words = m.group(1).split()
         k = acronym_long_form(m.group(2), words)
         if k and k >= 2:
@@ -978,14 +980,63 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     return out
 
 
+class _Claimed:
+    """Character spans that do not overlap, kept sorted: whether a new span overlaps one of them, by bisection."""
+
+    __slots__ = ("starts", "ends")
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` overlaps a claimed span (``a < end and start < b``)."""
+        k = bisect_left(self.starts, end) - 1  # the claimed span starting last before ``end`` ends last
+        return k >= 0 and self.ends[k] > start
+
+    def add(self, start: int, end: int) -> None:
+        k = bisect_left(self.starts, start)
+        self.starts.insert(k, start)
+        self.ends.insert(k, end)
+
+
 def _resolve_overlaps(found: list[Found]) -> list[Found]:
     """Keep mentions in rule-priority order; a later mention overlapping a kept one is dropped."""
     kept: list[Found] = []
+    claimed = _Claimed()
+    empty: list[Found] = []  # kept spans of no length (the bisection assumes spans with one)
     for f in found:
-        if any(k.start < f.end and f.start < k.end for k in kept):
+        if f.end <= f.start:
+            if any(k.start < f.end and f.start < k.end for k in kept):
+                continue
+            empty.append(f)
+        elif claimed.overlaps(f.start, f.end) or any(k.start < f.end and f.start < k.end for k in empty):
             continue
+        else:
+            claimed.add(f.start, f.end)
         kept.append(f)
     return kept
+
+
+def _without_overlaps(found: list[Found], claimed: list[Found]) -> list[Found]:
+    """The mentions of ``found`` overlapping none of ``claimed`` (which may overlap each other)."""
+    if not claimed:
+        return list(found)
+    spans = sorted((c.start, c.end) for c in claimed)
+    starts = [a for a, _ in spans]
+    reach, best = [], -1  # the furthest end among the spans starting at or before each one
+    for _, b in spans:
+        best = max(best, b)
+        reach.append(best)
+    out = []
+    for f in found:
+        k = bisect_left(starts, f.end) - 1
+        if k >= 0 and reach[k] > f.start and f.start < f.end:
+            continue
+        if f.start >= f.end and any(c.start < f.end and f.start < c.end for c in claimed):
+            continue
+        out.append(f)
+    return out
 
 
 @Language.factory("mlkg_mentions", assigns=["doc.spans"], requires=["token.is_sent_start"])
@@ -1024,10 +1075,10 @@ class MentionFinder:
                                 or h.start <= f.start < h.end for h in hardware)]
         titles = _resolve_overlaps(sorted(_paper_titles(text, sentences, rules), key=lambda f: -(f.end - f.start)))
         first = _resolve_overlaps(venues + hardware + orgs_affinity)
-        titles = [t for t in titles if not any(k.start < t.end and t.start < k.end for k in first)]
+        titles = _without_overlaps(titles, first)
         pairs = _acronym_pairs(text, rules)
         base = _resolve_overlaps(first + titles)
-        pairs = [p for p in pairs if not any(k.start < p.end and p.start < k.end for k in base)]
+        pairs = _without_overlaps(pairs, base)
         names = _name_candidates(doc, text, sentences, rules, base + pairs, titles, lexicon)
         # acronyms defined in this document name their long form wherever they occur alone
         acr_map = {}

@@ -170,6 +170,10 @@ class _Words:
         return self._buf[i]
 
 
+MAX_TITLE_WORDS = 60
+"""The longest title :func:`scan_title` reads, in words: a longer title-case run is no title."""
+
+
 def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3,
                allow_colon: bool = True, stop_words: frozenset[str] = frozenset(),
                fail_words: frozenset[str] = frozenset()) -> tuple[int, int] | None:
@@ -207,6 +211,9 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
     count = 0
     i = 0
     while words.has(i):
+        if i >= MAX_TITLE_WORDS:
+            return None  # no title is this long: a run of capitalised words is something else (and scanning it to
+            # its end from every position asked about was quadratic in its length)
         s, e, w = words[i]
         core = w.strip("“”\"'()[]").rstrip(",.;:?!")
         trail = w[len(w.rstrip(",.;:?!")):]
@@ -226,6 +233,8 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
             # (the next words up to punctuation or the end of the text are all title words, at least two)
             j, n = i + 1, 0
             while words.has(j):
+                if j >= MAX_TITLE_WORDS:
+                    return None
                 w2 = words[j][2]
                 c2 = w2.strip("“”\"'()").rstrip(",.;:?!")
                 if not c2 or c2 in fail_words or not _is_title_word(c2, function_words) or w2.startswith("(") \
@@ -248,6 +257,8 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
             j = i + 1
             ok = words.has(j)
             while words.has(j):
+                if j >= MAX_TITLE_WORDS:
+                    return None
                 w2 = words[j][2]
                 c2 = w2.strip("“”\"'()").rstrip(",.;:?!")
                 if c2.lower() in stop_words and j > i + 1:
