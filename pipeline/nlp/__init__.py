@@ -55,7 +55,7 @@ def _suffix_search(defaults):
     return _Tail(compile_suffix_regex([*defaults.suffixes, _SUFFIX_EXTRA])).search
 
 
-AFFIX_WINDOW = 100
+AFFIX_WINDOW = 50
 """How far into a word the tokenizer's prefix and suffix patterns look (no affix is this long)."""
 
 

@@ -19,6 +19,7 @@ from spacy.language import Language
 from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span
 
+from . import budget
 from .rules import NUMBERED_WORDS, ORDINAL, Found, acronym_long_form, is_strong_name, load_rules, norm, ordinal_value, scan_title
 
 __all__ = ["MENTIONS_KEY", "MentionFinder", "RelationFinder", "mark_paragraphs", "doc_text", "TEXT_KEY", "sentence_spans", "sentence_starts"]
@@ -140,36 +141,91 @@ def name_occurrences(name: str, text: str, lower: str | None = None) -> list[tup
     stand-in for ``re.IGNORECASE``: a name outside ASCII, or a text that lower-cases to another length or holds
     a letter such as the Kelvin sign.
     """
-    parts = _SEPARATOR.split(name)
-    lower = text.lower() if lower is None else lower
-    if not name.isascii() or "" in parts or len(lower) != len(text) or _FOLDS_TO_ASCII.search(text):
-        pattern = _re(r"(?<![\w-])" + r"[\s-]?".join(re.escape(p) for p in parts) + r"s?(?![\w-])", re.I)
-        return [m.span() for m in pattern.finditer(text)]
-    parts = [p.lower() for p in parts]
-    first, n, out = parts[0], len(text), []
-    i = lower.find(first)
-    while i >= 0:
-        end = -1
-        if i == 0 or not _bounds_word(text[i - 1]):
-            j = i + len(first)
-            for p in parts[1:]:
-                if j < n and (text[j].isspace() or text[j] == "-") and lower.startswith(p, j + 1):
-                    j += 1 + len(p)
-                elif lower.startswith(p, j):
-                    j += len(p)
-                else:
-                    break
-            else:  # every part in place: an optional plural "s", then no word character
-                if j < n and lower[j] == "s" and (j + 1 == n or not _bounds_word(text[j + 1])):
-                    end = j + 1
-                elif j == n or not _bounds_word(text[j]):
-                    end = j
-        if end >= 0:
-            out.append((i, end))
-            i = lower.find(first, end)
+    return NameFinder(text, lower).occurrences(name)
+
+
+class NameFinder:
+    """:func:`name_occurrences` of many names in one text.
+
+    With few names each is looked for with ``str.find`` over the whole text; with many (a text of thousands of
+    coined names, each a strong name by its shape) that is quadratic, so the positions where a name can start
+    (at a word's start) are indexed by their first characters once, and each name checks only its own.
+    """
+
+    _MANY = 20_000_000  # names x characters from which the index pays
+
+    def __init__(self, text: str, lower: str | None = None, names: int = 1) -> None:
+        self.text = text
+        self.lower = text.lower() if lower is None else lower
+        self.exact = len(self.lower) == len(text) and not _FOLDS_TO_ASCII.search(text)
+        self.indexed = names * len(text) > self._MANY
+        self._by_length: dict[int, dict[str, list[int]]] = {}
+        self._starts: list[int] | None = None
+
+    def occurrences(self, name: str) -> list[tuple[int, int]]:
+        """The spans of ``name`` in the text, as :func:`name_occurrences` gives them."""
+        text, lower = self.text, self.lower
+        parts = _SEPARATOR.split(name)
+        if not name.isascii() or "" in parts or not self.exact:
+            pattern = _re(r"(?<![\w-])" + r"[\s-]?".join(re.escape(p) for p in parts) + r"s?(?![\w-])", re.I)
+            return [m.span() for m in pattern.finditer(text)]
+        parts = [p.lower() for p in parts]
+        first, out = parts[0], []
+        if self.indexed:
+            last = 0
+            for i in self._candidates(first):
+                if i < last:
+                    continue  # inside the occurrence found before (as str.find from its end skips it)
+                end = _match_at(parts, text, lower, i)
+                if end >= 0:
+                    out.append((i, end))
+                    last = end
+            return out
+        i = lower.find(first)
+        while i >= 0:
+            end = _match_at(parts, text, lower, i) if i == 0 or not _bounds_word(text[i - 1]) else -1
+            if end >= 0:
+                out.append((i, end))
+                i = lower.find(first, end)
+            else:
+                i = lower.find(first, i + 1)
+        return out
+
+    def _candidates(self, first: str) -> list[int]:
+        """The positions, in order, where ``first`` starts at a word's start (no word character before)."""
+        if self._starts is None:
+            self._starts = [0, *(m.end() for m in _NOT_BOUNDS_WORD.finditer(self.text))]
+        n = len(first)
+        index = self._by_length.get(n)
+        if index is None:
+            index = self._by_length[n] = {}
+            lower = self.lower
+            for p in self._starts:
+                index.setdefault(lower[p:p + n], []).append(p)
+        return index.get(first, [])
+
+
+_NOT_BOUNDS_WORD = re.compile(r"[^\w-]")
+"""A character that does not join a word in the name patterns' bounds (the complement of :func:`_bounds_word`)."""
+
+
+def _match_at(parts: list[str], text: str, lower: str, i: int) -> int:
+    """The end of the name of lower-case ``parts`` at ``i`` (a word's start in ``text``), or -1: its parts
+    joined by nothing or one space or hyphen, perhaps a plural "s", then no word character."""
+    n = len(text)
+    j = i + len(parts[0])
+    for p in parts[1:]:
+        if j < n and (text[j].isspace() or text[j] == "-") and lower.startswith(p, j + 1):
+            j += 1 + len(p)
+        elif lower.startswith(p, j):
+            j += len(p)
         else:
-            i = lower.find(first, i + 1)
-    return out
+            return -1
+    if j < n and lower[j] == "s" and (j + 1 == n or not _bounds_word(text[j + 1])):
+        return j + 1
+    if j == n or not _bounds_word(text[j]):
+        return j
+    return -1
 
 
 @lru_cache(maxsize=None)
@@ -207,6 +263,32 @@ def _versioned_pattern(names: frozenset[str]) -> re.Pattern:
                       + r")((?:[ \t]+\d+(?:\.\d+)?)(?:[ \t]+\d+(?:\.\d+)?[BMK])?|[ \t]+\d+(?:\.\d+)?[BMK])(?![\w-])")
 
 
+_PREFIX_WORDS = 6
+"""Words a long conference name's pattern may read before the name itself: "the Twenty First Annual IEEE/CVF"."""
+
+
+def _long_name_matches(text: str, body_re: re.Pattern, pat: re.Pattern):
+    """``pat.finditer(text)``, where every match of ``pat`` holds a match of ``body_re`` after at most
+    :data:`_PREFIX_WORDS` words: each search starts a few words before the next occurrence of the name itself
+    rather than trying the pattern's optional ordinals and years at every character of the text."""
+    pos, n = 0, len(text)
+    while pos <= n:
+        body = body_re.search(text, pos)
+        if body is None:
+            return
+        start = body.start()
+        for _ in range(_PREFIX_WORDS):  # back over a run of white space, then over a word
+            while start > pos and text[start - 1].isspace():
+                start -= 1
+            while start > pos and not text[start - 1].isspace():
+                start -= 1
+        m = pat.search(text, start)
+        if m is None:  # cannot be: the name alone matches
+            return
+        yield m
+        pos = m.end() if m.end() > m.start() else m.end() + 1
+
+
 def _conference_mentions(text: str, rules) -> list[Found]:
     """Conference acronyms with or without a year, and long conference names with ordinals."""
     out: list[Found] = []
@@ -228,7 +310,7 @@ def _conference_mentions(text: str, rules) -> list[Found]:
             body_re, pat = _long_name_patterns(long)
             if not body_re.search(text):  # every match contains the name itself: skip the slow scan
                 continue
-            for m in pat.finditer(text):
+            for m in _long_name_matches(text, body_re, pat):
                 year = m.group("py") or m.group("year") or m.group("pre")
                 if not year and m.group("ord") and info.get("base"):
                     n = ordinal_value(m.group("ord"))
@@ -957,10 +1039,10 @@ def _name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], 
     # a name that the document shows as a method or dataset is that wherever it occurs
     out: list[Found] = []
     known = {k for k, c in votes.items() if c}
-    lower = text.lower()
+    finder = NameFinder(text, names=len(known))
     for key in known:
         name = surface[key]
-        for a, b in name_occurrences(name, text, lower):
+        for a, b in finder.occurrences(name):
             if not text[a].isupper() and not name[0].islower():
                 continue
             cands.append((a, b, text[a:b]))
@@ -1053,6 +1135,7 @@ class MentionFinder:
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc_text(doc)
+        budget.start(doc, text)
         sentences = [(s.start_char, s.end_char) for s in sentence_spans(doc, text)]
         lexicon = _lexicon_hits(self.lexicon, doc, text) if self.lexicon is not None else None
         rules = self.rules
@@ -1065,8 +1148,10 @@ class MentionFinder:
         venues = _resolve_overlaps(confs + sorted(workshops, key=lambda f: -(f.end - f.start)))
         venues += _venue_lists(text, sentences, rules, venues)
         venues = _fill_years(venues, doc)
+        budget.check(doc, "the venue rules")
         hardware = _resolve_overlaps(_hardware_mentions(text, rules))
         orgs = _organization_mentions(text, rules, lexicon)
+        budget.check(doc, "the hardware and organization rules")
         orgs_affinity = sorted((f for f in orgs if f.rule in {"org.affinity_group", "org.institution"}),
                                key=lambda f: -(f.end - f.start))  # the longest name of an organization wins
         # a company named as the maker of a device is no research actor: "NVIDIA H100", "Google's TPU v5e"
@@ -1074,12 +1159,15 @@ class MentionFinder:
                     and not any(0 <= h.start - f.end <= 3 and re.fullmatch(r"(?:'s|’s)?\s*", text[f.end:h.start])
                                 or h.start <= f.start < h.end for h in hardware)]
         titles = _resolve_overlaps(sorted(_paper_titles(text, sentences, rules), key=lambda f: -(f.end - f.start)))
+        budget.check(doc, "the title rules")
         first = _resolve_overlaps(venues + hardware + orgs_affinity)
         titles = _without_overlaps(titles, first)
         pairs = _acronym_pairs(text, rules)
         base = _resolve_overlaps(first + titles)
         pairs = _without_overlaps(pairs, base)
+        budget.check(doc, "the acronym rules")
         names = _name_candidates(doc, text, sentences, rules, base + pairs, titles, lexicon)
+        budget.check(doc, "the name rules")
         # acronyms defined in this document name their long form wherever they occur alone
         acr_map = {}
         for p in pairs:
@@ -1200,5 +1288,6 @@ class RelationFinder:
     def __call__(self, doc: Doc) -> Doc:
         from .relations import find_relations
 
+        budget.start(doc, doc_text(doc))
         doc._.mlkg_relations = find_relations(doc, self)
         return doc

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span
 
 from ..vocab import RELATION_ENDS
+from . import budget
 from .components import doc_text, sentence_spans
 from .rules import norm
 
@@ -50,16 +51,32 @@ class _State:
     line_title_para: int = -10
     last_titled: Span | None = None  # the last paper named by its title, and its paragraph
     last_titled_para: int = -10
+    introduced_memo: tuple | None = None  # (methods counted, their normalised names): see _introduced
 
 
 def _canon(span: Span) -> str:
     return span._.mlkg_canonical or span.text
 
 
-def _introduced(st: _State) -> set[str]:
-    """Normalised names of the methods the papers read so far introduce, and of the current method."""
-    names = {norm(_canon(m)) for ms in st.paper_methods.values() for m in ms}
-    return names | ({norm(_canon(st.cur_method))} if st.cur_method is not None else set())
+class _Introduced:
+    """Normalised names of the methods the papers read so far introduce, and of the current method (``in`` only)."""
+
+    __slots__ = ("names", "current")
+
+    def __init__(self, names: frozenset[str], current: str | None) -> None:
+        self.names, self.current = names, current
+
+    def __contains__(self, name: str) -> bool:
+        return name == self.current or name in self.names
+
+
+def _introduced(st: _State) -> _Introduced:
+    """What the papers read so far introduce, and the current method: the names are gathered again only when a
+    paper has gained a method since (asked once a sentence, gathering them each time was quadratic)."""
+    size = sum(len(ms) for ms in st.paper_methods.values())
+    if st.introduced_memo is None or st.introduced_memo[0] != size:
+        st.introduced_memo = (size, frozenset(norm(_canon(m)) for ms in st.paper_methods.values() for m in ms))
+    return _Introduced(st.introduced_memo[1], norm(_canon(st.cur_method)) if st.cur_method is not None else None)
 
 
 def _clause_subject(sent: Span, methods: list[Span], introduced: set) -> Span | None:
@@ -244,6 +261,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
 
     # pass 1: papers and what they introduce
     for sent in sents:
+        budget.check(doc, "the relation rules (papers)")
         ms = by_sent[sent.start]
         text = dtext[sent.start_char:sent.end_char]
         papers = [m for m in ms if m.label_ == "Paper"]
@@ -353,6 +371,7 @@ def find_relations(doc: Doc, finder) -> list[tuple]:
     st.cur_paper = st.cur_method = None
     prev_sent: Span | None = None
     for sent in sents:
+        budget.check(doc, "the relation rules")
         ms = by_sent[sent.start]
         text = dtext[sent.start_char:sent.end_char]
         s0 = sent.start_char
