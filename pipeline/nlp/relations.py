@@ -10,7 +10,7 @@ from spacy.tokens import Doc, Span
 
 from ..vocab import RELATION_ENDS
 from . import budget
-from .components import doc_text, sentence_spans
+from .doc import doc_text, sentence_spans
 from .rules import norm
 
 __all__ = ["find_relations"]
