@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from functools import lru_cache
 
@@ -34,18 +35,62 @@ _LM_SUFFIX = re.compile(r"[ \t]+(LM|LLM|GPT|Net|NN)\b")
 _VERSION_SUFFIX = re.compile(r"[ \t]+(?:[Vv]\d+(?:\.\d+)?|\d{1,3}(?:\.\d+)?[kK]?|QA)(?![\w.%×-])(?!\s*(?:%|×|x\b|points?|pp\b|times|percent))")
 
 
-def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], titles: list[Found],
-                     lexicon: dict | None = None) -> list[Found]:
-    """Method and dataset names: by shape, by lexicon, and by the words around them; class by context votes."""
-    sent_starts = {s for s, _ in sentences}
-    votes: dict[str, Counter] = defaultdict(Counter)
-    surface: dict[str, str] = {}
-    cands: list[tuple[int, int, str]] = []
-    dheads = rules.dataset_heads_alternation
-    mheads = rules.method_heads_alternation
-    generic_norms = rules.generic_norms
 
-    def vote(name: str, cls: str, w: int = 1) -> None:
+_DS_WORD = r"(?:[A-Z]|[a-z]{1,6}[A-Z])[\w-]*"  # "MedQA", "iNaturalist", "nuScenes"
+_DS_MORE = r"(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?|v\d+(?:\.\d+)?))"  # "... 2021", "LongBench v2"
+_DS_ITEM = r"(?:[A-Z][a-z]{1,2}\.\s+)?[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,3}"
+
+# a dataset name: capitalised ("MedQA", "Long Range Arena"), or lower-case with a hyphen ("ogbg-molhiv")
+_NAME_ITEM = (r"(?:(?:[A-Z]|\d[A-Za-z])[\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\d{1,3}[kK]?(?![\w.%])|(?:19|20)\d{2}(?![\w.%])|v\d+(?:\.\d+)?)(?:\.\d+)?){0,3}"
+              r"|[a-z]{1,6}[A-Z][\w-]*|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9]|[a-z]{3,}\d+[a-z0-9]*)")
+_SEP = r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)(?:on\s+)?(?:the\s+|our\s+(?:new\s+|own\s+|internal\s+)?)?"
+_EVAL_CUE = re.compile(r"\b(?i:evaluated|evaluate|evaluating|evaluation|tested|test|testing|benchmarked|benchmarks?|"
+                          r"accuracy|loss|perplexity|scores?|results?|measured|measuring|trained|training|pretrained|pre-trained|fine-tuned|"
+                          r"performance|improves?|achieves?|reaches|reach|state[- ]of[- ]the[- ]art|gains?|WER|FID|nDCG|error|"
+                          r"experiments?|tests|matches|match|compared?|compares|comparing|convergence|outperforms?|beats?|surpass(?:es)?|"
+                          r"cuts|reduces|lowers|boosts|lifts|raises)\b")
+_ON_LIST = re.compile(r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set|version)\s+of\s+)?"
+                         r"(?:(?:[a-z]+-(?:class|grained|scale|domain|shot|world|source)|held-out|standard|public|popular|challenging)\s+)?"
+                         r"(" + _NAME_ITEM + r"(?:" + _SEP + _NAME_ITEM + r")*)")
+
+
+class _Spans:
+    """Character spans that may overlap: whether a position falls inside one, by bisection."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        spans = sorted(spans)
+        self.starts = [a for a, _ in spans]
+        self.reach: list[int] = []  # the furthest end among the spans starting at or before each one
+        best = -1
+        for _, b in spans:
+            best = max(best, b)
+            self.reach.append(best)
+
+    def holds(self, at: int) -> bool:
+        """Whether some span has ``start <= at < end``."""
+        k = bisect_right(self.starts, at) - 1
+        return k >= 0 and self.reach[k] > at
+
+
+class _Votes:
+    """What the name rules of one document share: the candidates found, the class votes by normalised name,
+    the first surface form of each name, and the text the rules read."""
+
+    def __init__(self, text: str, sentences, rules, titles: list[Found], lexicon: dict | None) -> None:
+        self.text, self.rules, self.titles, self.lexicon = text, rules, titles, lexicon
+        self.sent_starts = {s for s, _ in sentences}
+        self.votes: dict[str, Counter] = defaultdict(Counter)
+        self.surface: dict[str, str] = {}
+        self.cands: list[tuple[int, int, str]] = []
+        self.dheads = rules.dataset_heads_alternation
+        self.mheads = rules.method_heads_alternation
+        self.shouting = _Spans(_shouting(text))
+
+    def vote(self, name: str, cls: str, w: int = 1) -> None:
+        """One vote of weight ``w`` that ``name`` is of class ``cls`` (unless it is a generic word, an adjective,
+        an organization...)."""
+        rules, votes, surface = self.rules, self.votes, self.surface
+        generic_norms = rules.generic_norms
         key = norm(name)
         if not key or "\n" in name or (sum(ch.isalpha() for ch in name) < 2 and not (cls == "Dataset" and re.fullmatch(r"[A-Z][1-9]\d?", name))):
             return
@@ -67,22 +112,36 @@ def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], t
             votes[key][cls] += w
         surface.setdefault(key, name)
 
-    # capitals that are typography, not names: all-caps heading lines ("ABOUT THE RESEARCH") and datelines
-    # ("TORONTO, August 4, 2025 --")
+
+def _shouting(text: str) -> list[tuple[int, int]]:
+    """Capitals that are typography, not names: all-caps heading lines ("ABOUT THE RESEARCH"), datelines
+    ("TORONTO, August 4, 2025 --"), and people's names on author lines ("MacLeod", "DeVries")."""
     shouting = [(m.start(), m.end()) for m in re.finditer(r"(?m)^[^a-z\n]*[A-Z]{2,}[^a-z\n]*\s[^a-z\n]*[A-Z]{2,}[^a-z\n]*$", text)]
     shouting += [(m.start(), m.end(1)) for m in re.finditer(r"(?m)^([A-Z]{3,}(?:[ \t]+[A-Z]{3,})*),[ \t]+(?:" + "|".join(_MONTHS) + r")\b", text)]
     shouting += [(m.start(1), m.end(1)) for m in re.finditer(r"(?m)^[ \t]*([A-Z]{3,}(?:[ \t]+[A-Z]{3,})+)(?![\w-])", text)]  # "AUTUMN NEWSLETTER 2025"
-
-    # people's names on author lines are no method names, however they are spelt ("MacLeod", "DeVries")
     shouting += [(m.start(), m.end()) for m in re.finditer(r"(?m)^[ \t]*(?:Authors?|By|Affiliations?|Posted\s+by|Written\s+by)\b[^\n]*", text)]
+    return shouting
 
-    # strong shapes and lexicon names
+
+def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], titles: list[Found],
+                    lexicon: dict | None = None) -> list[Found]:
+    """Method and dataset names: by shape, by lexicon, and by the words around them; class by context votes."""
+    v = _Votes(text, sentences, rules, titles, lexicon)
+    for family in _FAMILIES:
+        family(v)
+    return _emit(v)
+
+
+def _by_shape(v: _Votes) -> None:
+    """Strong shapes and lexicon names, with a version, size or suffix written after them."""
+    text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
+    shouting = v.shouting
     known_words = rules.known_words
     for m in _NAME_RE.finditer(text):
         w = m.group(1)
         if w.islower() and w.isalpha() and w not in known_words:
             continue  # a plain lower-case word ("the", "model"): no shape below holds for it, so it names nothing
-        if any(x <= m.start() < y for x, y in shouting):
+        if shouting.holds(m.start()):
             continue
         w = w.rstrip(".")
         adj = _ADJECTIVE_SUFFIX.search(w)
@@ -116,6 +175,12 @@ def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], t
         else:
             continue
         cands.append((m.start(), end, w))
+
+
+def _known_names(v: _Votes) -> None:
+    """Known methods with a version or size, and the lexicon's names of several words."""
+    text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
+    lexicon = v.lexicon
     versioned = _versioned_pattern(frozenset(rules.known_methods))
     for m in versioned.finditer(text):
         vote(m.group(0), "Method", 3)
@@ -132,9 +197,12 @@ def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], t
                     for m in _re(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])").finditer(text):
                         vote(name, cls, 3)
                         cands.append((m.start(), m.end(), name))
-    # "X dataset", "the X and Y datasets", "datasets including X and Y", "X, a ... benchmark"
-    ds_word = r"(?:[A-Z]|[a-z]{1,6}[A-Z])[\w-]*"  # "MedQA", "iNaturalist", "nuScenes"
-    ds_more = r"(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?|v\d+(?:\.\d+)?))"  # "... 2021", "LongBench v2"
+
+
+def _by_dataset_head(v: _Votes) -> None:
+    """"X dataset", "the X and Y datasets", "datasets including X and Y", "X, a ... benchmark"."""
+    text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
+    sent_starts, dheads, mheads, ds_word, ds_more, ds_item = v.sent_starts, v.dheads, v.mheads, _DS_WORD, _DS_MORE, _DS_ITEM
     for m in _re(r"(?<![\w-])(" + ds_word + ds_more + r"{0,3})\s+(?:and\s+(" + ds_word + ds_more + r"{0,2})\s+)?(?:[a-z]+(?:-[a-z]+)?\s+)?(" + dheads + r")\b").finditer(text):
         if m.start() in sent_starts and not any(is_strong_name(w, rules.generic) for w in m.group(1).split()):
             continue
@@ -172,6 +240,11 @@ def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], t
             continue
         vote(m.group(1), "Method", 2)
         cands.append((m.start(1), m.end(1), m.group(1)))
+
+
+def _by_evaluation(v: _Votes) -> None:
+    """What is evaluated, demoed or run is a method; what results are reported on is a dataset."""
+    text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
     # "Evaluating Chronos-Bolt, TimesFM 2.0 and Moirai on X", "We benchmark A and B on X": what is evaluated on
     # a dataset is a method
     for m in re.finditer(r"\b(?:[Ee]valuat(?:e|es|ed|ing)|[Bb]enchmark(?:s|ed|ing)?|[Cc]ompar(?:e|es|ed|ing)|[Tt]est(?:s|ed|ing)?)\s+"
@@ -199,15 +272,12 @@ def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], t
         vote(m.group(1), "Dataset", 3)
     for m in re.finditer(r"\b(?:[Pp]erformance|[Aa]ccuracy|results?|evaluated|tested|benchmarked|FID|perplexity)\s+(?:of\s+[\w-]+\s+)?(?:\w+\s+){0,3}?on\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{3,}[\w-]*)", text):
         vote(m.group(1), "Dataset", 3)
-    # a dataset name: capitalised ("MedQA", "Long Range Arena"), or lower-case with a hyphen ("ogbg-molhiv")
-    name_item = (r"(?:(?:[A-Z]|\d[A-Za-z])[\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\d{1,3}[kK]?(?![\w.%])|(?:19|20)\d{2}(?![\w.%])|v\d+(?:\.\d+)?)(?:\.\d+)?){0,3}"
-                 r"|[a-z]{1,6}[A-Z][\w-]*|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9]|[a-z]{3,}\d+[a-z0-9]*)")
-    sep = r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)(?:on\s+)?(?:the\s+|our\s+(?:new\s+|own\s+|internal\s+)?)?"
-    eval_cue = re.compile(r"\b(?i:evaluated|evaluate|evaluating|evaluation|tested|test|testing|benchmarked|benchmarks?|"
-                          r"accuracy|loss|perplexity|scores?|results?|measured|measuring|trained|training|pretrained|pre-trained|fine-tuned|"
-                          r"performance|improves?|achieves?|reaches|reach|state[- ]of[- ]the[- ]art|gains?|WER|FID|nDCG|error|"
-                          r"experiments?|tests|matches|match|compared?|compares|comparing|convergence|outperforms?|beats?|surpass(?:es)?|"
-                          r"cuts|reduces|lowers|boosts|lifts|raises)\b")
+
+
+def _evaluated_on_lists(v: _Votes) -> None:
+    """Lists of dataset names after "Experiments span" and after "on" in a result's sentence."""
+    text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
+    dheads, name_item, sep, eval_cue, on_list = v.dheads, _NAME_ITEM, _SEP, _EVAL_CUE, _ON_LIST
     # "Experiments span A, B and the C": a list of datasets after an experiments verb
     for m in re.finditer(r"\b(?:[Ee]xperiments|[Ee]valuations?|[Bb]enchmarks)\s+(?:span|spanning|cover|covering|include|including)\s+", text):
         lst = re.match(r"(?:the\s+)?(" + name_item + r"(?:" + sep + name_item + r")*)", text[m.end():])
@@ -215,9 +285,6 @@ def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], t
             for item in re.finditer(name_item, lst.group(1)):
                 vote(item.group(0), "Dataset", 3)
                 cands.append((m.end() + lst.start(1) + item.start(), m.end() + lst.start(1) + item.end(), item.group(0)))
-    on_list = re.compile(r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set|version)\s+of\s+)?"
-                         r"(?:(?:[a-z]+-(?:class|grained|scale|domain|shot|world|source)|held-out|standard|public|popular|challenging)\s+)?"
-                         r"(" + name_item + r"(?:" + sep + name_item + r")*)")
 
     def in_eval_context(at: int) -> bool:
         """An "on X" at ``at`` opens its sentence or follows a result cue in the same sentence."""
@@ -242,6 +309,12 @@ def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], t
                 continue
             vote(w, "Dataset", 3)
             cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
+
+
+def _by_method_cue(v: _Votes) -> None:
+    """A method's head noun, class noun lists, "called X", "we propose X"."""
+    text, rules, vote, surface, cands = v.text, v.rules, v.vote, v.surface, v.cands
+    sent_starts, mheads = v.sent_starts, v.mheads
     # capitalised name + head noun: "the Adam optimizer", "Foundation Models framework"
     for m in _re(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)\s+(" + mheads + r")\b").finditer(text):
         if m.start() in sent_starts or m.group(1).split()[0] in {"The", "A", "An", "This", "Our", "These", "Each"}:
@@ -282,6 +355,12 @@ def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], t
         else:
             vote(name, "Method", 2)
             cands.append((m.start(1), m.end(1), name))
+
+
+def _title_prefixes(v: _Votes) -> None:
+    """A title's prefix "Name: Subtitle" names a method or a dataset."""
+    text, rules, vote, surface, cands = v.text, v.rules, v.vote, v.surface, v.cands
+    titles, mheads = v.titles, v.mheads
     # title prefixes "Name: Subtitle"
     for t in titles:
         title = text[t.start:t.end]
@@ -301,6 +380,11 @@ def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], t
             vote(name, kind, 2 if kind == "Method" else 4)
             cands.append((t.start + m.start(1), t.start + m.start(1) + len(name), name))
             surface.setdefault(key, name)
+
+
+def _by_relation(v: _Votes) -> None:
+    """What a method or dataset extends, builds on, uses or beats is of its class; a dataset by its shape."""
+    text, rules, vote, votes, surface, cands = v.text, v.rules, v.vote, v.votes, v.surface, v.cands
     # code names of a known method's companions: "MLX, mlx-lm and ..."
     for m in re.finditer(r"(?<![\w-])([a-z][a-z0-9]*)([-_][a-z0-9]+)+(?![\w-])", text):
         if votes.get(norm(m.group(1)), Counter())["Method"] >= 1 and m.group(1) not in rules.function_words:
@@ -344,7 +428,12 @@ def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], t
         c = votes.get(norm(m.group(2)))
         if c and c["Dataset"] > c["Method"] and norm(m.group(1)) in votes:
             vote(m.group(1), "Dataset", 3)  # what extends a dataset is a dataset: "ChartStack extends ChartQA"
-    # a name that the document shows as a method or dataset is that wherever it occurs
+
+
+def _emit(v: _Votes) -> list[Found]:
+    """A name the document shows as a method or dataset is that wherever it occurs: every candidate and
+    occurrence of a name with votes, of the class with more of them."""
+    text, votes, surface, cands, shouting = v.text, v.votes, v.surface, v.cands, v.shouting
     out: list[Found] = []
     known = {k for k, c in votes.items() if c}
     finder = NameFinder(text, names=len(known))
@@ -355,7 +444,7 @@ def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], t
                 continue
             cands.append((a, b, text[a:b]))
     for a, b, w in cands:
-        if any(x <= a < y for x, y in shouting):
+        if shouting.holds(a):
             continue
         key = norm(w)
         if key not in votes and key.endswith("s") and key[:-1] in votes:
@@ -368,3 +457,9 @@ def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], t
         aliases = (surface[key + "#head"],) if key + "#head" in surface else ()
         out.append(Found(a, b, cls, canonical, aliases, "name.shape_or_context"))
     return out
+
+
+
+_FAMILIES = (_by_shape, _known_names, _by_dataset_head, _by_evaluation, _evaluated_on_lists, _by_method_cue, _title_prefixes,
+             _by_relation)
+"""The name rules in the order they vote (the first surface form of a name is the one kept)."""
