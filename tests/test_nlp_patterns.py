@@ -76,7 +76,7 @@ def test_every_cue_is_read_by_a_relation_rule(nlp):
         finder.re = compiled
     assert set(compiled) - seen == set()
     nested = {k for k, v in cues.items() if isinstance(v, dict)}
-    assert nested == {"dependency_verbs", "comparatives"}
+    assert nested == {"dependency_verbs", "comparatives", "patterns"}  # patterns: the next test
     from pipeline.vocab import RELATION_ENDS
 
     assert {k for k in cues["dependency_verbs"] if not k.startswith("_")} <= set(RELATION_ENDS)  # read as relations
@@ -89,3 +89,17 @@ def test_every_field_of_a_conference_is_read():
     venues = json.loads((PATTERNS / "venues.json").read_text("utf-8"))
     fields = {k for info in venues["conferences"].values() for k in info if not k.startswith("_")}
     assert fields and all(f'"{f}"' in source for f in fields), fields
+
+
+def test_every_cue_pattern_is_compiled_by_the_module_that_loads_its_section():
+    """cues.json's "patterns": each section is loaded by a rule module (``cue_patterns["titles"]``) and each of its
+    cues compiled there (``_CUES["title_cue"]``)."""
+    cues = json.loads((PATTERNS / "cues.json").read_text("utf-8"))
+    sources = {p: p.read_text("utf-8") for p in PATTERNS.parent.rglob("*.py")}
+    sections = {k: v for k, v in cues["patterns"].items() if not k.startswith("_")}
+    assert sections
+    for section, patterns in sections.items():
+        readers = [text for text in sources.values() if f'cue_patterns["{section}"]' in text]
+        assert len(readers) == 1, section
+        unread = [k for k in patterns if not k.startswith("_") and f'_CUES["{k}"]' not in readers[0]]
+        assert unread == [], (section, unread)

@@ -10,8 +10,10 @@ from functools import lru_cache
 from spacy.tokens import Doc
 
 from .occurrences import NameFinder
-from .rules import NUMBERED_WORDS, Found, is_strong_name, norm
+from .rules import Found, NUMBERED_WORDS, is_strong_name, load_rules, norm
 from .text import _MONTHS, _re
+
+_CUES = load_rules().cue_patterns["names"]
 
 __all__ = ["name_candidates"]
 
@@ -26,9 +28,7 @@ def _versioned_pattern(names: frozenset[str]) -> re.Pattern:
 
 _MODEL_SIZE = re.compile(r"(?:[ \t]+\d+(?:\.\d+)?)?[ \t]+(?:((?:\d+x)?\d+(?:\.\d+)?[BMT])|(?:large|base|small|tiny|medium)(?:-v\d+(?:-turbo)?|(?![ \t]+[a-z])))(?![\w.-])"
                          r"|([ \t]+\d+(?:\.\d+)?[ \t]+(?:Pro|Flash|Ultra|Mini|Nano|Lite|Max|Plus|Instruct|Turbo|Sonnet|Opus|Haiku))(?![\w.-])")
-_ADJECTIVE_SUFFIX = re.compile(r"-(?i:trained|based|style|like|only|free|aware|augmented|specific|guided|conditioned|generated|"
-                               r"tuned|finetuned|enabled|driven|powered|compatible|sized|scale|level|wise|centric|native|ready|"
-                               r"friendly|inspired|derived|produced|labeled|labelled|annotated|distilled)$")
+_ADJECTIVE_SUFFIX = re.compile(_CUES["adjective_suffix"])
 _DATASET_SHAPE = re.compile(r"\w(?:Bench|bench|QA|Eval|Arena)$|-\d+(?:\.\d+)?[KkM]$")
 _NAME_RE = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:[-/.][A-Za-z0-9]+)*)(?![\w-])")
 _LM_SUFFIX = re.compile(r"[ \t]+(LM|LLM|GPT|Net|NN)\b")
@@ -44,11 +44,7 @@ _DS_ITEM = r"(?:[A-Z][a-z]{1,2}\.\s+)?[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK
 _NAME_ITEM = (r"(?:(?:[A-Z]|\d[A-Za-z])[\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\d{1,3}[kK]?(?![\w.%])|(?:19|20)\d{2}(?![\w.%])|v\d+(?:\.\d+)?)(?:\.\d+)?){0,3}"
               r"|[a-z]{1,6}[A-Z][\w-]*|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9]|[a-z]{3,}\d+[a-z0-9]*)")
 _SEP = r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)(?:on\s+)?(?:the\s+|our\s+(?:new\s+|own\s+|internal\s+)?)?"
-_EVAL_CUE = re.compile(r"\b(?i:evaluated|evaluate|evaluating|evaluation|tested|test|testing|benchmarked|benchmarks?|"
-                          r"accuracy|loss|perplexity|scores?|results?|measured|measuring|trained|training|pretrained|pre-trained|fine-tuned|"
-                          r"performance|improves?|achieves?|reaches|reach|state[- ]of[- ]the[- ]art|gains?|WER|FID|nDCG|error|"
-                          r"experiments?|tests|matches|match|compared?|compares|comparing|convergence|outperforms?|beats?|surpass(?:es)?|"
-                          r"cuts|reduces|lowers|boosts|lifts|raises)\b")
+_EVAL_CUE = re.compile(_CUES["eval_cue"])
 _ON_LIST = re.compile(r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set|version)\s+of\s+)?"
                          r"(?:(?:[a-z]+-(?:class|grained|scale|domain|shot|world|source)|held-out|standard|public|popular|challenging)\s+)?"
                          r"(" + _NAME_ITEM + r"(?:" + _SEP + _NAME_ITEM + r")*)")

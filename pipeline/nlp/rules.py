@@ -87,6 +87,7 @@ class Rules:
     conf_acronyms: dict[str, str] = field(default_factory=dict)  # surface acronym -> canonical acronym
     dependency_verbs: dict[str, list[str]] = field(default_factory=dict)  # relation -> verb forms (by the parse)
     lower_is_better: frozenset[str] = frozenset()  # metrics a lower value of which is better (FID, WER, latency)
+    cue_patterns: dict[str, dict[str, str]] = field(default_factory=dict)  # module -> cue name -> regular expression
 
     # derived once from the data above, not per document
     @cached_property
@@ -132,6 +133,8 @@ def load_rules() -> Rules:
         cues={k: v for k, v in cues.items() if not k.startswith("_") and isinstance(v, str)},
         dependency_verbs={k: v for k, v in cues.get("dependency_verbs", {}).items() if not k.startswith("_")},
         lower_is_better=frozenset(w.lower() for w in cues.get("comparatives", {}).get("lower_is_better", [])),
+        cue_patterns={module: {k: v for k, v in patterns.items() if not k.startswith("_")}
+                      for module, patterns in cues.get("patterns", {}).items() if not module.startswith("_")},
     )
     for acr, info in rules.conferences.items():
         rules.conf_acronyms[acr] = acr

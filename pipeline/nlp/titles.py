@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import re
 
-from .rules import Found, scan_title
+from .rules import Found, load_rules, scan_title
 from .text import _MONTHS
+
+_CUES = load_rules().cue_patterns["titles"]
 
 __all__ = ["paper_titles", "title_like"]
 
 
-_TITLE_CUE = re.compile(
-    r"\b(?:will\s+(?:also\s+)?)?(?:present|presents|share|shares|sharing|presenting)\s+"
-    r"(?:(?:their|our|the|a|new)\s+)?(?:(?:work|paper|research)\s+)?(?=[A-Z0-9“\"])"
-)
+_TITLE_CUE = re.compile(_CUES["title_cue"])
 
 
 def paper_titles(text: str, sentences, rules) -> list[Found]:
@@ -135,16 +134,10 @@ def paper_titles(text: str, sentences, rules) -> list[Found]:
     return out
 
 
-_ABSTRACT_SIGNAL = re.compile(
-    r"\b(?:[Ww]e\s+(?:propose|introduce|present|study|show|construct|develop|describe|release|investigate|analy[sz]e|"
-    r"evaluate|compare|find|demonstrate)|[Tt]his\s+(?:paper|work|study)|[Oo]ur\s+(?:[\w-]+\s+){0,2}(?:paper|work|study)|"
-    r"[Tt]he\s+(?:paper|work|study)\s+(?:will|was|is|has|propose|introduce|present|show)|accepted\s+(?:at|to|for|in)|"
-    r"to\s+appear|will\s+be\s+presented|[Pp]resented\s+at|Findings\s+of|[A-Z][\w-]*\s+(?:19|20)\d{2}\s+paper)\b")
+_ABSTRACT_SIGNAL = re.compile(_CUES["abstract_signal"])
 """What makes a paragraph an abstract or a teaser of one paper: research prose in the first person plural,
 "this paper", a publication cue."""
-_HEADING_PARAGRAPH = re.compile(r"\bresearchers\s+(?:will\s+)?(?:also\s+)?(?:present|share|showcase)|"
-                                r"\b(?:[Tt]wo|[Tt]hree|[Ff]our|[Ff]ive|[Ss]everal|[Bb]oth|[Mm]any|\d+)\s+(?:[\w’'-]+\s+){0,5}papers\b|"
-                                r"\b[a-z]+:\s+[A-Z][\w-]*\s+[A-Z]")
+_HEADING_PARAGRAPH = re.compile(_CUES["heading_paragraph"])
 """What makes it a section's: researchers presenting papers, a number of papers, a "Name: Subtitle" title in its prose."""
 
 

@@ -8,28 +8,23 @@ from bisect import bisect_left
 from spacy.tokens import Span
 
 from ..discourse import _canon
-from ..rules import norm
+from ..rules import load_rules, norm
+
+_CUES = load_rules().cue_patterns["relations"]
 
 __all__ = ["_clause_subject", "_subject_is_anaphor", "_mention_at", "_listed_before", "_alone_in_paragraph"]
 
-_PAPER_ANAPHOR = re.compile(r"\b(?:[Tt]he|[Tt]his|[Oo]ur)\s+(?:[A-Z][\w-]*\s+(?:19|20)\d{2}\s+)?(?:paper|work|study|report)\b")
-_VENUE_PAPER = re.compile(r"^\s+(?:paper|work|study)\b")
+_PAPER_ANAPHOR = re.compile(_CUES["paper_anaphor"])
+_VENUE_PAPER = re.compile(_CUES["venue_paper"])
 """What follows a venue named as a paper's: "our CoRL 2026 paper", "This EMNLP 2026 paper", "A UAI 2026 paper"."""
-_WILL_BE_PRESENTED = re.compile(r"\b(?:will\s+be\s+presented|is\s+to\s+be\s+presented|(?:is\s+|are\s+)?to\s+appear|will\s+appear|"
-                                r"(?:was|is|has\s+been|have\s+been)\s+accepted)\s+(?:as\s+(?:an?\s+)?[\w-]+\s+)?(?:at|in|to)\b")
-_METHOD_ANAPHOR = re.compile(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:[\w-]+\s+)?(?:method|approach|technique|model|framework|work|architecture|optimizer|paper|"
-                             r"detector|tracker|classifier|retriever|reranker|planner|policy|kernel|compiler|vocoder|recognizer|system)\b"
-                             r"|\bthis\s+work\b|\b[Ii]ts\b")
-_WE = re.compile(r"\b(?:[Ww]e|[Ii]n\s+this\s+(?:paper|work))\b")
-_UNTITLED_CUE = re.compile(
-    r"\b(?:[Ww]e|[Tt]his\s+(?:paper|work)|[Aa]n?\s+[A-Z][\w-]*\s+(?:19|20)\d{2}\s+paper)\s+(?:\w+\s+){0,5}?(?:propose|proposes|introduce|introduces|present|presents|presenting|develop|develops|describe|describes|release|releases|call|name|term|dub|construct|constructs|curate|curates|collect|collects)\b"
-)
-_INTRO_CUE = re.compile(
-    r"\b(?:propos\w*|introduc\w*|present\w*|describ\w*|shares?|sharing|releas\w*|develop\w*|details|unveil\w*)\b", re.I
-)
-_NOVEL = re.compile(r"\b(?:[Aa]n?)\s+(?:novel|new)\s+(?:[\w-]+\s+){0,1}$")
+_WILL_BE_PRESENTED = re.compile(_CUES["will_be_presented"])
+_METHOD_ANAPHOR = re.compile(_CUES["method_anaphor"])
+_WE = re.compile(_CUES["we"])
+_UNTITLED_CUE = re.compile(_CUES["untitled_cue"])
+_INTRO_CUE = re.compile(_CUES["intro_cue"], re.I)
+_NOVEL = re.compile(_CUES["novel"])
 _LINE_TITLE_RULES = {"paper.labelled_title", "paper.title_line", "paper.title_line_abstract", "paper.list_item_title"}
-_CLAUSE_BREAK = re.compile(r";|[,:]\s+(?:but|while|whereas|although|which|who)\b|\b(?:but|while|whereas|although)\b")
+_CLAUSE_BREAK = re.compile(_CUES["clause_break"])
 _LIST_HEAD = re.compile(r"^\s*(?:[-•*]\s*)?(.{2,90}?)(?::\s|\s+[–—]\s+)")
 
 
@@ -72,15 +67,11 @@ def _subject_is_anaphor(sent: Span) -> bool:
     return False
 
 
-_TRAINING = re.compile(r"\b(?:pre-?train\w*|train(?:s|ed|ing)?|fine-?tun\w*|distill\w*|learn(?:s|ed)?\s+from|mixed\s+with|noise\s+from)\b", re.I)
+_TRAINING = re.compile(_CUES["training"], re.I)
 
 
-_STUDY = re.compile(r"\b(?:(?:[Ww]e|[Tt]hey|[Tt]he\s+(?:paper|authors|study|work)|[Tt]his\s+(?:paper|study|work))\s+(?:then\s+|also\s+)?"
-                    r"(?:evaluat|benchmark|test|compar|assess)\w*\s+(?:[\w-]+\s+){0,4}?(?:models|systems|methods|agents|baselines|"
-                    r"detectors|recognizers|trackers|LLMs|VLMs|approaches|algorithms)|[Bb]enchmarking\s+(?:current|existing|state-of-the-art|"
-                    r"popular|leading)\s+(?:models|systems|methods)|[Bb]y\s+(?:testing|evaluating|benchmarking)\s+(?:[\w-]+\s+){0,3}?"
-                    r"(?:models|systems|methods|LLMs|VLMs))\b")
-_EVALUATE_VERB = re.compile(r"\b(?:evaluat\w*|test(?:s|ed|ing)?|benchmark(?:s|ed|ing)?|assess\w*)\b", re.I)
+_STUDY = re.compile(_CUES["study"])
+_EVALUATE_VERB = re.compile(_CUES["evaluate_verb"], re.I)
 
 
 def _trained_not_evaluated(before: str, evaluated: re.Pattern) -> bool:
@@ -105,8 +96,7 @@ def _sentence_index(m: Span, sents: list[Span], starts: list[int]) -> int | None
     return k if k >= 0 and sents[k].start_char <= m.start_char < sents[k].end_char else None
 
 
-_COMPARATIVE = re.compile(r"\b(better|worse|higher|lower|more\s+often|less\s+often)\s+((?:[\w@.%/+-]+\s+){0,4}?)than\s+(?:both\s+|the\s+|a\s+)?"
-                          r"|\b(reduces|lowers|cuts|improves|raises|increases)\s+((?:[\w@.%/+-]+\s+){1,6}?)(?:compared\s+(?:to|with)|relative\s+to)\s+(?:both\s+|the\s+|a\s+)?")
+_COMPARATIVE = re.compile(_CUES["comparative"])
 
 
 def _comparison_sign(word: str, metric: str, lower_is_better: frozenset[str]) -> int:
