@@ -15,13 +15,18 @@ __all__ = ["paper_titles", "title_like"]
 _TITLE_CUE = re.compile(_CUES["title_cue"])
 
 
-def paper_titles(text: str, sentences, rules) -> list[Found]:
-    """Paper titles after presentation cues, after "In"/"The paper," and before ", a new ... paper"."""
-    fw = rules.function_words
-    confs = frozenset(rules.conf_acronyms)
-    out: list[Found] = []
+class _Titles:
+    """The titles found in one text, and the checks every one of them passes (kept by :meth:`add`)."""
 
-    def add(a: int, b: int, rule: str, need_colon: bool = False) -> None:
+    def __init__(self, text: str, rules) -> None:
+        self.text, self.rules, self.out = text, rules, []
+        self.fw = rules.function_words
+        self.confs = frozenset(rules.conf_acronyms)
+
+    def add(self, a: int, b: int, rule: str, need_colon: bool = False) -> None:
+        """Keep the title at ``[a, b)`` (its quotes dropped) if it has three words, two capitalised, and opens
+        with none of the words that open sentences ("This", "We", "In") or an organization."""
+        text, rules, out = self.text, self.rules, self.out
         while a < b and text[a] in "“”\"":  # the quotes around a title are not part of it
             a += 1
         while b > a and text[b - 1] in "“”\"":
@@ -38,6 +43,19 @@ def paper_titles(text: str, sentences, rules) -> list[Found]:
             return
         out.append(Found(a, b, "Paper", title, (), rule))
 
+
+def paper_titles(text: str, sentences, rules) -> list[Found]:
+    """Paper titles after presentation cues, after "In"/"The paper," and before ", a new ... paper"; set off by
+    emphasis or quotes; on lines of their own; labelled."""
+    t = _Titles(text, rules)
+    _titles_in_sentences(t, sentences)
+    _titles_on_lines(t)
+    return t.out
+
+
+def _titles_in_sentences(t: _Titles, sentences) -> None:
+    """Titles read sentence by sentence, after their cues."""
+    text, fw, confs, add = t.text, t.fw, t.confs, t.add
     prev_start = 0
     for s_start, s_end in sentences:
         sent = text[s_start:s_end]
@@ -85,6 +103,11 @@ def paper_titles(text: str, sentences, rules) -> list[Found]:
             if span:
                 add(*span, "paper.titled")
         prev_start = s_start
+
+
+def _titles_on_lines(t: _Titles) -> None:
+    """Titles set off by emphasis or quotes, on lines of their own (perhaps list items), labelled "Title:"."""
+    text, fw, out, add = t.text, t.fw, t.out, t.add
     # a title set off by emphasis or quotes in a sentence about a paper: "Our oral is *Name: Subtitle*"
     for m in re.finditer(r"(?<![*\w])(?:\*\*?|__?|[“\"])((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^*_“”\"\n]{8,200}?)(?:\*\*?|__?|[”\"])(?![*\w])", text):
         line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) if "\n" in text[m.end():] else len(text)]
@@ -131,7 +154,6 @@ def paper_titles(text: str, sentences, rules) -> list[Found]:
                          r"\([^()\n]*(?:19|20)\d{2}[^()\n]*\)[ \t]*(?:[—–:-]|$)", text):
         if title_like(m.group(1), fw):
             add(m.start(1), m.end(1), "paper.list_item_title")
-    return out
 
 
 _ABSTRACT_SIGNAL = re.compile(_CUES["abstract_signal"])
