@@ -100,6 +100,8 @@ def conference_mentions(text: str, rules) -> list[Found]:
 
 
 _WORKSHOP = re.compile("workshop", re.I)
+MAX_NAME_WORDS = 20
+"""The longest workshop name read before the word "Workshop", in words."""
 
 
 def workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
@@ -129,7 +131,9 @@ def workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
             aliases.add(f"Workshop on {name} ({acr.group(1)})")
             end = end + acr.end()
         out.append(Found(m.start(), end, "Venue", f"Workshop on {name}", tuple(sorted(aliases)), "venue.workshop_on"))
-    for m in re.finditer(r"(?<![\w-])(" + _TW + r"(?:\s+(?:" + _TW + r"|and|of|for|on|in|the))*)\s+Workshop\b(?!\s+on)", text):
+    # at most MAX_NAME_WORDS words before "Workshop": unbounded, a text of title-case words was backtracked from each word
+    for m in re.finditer(r"(?<![\w-])(" + _TW + r"(?:\s+(?:" + _TW + r"|and|of|for|on|in|the)){0,%d})\s+Workshop\b(?!\s+on)"
+                         % (MAX_NAME_WORDS - 1), text):
         name = m.group(1)
         if name.split()[0].lower() in {"the", "a", "an"}:
             continue
