@@ -525,10 +525,17 @@ def bench(
     sizes: str = typer.Option("100,1000,10000", help="Corpus sizes to time, comma-separated."),
     work: Path = typer.Option(Path("/tmp/mlkg-bench"), help="Scratch folder for generated corpora and outputs."),
     workers: int = typer.Option(1, "--workers", "-j", min=1, help="Processes for the builds."),
+    pathological: bool = typer.Option(False, "--pathological", help="Instead: build 100 KB of each hostile document "
+                                      "shape and of ordinary prose, and print each one's time per character against prose's."),
 ) -> None:
     """Benchmark: tokens/s against spaCy's own nlp.pipe, time and peak memory per size, incremental rebuild, SPARQL latency."""
     from .bench import run_bench
 
+    if pathological:
+        from .pathological import run_pathological
+
+        run_pathological(echo=typer.echo)
+        return
     try:
         run_bench([int(x) for x in sizes.split(",") if x.strip()], work, workers, echo=typer.echo)
     except MlkgError as exc:
