@@ -2,7 +2,7 @@
 
 A key is the SHA-256 of the pipeline fingerprint, the document id and its text. The fingerprint covers
 everything that decides what is extracted from a text: mlkg's version, the source of the extraction stage
-(``pipeline/nlp``, ``model.py``, ``vocab.py``, ``resolve.py`` whose ``norm`` the rules use) and its rule data,
+(``pipeline/nlp``, ``model.py``, ``vocab.py``, ``names.py`` whose ``norm`` the rules use) and its rule data,
 and the spaCy version and pipeline. Editing a rule, upgrading spaCy or switching pipelines therefore misses
 the cache everywhere; an unchanged document under an unchanged pipeline hits it and is not parsed.
 
@@ -21,13 +21,12 @@ from functools import lru_cache
 from pathlib import Path
 
 from .model import Document, Extraction
+from .outputs import CACHE_DIR as DEFAULT_CACHE_DIR
 
 __all__ = ["ExtractionCache", "pipeline_fingerprint", "DEFAULT_CACHE_DIR"]
 
-DEFAULT_CACHE_DIR = ".mlkg-cache"
-"""The cache's folder inside the output folder when no ``--cache`` is given."""
 
-_SOURCES = ("model.py", "vocab.py", "resolve.py", "nlp")
+_SOURCES = ("model.py", "vocab.py", "names.py", "nlp")
 _FORMAT = 2  # entries hold (document id, stream.compact facts): plain tuples, quick to load
 
 

@@ -33,14 +33,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .resolve import norm
+from .names import norm
+from .outputs import STATE as STATE_FILE
 from .stream import StreamResolver, merge_section, merges_frame, name_parts, _entity_iri, _Outside
 from .vocab import local_name
 
 __all__ = ["STATE_FILE", "GraphState", "take_state", "save_state", "rebuild", "Rebuilt", "state_version"]
 
-STATE_FILE = ".mlkg-state.pkl"
-"""The state of the last streaming build, in its output folder."""
 
 OUTPUTS = ("graph.ttl", "merges.json")
 """The outputs an incremental rebuild patches: they must be as the build that left the state wrote them."""

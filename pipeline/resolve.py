@@ -3,50 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
-from functools import lru_cache
 
 from .model import Entity, Extraction, MergeRecord, Mention, Relation, Resolution
-from .vocab import local_name
+from .names import clean as _clean
+from .names import entity_key, norm
 
-__all__ = ["resolve", "norm", "entity_key"]
-
-
-@lru_cache(maxsize=1 << 15)  # called for every name of every mention, several times: pure, so remember
-# (32,768 names: a document's names are normalised together, so a bounded cache keeps them, and memory stays flat)
-def norm(name: str) -> str:
-    """Normalise a name for identity: NFKC, case-folded, no leading "the", letters and digits only.
-
-    Examples
-    --------
-    >>> norm("The FlashAttention-2") == norm("FLASHATTENTION2")
-    True
-    >>> norm("Mix-of-Adapters") == norm("Mix of Adapters")
-    True
-    """
-    s = unicodedata.normalize("NFKC", name).casefold().strip()
-    s = re.sub(r"^the\s+", "", s)
-    return "".join(ch for ch in s if ch.isalnum())
-
-
-def entity_key(cls, label: str) -> str:
-    """The identity of an entity: its class and normalised canonical label.
-
-    Examples
-    --------
-    >>> from pipeline.vocab import MLKG
-    >>> entity_key(MLKG.Venue, "ICLR 2025")
-    'Venue/iclr2025'
-    """
-    return f"{local_name(cls)}/{norm(label)}"
-
-
-@lru_cache(maxsize=1 << 17)
-def _clean(label: str) -> str:
-    return re.sub(r"\s+", " ", label).strip()
+__all__ = ["resolve", "norm", "entity_key"]  # norm and entity_key: names.py's, re-exported
 
 
 class _Group:

@@ -33,8 +33,10 @@ from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring as _js
 from pathlib import Path
 
+from .outputs import SPILL_PREFIX
 from .model import Document, Evidence, Extraction, Mention, RelationMention
-from .resolve import _clean, entity_key, norm
+from .names import clean as _clean
+from .names import entity_key, norm
 from .vocab import local_name
 
 __all__ = ["compact", "expand", "StreamResolver", "Sorter", "Spill"]
@@ -113,7 +115,7 @@ def expand(document: Document, facts: tuple) -> Extraction:
 
 def _remove_dead(parent: Path) -> None:
     """Remove the spill folders that killed builds left in ``parent`` (their process is gone)."""
-    for d in parent.glob(".mlkg-spill-*"):
+    for d in parent.glob(SPILL_PREFIX + "*"):
         try:
             pid = int(d.name.split("-")[2])
             os.kill(pid, 0)
@@ -130,7 +132,7 @@ class Spill:
         parent = Path(parent)
         parent.mkdir(parents=True, exist_ok=True)
         _remove_dead(parent)
-        self.root = Path(tempfile.mkdtemp(prefix=f".mlkg-spill-{os.getpid()}-", dir=parent))
+        self.root = Path(tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-", dir=parent))
         self._facts = open(self.root / "facts.pkl", "wb")
         self._later = None
         self.memory: list[tuple] = []
@@ -331,7 +333,7 @@ def _render_fingerprint() -> str:
 
         h = hashlib.sha256()
         root = Path(__file__).parent
-        for name in ("stream.py", "write.py", "rdf.py", "vocab.py", "resolve.py", "model.py"):
+        for name in ("stream.py", "write.py", "rdf.py", "vocab.py", "resolve.py", "names.py", "model.py"):
             h.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
         _FINGERPRINT.append(h.hexdigest()[:16])
     return _FINGERPRINT[0]

@@ -29,12 +29,11 @@ from pathlib import Path
 from rdflib import Graph, Literal, URIRef
 
 from .errors import MlkgError
+from .outputs import JOURNAL
 
 __all__ = ["atomic_write", "write_turtle", "turtle_bytes", "write_json", "json_bytes", "write_outputs", "recover",
            "JOURNAL"]
 
-JOURNAL = ".mlkg-commit.json"
-"""The commit journal's file name inside the output folder; present only while (or after a crash during) renames."""
 
 
 def _mkstemp(path: Path) -> tuple[int, str]:

@@ -1,0 +1,39 @@
+"""Every file name a build reads or writes in its output folder, hidden ones included: one place to look."""
+
+from __future__ import annotations
+
+__all__ = ["GRAPH_TTL", "GRAPH_HTML", "GRAPH_NT", "GRAPH_JSONLD", "GRAPH_TRIG", "CONTEXT_JSONLD", "MERGES",
+           "REPORT", "QUARANTINE", "JOURNAL", "STATE", "STAMP", "CACHE_DIR", "CACHE_MANIFEST", "CACHE_LOCK",
+           "SPILL_PREFIX", "FORMAT_FILES"]
+
+GRAPH_TTL = "graph.ttl"
+"""The graph in Turtle: always written."""
+GRAPH_HTML = "graph.html"
+"""The interactive view (unless ``--no-html``)."""
+GRAPH_NT = "graph.nt"
+GRAPH_JSONLD = "graph.jsonld"
+GRAPH_TRIG = "graph.trig"
+CONTEXT_JSONLD = "context.jsonld"
+"""The JSON-LD context graph.jsonld refers to."""
+MERGES = "merges.json"
+"""The merge log: each mention merged into each entity, and by which rule."""
+REPORT = "report.json"
+"""What the build read, skipped and found (no timings: deterministic)."""
+QUARANTINE = "quarantine.ttl"
+"""Statements that failed the shapes (only when some did)."""
+
+JOURNAL = ".mlkg-commit.json"
+"""The commit journal (``write.write_outputs``): present only while (or after a crash during) the renames."""
+STATE = ".mlkg-state.pkl"
+"""The name tables of the last build, from which the next one patches its outputs (``incremental.py``)."""
+STAMP = ".mlkg-stamp.json"
+"""What the last build was made from (inputs, options, code, model) and what it wrote: an unchanged build stops."""
+CACHE_DIR = ".mlkg-cache"
+"""The extraction cache's folder inside the output folder when no ``--cache`` is given."""
+CACHE_MANIFEST = ".mlkg-cache-used.json"
+"""The cache entries this output folder's last build used: the only ones its next build may prune."""
+CACHE_LOCK = ".lock"
+"""A file inside the cache folder locked while entries are pruned."""
+SPILL_PREFIX = ".mlkg-spill-"
+"""Temporary folders of sorted runs (``<prefix><pid>-...``), removed at the end of a build or by the next."""
+
