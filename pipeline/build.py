@@ -13,7 +13,8 @@ from typing import Protocol
 
 from .config import FORMATS, VALIDATE_AUTO_LIMIT, BuildConfig
 from .errors import ExitCode, InputError, MlkgError
-from .model import BuildReport, Document, SkippedDocument
+from .model import BuildReport, Document, SkippedDocument, Violation
+from .outputs import STAMP
 from .vocab import local_name
 
 __all__ = ["run_build", "BuildCallbacks", "exit_code_for"]
@@ -37,8 +38,41 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     """Build the knowledge graph from ``config.inputs`` into ``config.out_dir``.
 
     Outputs are written atomically, all computed before the first is replaced, so a failed run leaves
-    the previous graph.ttl, graph.html and report.json as they were.
+    the previous graph.ttl, graph.html and report.json as they were. The output folder is locked from start
+    to end: a second build into it waits (``callbacks.on_stage("wait")``), so it reads the state and the cache
+    manifest this one leaves, never a mix of two builds.
     """
+    from . import stamp, write
+
+    cb = callbacks or _Silent()
+    unknown = sorted(set(config.formats) - set(FORMATS))
+    if unknown:
+        raise InputError(f"unknown output format(s) {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
+    out = Path(config.out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MlkgError(f"cannot write the outputs in {out}: {exc}") from exc
+    with write.folder_lock(out, on_wait=lambda: cb.on_stage("wait")):
+        last = stamp.unchanged(config)
+        if last is not None:
+            return _report_from_dict(last, up_to_date=True)
+        (out / STAMP).unlink(missing_ok=True)  # this build may change the outputs: the stamp goes until it is done
+        report = _run_locked(config, cb)
+        stamp.save(config, [Path(p).name for p in report.outputs], report_dict(report, include_timing=False))
+        return report
+
+
+def _report_from_dict(d: dict, **extra) -> BuildReport:
+    """The inverse of :func:`report_dict` without timings (an unchanged build's report is the last one's)."""
+    return BuildReport(
+        documents_read=d["documents_read"], skipped=tuple(SkippedDocument(**s) for s in d["skipped"]),
+        entities_per_class=d["entities_per_class"], relations_per_property=d["relations_per_property"],
+        model=d["model"], graph_stats=d["graph"], encodings=d["encodings"], validation=d.get("validation", ""),
+        quarantine=tuple(Violation(**v) for v in d.get("quarantine", ())), **extra)
+
+
+def _run_locked(config: BuildConfig, cb: BuildCallbacks) -> BuildReport:
     from . import analysis, incremental, ingest, rdf, resolve, serialize, validate, write
     from .cache import DEFAULT_CACHE_DIR, ExtractionCache
     from .executor import ExtractStats, extract_documents
@@ -46,10 +80,6 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     from .executor import release_pipelines
     from .nlp import pick_model
 
-    cb = callbacks or _Silent()
-    unknown = sorted(set(config.formats) - set(FORMATS))
-    if unknown:
-        raise InputError(f"unknown output format(s) {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
     t = {}
     t0 = time.perf_counter()
     skipped: list[SkippedDocument] = []
@@ -229,8 +259,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     write.write_outputs(out, files)  # all replaced in one commit, or none
     if not violations:  # a quarantine.ttl left by an earlier build is not about this graph
         (out / "quarantine.ttl").unlink(missing_ok=True)
-    if store is not None:
-        store.prune()  # entries of documents removed or changed since: their facts are gone, so is their cache
+    _after_commit(config, store)
     t["write"] = time.perf_counter() - t0
     return report
 
@@ -292,10 +321,21 @@ def _commit_streamed(config: BuildConfig, resolver, done, kept, skipped, counts,
     files = files or {"graph.ttl": resolver.turtle(), "merges.json": resolver.merges()}
     write.write_outputs(out, {**files, "report.json": write.json_bytes(report_dict(report, include_timing=False))})
     (out / "quarantine.ttl").unlink(missing_ok=True)
+    _after_commit(config, store)
     if store is not None:
-        store.prune()
         incremental.save_state(out, version, resolver, done)
     return report
+
+
+def _after_commit(config: BuildConfig, store) -> None:
+    """Once the outputs are replaced (the folder still locked): prune the cache of the entries this folder
+    used before and no longer uses (documents removed or changed since: their facts are gone, so is their
+    cache)."""
+    from . import write
+
+    write.fault("committed")
+    if store is not None:
+        store.prune(config.out_dir, own=config.cache_dir is None)
 
 
 def _build_incremental(config: BuildConfig, state, changes, feed, kept, skipped, counts, store, model, run, t, t0,
@@ -362,6 +402,8 @@ def report_dict(report: BuildReport, include_timing: bool = True) -> dict:
         d["documents_cached"] = report.documents_cached
         if report.patched:  # a patched graph's report.json is that of a full build
             d["patched"] = report.patched
+        if report.up_to_date:
+            d["up_to_date"] = True
     return d
 
 

@@ -14,7 +14,9 @@ it reads now, so the facts of a removed or changed document leave the graph what
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import pickle
 import tempfile
 from functools import lru_cache
@@ -22,6 +24,8 @@ from pathlib import Path
 
 from .model import Document, Extraction
 from .outputs import CACHE_DIR as DEFAULT_CACHE_DIR
+from .outputs import CACHE_MANIFESTS
+from .write import atomic_write, folder_lock, json_bytes
 
 __all__ = ["ExtractionCache", "pipeline_fingerprint", "DEFAULT_CACHE_DIR"]
 
@@ -134,18 +138,56 @@ class ExtractionCache:
 
         self.put_facts(extraction.document, compact(extraction))
 
-    def prune(self) -> int:
-        """Delete the entries this build did not use (documents removed or changed since); return how many."""
+    def prune(self, out_dir: Path, own: bool = False) -> int:
+        """Delete the entries the last build into ``out_dir`` used and this one did not (documents removed or
+        changed since), and record this build's for the next; return how many were deleted.
+
+        A cache named with ``--cache`` may serve other output folders: only the entries this folder's manifest
+        (in ``outputs.CACHE_MANIFESTS``) lists are candidates, so a build never deletes another's. With ``own`` (the
+        cache inside ``out_dir``) and no manifest yet, every entry this build did not use goes. Entries are
+        deleted under a lock on the cache folder, one pruning build at a time.
+        """
+        folder = hashlib.sha256(os.fsencode(os.path.realpath(out_dir))).hexdigest()[:16]
+        manifest = self.root / CACHE_MANIFESTS / f"{folder}.json"
+        previous = self._manifest(manifest)
         n = 0
-        if not self.root.is_dir():
-            return 0
+        if self.root.is_dir() and (previous is not None or own):
+            with folder_lock(self.root):
+                candidates = self._all_entries() if previous is None else previous
+                for rel in candidates:
+                    path = os.path.join(self._root, rel)
+                    if path not in self.used and os.path.exists(path):
+                        Path(path).unlink(missing_ok=True)
+                        n += 1
+        prefix = self._root + os.sep
+        entries = sorted(p[len(prefix):] for p in self.used if p.startswith(prefix))
+        atomic_write(manifest, json_bytes({"cache": os.path.realpath(self._root), "out": os.path.realpath(out_dir), "entries": entries}))
+        return n
+
+    def _manifest(self, path: Path) -> list[str] | None:
+        """The entries a manifest lists, if it is about this cache (else None)."""
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("cache") != os.path.realpath(self._root):
+            return None
+        entries = data.get("entries")
+        if not isinstance(entries, list):
+            return None
+        # only names of entries (two hex digits, a slash, a digest): a manifest never points outside the cache
+        return [e for e in entries if isinstance(e, str) and _ENTRY.fullmatch(e)]
+
+    def _all_entries(self) -> list[str]:
+        out = []
         with os.scandir(self._root) as shards:
             for shard in shards:
                 if len(shard.name) != 2 or not shard.is_dir():
                     continue
                 with os.scandir(shard.path) as entries:
-                    for entry in entries:
-                        if entry.name.endswith(".pkl") and not entry.name.startswith(".") and entry.path not in self.used:
-                            Path(entry.path).unlink(missing_ok=True)
-                            n += 1
-        return n
+                    out.extend(f"{shard.name}/{e.name}" for e in entries
+                               if e.name.endswith(".pkl") and not e.name.startswith("."))
+        return out
+
+
+_ENTRY = re.compile(r"[0-9a-f]{2}/[0-9a-f]{64}\.pkl")

@@ -76,6 +76,8 @@ class _Progress:
             self.bar.update(1)
 
     def on_stage(self, name: str) -> None:
+        if name == "wait":
+            typer.echo("mlkg: another build is writing into the same folder; waiting for it to finish", err=True)
         if self.bar is not None and name != "parse":
             self.bar.__exit__(None, None, None)
             self.bar = None
@@ -119,6 +121,9 @@ def build(
                f"({d['documents_parsed']} parsed, {d['documents_cached']} from the cache)")
     if d.get("patched"):
         typer.echo(d["patched"])
+    if report.up_to_date:
+        typer.echo(f"the graph in {out} is up to date: inputs, options, code and model unchanged since the last "
+                   "build, which this reports; nothing read or written")
     for doc_id, encoding in d["encodings"].items():
         if encoding != "utf-8":
             typer.echo(f"read {doc_id} as {encoding}")
@@ -135,8 +140,9 @@ def build(
         typer.echo(f"quarantined: {v}", err=True)
     if report.quarantine:
         typer.echo(f"{len(report.quarantine)} shape violation(s): their statements are in {out / 'quarantine.ttl'}, not in the graph", err=True)
-    typer.echo("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in d["seconds"].items()))
-    typer.echo("wrote " + ", ".join(report.outputs))
+    if d["seconds"]:
+        typer.echo("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in d["seconds"].items()))
+    typer.echo("wrote " + (", ".join(report.outputs) or "nothing"))
     raise typer.Exit(int(exit_code_for(report)))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __all__ = ["GRAPH_TTL", "GRAPH_HTML", "GRAPH_NT", "GRAPH_JSONLD", "GRAPH_TRIG", "CONTEXT_JSONLD", "MERGES",
-           "REPORT", "QUARANTINE", "JOURNAL", "STATE", "STAMP", "CACHE_DIR", "CACHE_MANIFEST", "CACHE_LOCK",
+           "REPORT", "QUARANTINE", "JOURNAL", "STATE", "STAMP", "CACHE_DIR", "CACHE_MANIFESTS",
            "SPILL_PREFIX", "FORMAT_FILES"]
 
 GRAPH_TTL = "graph.ttl"
@@ -30,10 +30,9 @@ STAMP = ".mlkg-stamp.json"
 """What the last build was made from (inputs, options, code, model) and what it wrote: an unchanged build stops."""
 CACHE_DIR = ".mlkg-cache"
 """The extraction cache's folder inside the output folder when no ``--cache`` is given."""
-CACHE_MANIFEST = ".mlkg-cache-used.json"
-"""The cache entries this output folder's last build used: the only ones its next build may prune."""
-CACHE_LOCK = ".lock"
-"""A file inside the cache folder locked while entries are pruned."""
+CACHE_MANIFESTS = ".mlkg-used"
+"""A folder inside the cache: per output folder (a digest of its path), the entries its last build used, the
+only ones its next build may prune."""
 SPILL_PREFIX = ".mlkg-spill-"
 """Temporary folders of sorted runs (``<prefix><pid>-...``), removed at the end of a build or by the next."""
 

@@ -1,0 +1,68 @@
+"""A true no-op (stamp.py): an unchanged build reads and writes nothing; any change builds again."""
+
+import os
+import shutil
+
+from pipeline import BuildConfig, build
+from pipeline.generate import generate_corpus
+
+
+def _mtimes(out):
+    return {p.name: p.stat().st_mtime_ns for p in out.iterdir() if p.is_file()}
+
+
+def test_unchanged_build_touches_nothing_and_any_change_builds_again(tmp_path):
+    docs, out = tmp_path / "docs", tmp_path / "out"
+    generate_corpus(6, docs)
+    config = BuildConfig(inputs=(docs,), out_dir=out, validate=False)
+    first = build(config)
+    assert not first.up_to_date and (out / "graph.html").is_file()
+    before = _mtimes(out)
+    again = build(config)
+    assert again.up_to_date and again.documents_parsed == again.documents_cached == 0
+    assert (again.documents_read, again.entities_per_class, again.graph_stats) == (
+        first.documents_read, first.entities_per_class, first.graph_stats)
+    assert _mtimes(out) == before
+
+    assert not build(BuildConfig(inputs=(docs,), out_dir=out, validate=False, html=False)).up_to_date  # options
+    assert build(BuildConfig(inputs=(docs,), out_dir=out, validate=False, html=False)).up_to_date
+    victim = sorted(docs.glob("*.txt"))[2]
+    victim.write_text(victim.read_text("utf-8") + "\nWe also release ZorbNet.\n", "utf-8")  # an input
+    changed = build(config)
+    assert not changed.up_to_date and changed.documents_parsed == 1
+    (docs / "new.txt").write_text("We propose FlibNet.\n", "utf-8")  # a new input
+    assert not build(config).up_to_date
+    assert build(config).up_to_date
+    with open(out / "graph.ttl", "ab") as fh:  # an output edited
+        fh.write(b"# edited\n")
+    assert not build(config).up_to_date
+    (out / "graph.html").unlink()  # an output gone
+    assert not build(config).up_to_date and (out / "graph.html").is_file()
+    assert not build(BuildConfig(inputs=(docs,), out_dir=out, validate=False, cache=False)).up_to_date
+    fresh = tmp_path / "fresh"
+    build(BuildConfig(inputs=(docs,), out_dir=fresh, validate=False, cache=False))
+    for name in ("graph.ttl", "graph.html", "merges.json", "report.json"):
+        assert (out / name).read_bytes() == (fresh / name).read_bytes(), name
+
+
+def test_a_failed_build_leaves_no_stamp(tmp_path, monkeypatch):
+    docs, out = tmp_path / "docs", tmp_path / "out"
+    generate_corpus(3, docs)
+    build(BuildConfig(inputs=(docs,), out_dir=out, validate=False, html=False))
+    (docs / "new.txt").write_text("We propose FlibNet.\n", "utf-8")
+    from pipeline import write
+    from pipeline.outputs import STAMP
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full (injected)")
+
+    monkeypatch.setattr(write, "write_outputs", broken)
+    try:
+        build(BuildConfig(inputs=(docs,), out_dir=out, validate=False, html=False))
+    except OSError:
+        pass
+    assert not (out / STAMP).exists()
+    monkeypatch.undo()
+    os.remove(docs / "new.txt")
+    shutil.rmtree(out / ".mlkg-cache")
+    assert not build(BuildConfig(inputs=(docs,), out_dir=out, validate=False, html=False)).up_to_date
