@@ -1,4 +1,4 @@
-"""The incremental cache: one pickled Extraction per document (as plain tuples, ``stream.compact``), keyed by its content and the pipeline's version.
+"""The incremental cache: one pickled Extraction per document (as plain tuples, ``facts.compact``), keyed by its content and the pipeline's version.
 
 A key is the SHA-256 of the pipeline fingerprint, the document id and its text. The fingerprint covers
 everything that decides what is extracted from a text: mlkg's version, the source of the extraction stage
@@ -31,7 +31,7 @@ __all__ = ["ExtractionCache", "pipeline_fingerprint", "DEFAULT_CACHE_DIR"]
 
 
 _SOURCES = ("model.py", "vocab.py", "names.py", "nlp")
-_FORMAT = 2  # entries hold (document id, stream.compact facts): plain tuples, quick to load
+_FORMAT = 2  # entries hold (document id, facts.compact facts): plain tuples, quick to load
 
 
 @lru_cache(maxsize=8)
@@ -77,7 +77,7 @@ class ExtractionCache:
         return os.path.exists(self._path(document))
 
     def get_entry(self, document: Document) -> tuple[tuple, tuple | None] | None:
-        """``(facts, memo)`` of ``document``: its compact facts (``stream.compact``) and what the streaming
+        """``(facts, memo)`` of ``document``: its compact facts (``facts.compact``) and what the streaming
         writer rendered from them last (``stream.StreamResolver.render``, or None); None if not cached."""
         return self.read_entry(self._path(document), document.id)
 
@@ -98,13 +98,13 @@ class ExtractionCache:
         return entry[1], (entry[2] if len(entry) == 3 else None)
 
     def get_facts(self, document: Document) -> tuple | None:
-        """The cached compact facts (``stream.compact``) of ``document``, or None."""
+        """The cached compact facts (``facts.compact``) of ``document``, or None."""
         entry = self.get_entry(document)
         return None if entry is None else entry[0]
 
     def get(self, document: Document) -> Extraction | None:
         """The cached Extraction of ``document`` (read from the current place and encoding), or None."""
-        from .stream import expand
+        from .facts import expand
 
         facts = self.get_facts(document)
         return None if facts is None else expand(document, facts)
@@ -134,7 +134,7 @@ class ExtractionCache:
 
     def put(self, extraction: Extraction) -> None:
         """Store ``extraction`` (atomically)."""
-        from .stream import compact
+        from .facts import compact
 
         self.put_facts(extraction.document, compact(extraction))
 

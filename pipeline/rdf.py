@@ -15,7 +15,8 @@ from rdflib.namespace import RDF, RDFS, SKOS, XSD
 from .model import Resolution
 from .vocab import MLKG, RES, bind_prefixes, local_name
 
-__all__ = ["to_graph", "triples", "entity_iri", "document_iri", "slug", "merge_log"]
+__all__ = ["to_graph", "triples", "entity_iri", "entity_iri_text", "document_iri", "document_iri_text", "evidence_iri",
+           "literal", "confidence_literal", "slug", "merge_log"]
 
 
 def slug(text: str, limit: int = 80) -> str:
@@ -46,16 +47,27 @@ def entity_iri(key: str) -> URIRef:
     >>> entity_iri("Venue/iclr2025")
     rdflib.term.URIRef('https://w3id.org/mlkg/resource/venue/iclr2025')
     """
+    return URIRef(entity_iri_text(key))
+
+
+def entity_iri_text(key: str) -> str:
+    """``str(entity_iri(key))``, without making a URIRef."""
     cls, name = key.split("/", 1)
-    return RES[f"{cls.lower()}/{slug(name)}"]
+    return f"{RES}{cls.lower()}/{slug(name)}"
 
 
 def document_iri(doc_id: str) -> URIRef:
     """The IRI of a source document from its id (its path relative to the input folder)."""
-    return RES["document/" + quote(doc_id.encode("utf-8", "surrogatepass"), safe="")]
+    return URIRef(document_iri_text(doc_id))
 
 
-def _evidence_iri(s: str, p: str, o: str, doc_id: str, start: int, end: int) -> URIRef:
+def document_iri_text(doc_id: str) -> str:
+    """``str(document_iri(doc_id))``, without making a URIRef."""
+    return f"{RES}document/" + quote(doc_id.encode("utf-8", "surrogatepass"), safe="")
+
+
+def evidence_iri(s: str, p: str, o: str, doc_id: str, start: int, end: int) -> URIRef:
+    """The IRI of the evidence record of relation ``(s, p, o)`` (keys and predicate local name) in a sentence."""
     digest = hashlib.sha1(f"{s}|{p}|{o}|{doc_id}|{start}|{end}".encode()).hexdigest()[:16]
     return RES[f"evidence/{digest}"]
 
@@ -69,13 +81,14 @@ def to_graph(resolution: Resolution) -> Graph:
 
 
 @lru_cache(maxsize=1 << 16, typed=True)
-def _lit(value) -> Literal:
+def literal(value) -> Literal:
     """Literals of offsets, counts and rule names recur: make each once (Literal() is slow)."""
     return Literal(value)
 
 
 @lru_cache(maxsize=1024)
-def _confidence(conf: float) -> Literal:
+def confidence_literal(conf: float) -> Literal:
+    """A confidence as an ``xsd:decimal`` of two places."""
     return Literal(f"{conf:.2f}", datatype=XSD.decimal)
 
 
@@ -97,18 +110,18 @@ def triples(resolution: Resolution) -> Iterator[tuple]:
         yield (s, r.predicate, o)
         support = len({ev.doc_id for ev, _, _ in r.evidence})
         for ev, rule, conf in r.evidence:
-            node = _evidence_iri(r.subject, local_name(r.predicate), r.object, ev.doc_id, ev.start_char, ev.end_char)
+            node = evidence_iri(r.subject, local_name(r.predicate), r.object, ev.doc_id, ev.start_char, ev.end_char)
             yield (node, RDF.type, MLKG.Evidence)
             yield (node, RDF.subject, s)
             yield (node, RDF.predicate, r.predicate)
             yield (node, RDF.object, o)
             yield (node, MLKG.source, document_iri(ev.doc_id))
             yield (node, MLKG.sentence, Literal(ev.sentence))
-            yield (node, MLKG.startChar, _lit(ev.start_char))
-            yield (node, MLKG.endChar, _lit(ev.end_char))
-            yield (node, MLKG.rule, _lit(rule))
-            yield (node, MLKG.confidence, _confidence(conf))
-            yield (node, MLKG.supportCount, _lit(support))
+            yield (node, MLKG.startChar, literal(ev.start_char))
+            yield (node, MLKG.endChar, literal(ev.end_char))
+            yield (node, MLKG.rule, literal(rule))
+            yield (node, MLKG.confidence, confidence_literal(conf))
+            yield (node, MLKG.supportCount, literal(support))
 
 
 def merge_log(resolution: Resolution) -> dict:

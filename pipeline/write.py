@@ -32,8 +32,8 @@ from rdflib import Graph, Literal, URIRef
 from .errors import MlkgError
 from .outputs import JOURNAL
 
-__all__ = ["atomic_write", "write_turtle", "turtle_bytes", "write_json", "json_bytes", "write_outputs", "recover",
-           "folder_lock", "fault", "JOURNAL"]
+__all__ = ["atomic_write", "write_turtle", "turtle_bytes", "turtle_block", "turtle_string", "Terms", "write_json",
+           "json_bytes", "write_outputs", "recover", "folder_lock", "fault", "JOURNAL"]
 
 
 
@@ -75,13 +75,14 @@ _IRI_BAD = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 _RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 
 
-def _string(text: str) -> str:
+def turtle_string(text: str) -> str:
+    """A Turtle string literal of ``text``, escaped."""
     if _NEEDS_ESC.search(text):
         text = _NEEDS_ESC.sub(lambda m: _ESC.get(m.group(), f"\\u{ord(m.group()):04X}"), text)
     return f'"{text}"'
 
 
-class _Terms:
+class Terms:
     """Turtle text of terms: prefixed names where the local part is plain, else ``<IRI>``; IRIs rendered once."""
 
     def __init__(self, prefixes: dict[str, str]) -> None:
@@ -116,18 +117,18 @@ class _Terms:
             lex = str(t)
             dt = str(t.datatype) if t.datatype else None
             if t.language:
-                return f"{_string(lex)}@{t.language}"
+                return f"{turtle_string(lex)}@{t.language}"
             if dt in _BARE and _BARE[dt].fullmatch(lex):
                 return lex
             if dt and dt != _XSD + "string":
-                return f"{_string(lex)}^^{self.iri(dt)}"
-            return _string(lex)
+                return f"{turtle_string(lex)}^^{self.iri(dt)}"
+            return turtle_string(lex)
         if isinstance(t, URIRef):
             return "a" if str(t) == _RDF_TYPE else self.iri(str(t))
         raise ValueError(f"blank node {t!r}: mlkg graphs name every node")
 
 
-def _block(subject: str, pairs) -> str:
+def turtle_block(subject: str, pairs) -> str:
     """The Turtle of one subject from its (predicate, object) texts: ``a`` first, then predicates and objects
     in order of their text (shared by :func:`turtle_bytes` and the streaming writer, ``stream.py``)."""
     objects: dict[str, list[str]] = {}
@@ -165,7 +166,7 @@ def turtle_bytes(graph: Graph | Iterable[tuple]) -> bytes:
     """
     from .vocab import PREFIXES
 
-    terms = _Terms({k: str(v) for k, v in PREFIXES.items()})
+    terms = Terms({k: str(v) for k, v in PREFIXES.items()})
     by_subject: dict[str, set[tuple[str, str]]] = {}
     for s, p, o in graph:
         if not isinstance(s, URIRef):
@@ -175,7 +176,7 @@ def turtle_bytes(graph: Graph | Iterable[tuple]) -> bytes:
         if po is None:
             po = by_subject[key] = set()
         po.add((terms.term(p), terms.term(o)))
-    blocks: list[str] = [_block(subject, by_subject.pop(subject)) for subject in sorted(by_subject)]
+    blocks: list[str] = [turtle_block(subject, by_subject.pop(subject)) for subject in sorted(by_subject)]
     return (terms.header() + "\n".join(blocks)).encode("utf-8")
 
 
