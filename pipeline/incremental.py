@@ -33,10 +33,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .config import MAX_CHANGED
 from .outputs import STATE as STATE_FILE
-from .rdf import entity_iri_text
+from .rdf import entity_iri_text, merge_section, merges_frame
 from .resolve import TABLES
-from .stream import RenderMemo, StreamResolver, merge_section, merges_frame, render_fingerprint
+from .stream import RenderMemo, StreamResolver, render_fingerprint
 from .vocab import local_name
 
 __all__ = ["STATE_FILE", "GraphState", "DocumentState", "Changes", "Change", "no_cycle_collection", "take_state",
@@ -48,8 +49,6 @@ OUTPUTS = ("graph.ttl", "merges.json")
 
 _FORMAT = "mlkg-state-1"
 
-MAX_CHANGED = 0.25
-"""Above this share of changed or removed documents the build starts afresh: patching would save little."""
 
 _TABLES = (*TABLES, "iri", "entity_prefixes")  # the name table's, and the renderer's
 

@@ -31,23 +31,18 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from json.encoder import encode_basestring as _js
 from pathlib import Path
 
+from .config import MEMORY_RECORDS, SPILL_BYTES
 from .facts import compact, expand  # noqa: F401  (compact: executor.py's import)
 from .names import clean
 from .outputs import SPILL_PREFIX
-from .rdf import document_iri_text, entity_iri_text
+from .rdf import document_iri_text, entity_iri_text, merges_json
 from .resolve import NameTable, merge_rule
 from .vocab import local_name
 
 __all__ = ["StreamResolver", "RenderMemo", "Sorter", "Spill", "render_fingerprint"]
 
-MEMORY_RECORDS = 2048
-"""Cache hits a :class:`Spill` keeps in memory rather than on disk."""
-
-SPILL_BYTES = 8 << 20
-"""Text a :class:`Sorter` keeps in memory before it writes a sorted run to disk."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -290,37 +285,12 @@ class StreamResolver(NameTable):
     def relations_per_property(self) -> dict[str, int]:
         return dict(sorted(Counter(local_name(p) for _, p, _ in self.relations).items()))
 
-    def graph_stats(self, top: int = 5) -> dict:
-        """``analysis.graph_stats(analysis.resolution_to_networkx(...))`` without networkx."""
-        from .vocab import ENTITY_CLASSES, RELATIONS
+    def graph_stats(self) -> dict:
+        """``analysis.graph_stats`` of the entity graph (as of ``analysis.resolution_to_networkx``)."""
+        from .analysis import entity_graph, graph_stats
 
-        classes = {str(c) for c in ENTITY_CLASSES}
-        nodes = {self.iri[k]: (local_name(e[0]), e[1]) for k, e in self.entities.items() if e[0] in classes}
-        preds = {str(p) for p in RELATIONS}
-        edges = {(self.iri[s], self.iri[o], p) for s, p, o in self.relations if p in preds}
-        edges = {e for e in edges if e[0] in nodes and e[1] in nodes}
-        parent = {n: n for n in nodes}
-
-        def find(x):
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        degree = dict.fromkeys(nodes, 0)
-        for s, o, _ in edges:
-            degree[s] += 1
-            degree[o] += 1
-            rs, ro = find(s), find(o)
-            if rs != ro:
-                parent[rs] = ro
-        methods = [(degree[n], label) for n, (cls, label) in nodes.items() if cls == "Method"]
-        return {
-            "nodes": len(nodes),
-            "edges": len(edges),
-            "components": len({find(n) for n in nodes}) if nodes else 0,
-            "most_connected_methods": [f"{label} ({d})" for d, label in sorted(methods, key=lambda x: (-x[0], x[1]))[:top]],
-        }
+        return graph_stats(entity_graph(((self.iri[k], e[0], e[1]) for k, e in self.entities.items()),
+                                        ((self.iri[s], p, self.iri[o]) for s, p, o in self.relations)))
 
     # pass 2 -------------------------------------------------------------------------------------------------
     def start_render(self, spill: Spill) -> None:
@@ -518,49 +488,18 @@ class StreamResolver(NameTable):
             yield "".join(buf).encode("utf-8")
 
     def merges(self) -> Iterator[bytes]:
-        """merges.json, in chunks: the bytes of ``write.json_bytes(rdf.merge_log(resolution))``."""
-        before, after = merges_frame()
+        """merges.json, in chunks (``rdf.merges_json``), from the sorted merge records."""
         by_iri = {iri: key for key, iri in self.iri.items()}
-        buf: list[str] = [before + "{\n"]
-        size = 0
-        current, mentions = None, []
 
-        def section() -> str:
-            cls, label = self.entities[by_iri[current]][:2]
-            return merge_section(current, local_name(cls), label, mentions)
+        def sections():
+            current, mentions = None, []
+            for iri, record in self.records:
+                if iri != current:
+                    if current is not None:
+                        yield current, *self.entities[by_iri[current]][:2], mentions
+                    current, mentions = iri, []
+                mentions.append(record)
+            if current is not None:
+                yield current, *self.entities[by_iri[current]][:2], mentions
 
-        for iri, record in self.records:
-            if iri != current:
-                if current is not None:
-                    buf.append(section() + ",\n")
-                    size += len(mentions)
-                    if size > 4096:
-                        yield "".join(buf).encode("utf-8")
-                        buf, size = [], 0
-                current, mentions = iri, []
-            mentions.append(record)
-        if current is None:
-            yield (before + "{}" + after).encode("utf-8")
-            return
-        buf.append(section() + "\n  }" + after)
-        yield "".join(buf).encode("utf-8")
-
-
-def merges_frame() -> tuple[str, str]:
-    """merges.json around its entities: ``before + "{" ... "}" + after``."""
-    from .model import MERGE_RULES
-    from .write import json_bytes
-
-    empty = json_bytes({"entities": {}, "rules": dict(MERGE_RULES)}).decode("utf-8")
-    before, after = empty.split('"entities": {}', 1)
-    return before + '"entities": ', after
-
-
-def merge_section(iri: str, cls: str, label: str, mentions: Iterable[tuple]) -> str:
-    """One entity's part of merges.json's "entities", as ``json_bytes`` indents it (no comma after it);
-    ``mentions`` are ``(document, start, end, text, read as, rule)``, in order."""
-    return (f'    {_js(iri)}: {{\n      "class": {_js(cls)},\n      "label": {_js(label)},\n      "mentions": [\n'
-            + ",\n".join(f'        {{\n          "document": {_js(doc)},\n          "end": {b},\n          "read_as": '
-                          f'{_js(name)},\n          "rule": {_js(rule)},\n          "start": {a},\n          "text": '
-                          f'{_js(text)}\n        }}' for doc, a, b, text, name, rule in mentions)
-            + "\n      ]\n    }")
+        return merges_json(sections())
