@@ -410,7 +410,7 @@ def _commit_streamed(b: Build, resolver, done: dict, files: dict, patched: str =
         seconds=b.seconds, model=b.model, outputs=tuple(str(b.config.out_dir / n) for n in [GRAPH_TTL, MERGES, REPORT]),
         graph_stats=resolver.graph_stats(),
         encodings={k.document.id: k.document.encoding for k in b.kept.values() if k.document.id in done},
-        validation=_validation_note(b, resolver.triples) or _validation_note(b, VALIDATE_AUTO_LIMIT + 1),
+        validation=_validation_note(b, resolver.triples),
         documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=patched)
     report = _commit(b, files, report)
     if b.store is not None:
