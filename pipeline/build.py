@@ -21,13 +21,18 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .config import FORMATS, RELEASE_AFTER, VALIDATE_AUTO_LIMIT, BuildConfig
 from .errors import ExitCode, InputError, MlkgError
 from .model import BuildReport, Document, SkippedDocument, Violation
 from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT, STAMP
 from .vocab import local_name
+
+if TYPE_CHECKING:  # imported when run: spaCy and the cache load only when a build needs them
+    from .cache import ExtractionCache
+    from .executor import ExtractStats
+    from .incremental import GraphState
 
 __all__ = ["run_build", "BuildCallbacks", "Build", "KeptDocument", "exit_code_for", "report_dict"]
 
@@ -70,14 +75,14 @@ class Build:
     documents: list[Document] = field(default_factory=list)
     kept: dict[str, KeptDocument] = field(default_factory=dict)
     model: str = ""
-    store: object = None
-    """The ``cache.ExtractionCache``, or None with ``--no-cache``."""
-    state: object = None
-    """The ``incremental.GraphState`` the last build left, when this build may patch it."""
+    store: ExtractionCache | None = None
+    """The extraction cache, or None with ``--no-cache``."""
+    state: GraphState | None = None
+    """The state the last build left, when this build may patch it."""
     version: str | None = None
     """The version of the state this build leaves (None: it leaves none)."""
-    counts: object = None
-    """``executor.ExtractStats``: documents parsed and read from the cache."""
+    counts: ExtractStats | None = None
+    """Documents parsed and read from the cache."""
     clock: float = field(default_factory=time.perf_counter)
 
     @property
