@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 from .config import FORMATS, RELEASE_AFTER, VALIDATE_AUTO_LIMIT, BuildConfig
 from .errors import ExitCode, InputError, MlkgError
 from .model import BuildReport, Document, SkippedDocument, Violation
-from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT, STAMP
+from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT
 from .vocab import local_name
 
 if TYPE_CHECKING:  # imported when run: spaCy and the cache load only when a build needs them
@@ -141,7 +141,6 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         last = stamp.unchanged(config)
         if last is not None:  # every document's facts are reused as they are: all "from the cache"
             return _report_from_dict(last, up_to_date=True, documents_cached=last["documents_read"])
-        (out / STAMP).unlink(missing_ok=True)  # this build may change the outputs: the stamp goes until it is done
         b = Build(config, cb)
         _read(b)
         _open_cache(b)

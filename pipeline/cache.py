@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .model import Document, Extraction
 from .outputs import CACHE_DIR as DEFAULT_CACHE_DIR
-from .outputs import CACHE_MANIFESTS
+from .outputs import folder_record
 from .write import atomic_write, folder_lock, json_bytes
 
 __all__ = ["ExtractionCache", "pipeline_fingerprint", "DEFAULT_CACHE_DIR"]
@@ -143,12 +143,11 @@ class ExtractionCache:
         changed since), and record this build's for the next; return how many were deleted.
 
         A cache named with ``--cache`` may serve other output folders: only the entries this folder's manifest
-        (in ``outputs.CACHE_MANIFESTS``) lists are candidates, so a build never deletes another's. With ``own`` (the
+        (``outputs.folder_record``) lists are candidates, so a build never deletes another's. With ``own`` (the
         cache inside ``out_dir``) and no manifest yet, every entry this build did not use goes. Entries are
         deleted under a lock on the cache folder, one pruning build at a time.
         """
-        folder = hashlib.sha256(os.fsencode(os.path.realpath(out_dir))).hexdigest()[:16]
-        manifest = self.root / CACHE_MANIFESTS / f"{folder}.json"
+        manifest = folder_record(self.root, out_dir, "used")
         previous = self._manifest(manifest)
         n = 0
         if self.root.is_dir() and (previous is not None or own):

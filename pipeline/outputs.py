@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __all__ = ["GRAPH_TTL", "GRAPH_HTML", "GRAPH_NT", "GRAPH_JSONLD", "GRAPH_TRIG", "CONTEXT_JSONLD", "MERGES",
-           "REPORT", "QUARANTINE", "JOURNAL", "STATE", "STAMP", "CACHE_DIR", "CACHE_MANIFESTS",
+           "REPORT", "QUARANTINE", "JOURNAL", "STATE", "CACHE_DIR", "FOLDERS", "folder_record",
            "SPILL_PREFIX", "FORMAT_FILES"]
 
 GRAPH_TTL = "graph.ttl"
@@ -26,13 +26,23 @@ JOURNAL = ".mlkg-commit.json"
 """The commit journal (``write.write_outputs``): present only while (or after a crash during) the renames."""
 STATE = ".mlkg-state.pkl"
 """The name tables of the last build, from which the next one patches its outputs (``incremental.py``)."""
-STAMP = ".mlkg-stamp.json"
-"""What the last build was made from (inputs, options, code, model) and what it wrote: an unchanged build stops."""
 CACHE_DIR = ".mlkg-cache"
 """The extraction cache's folder inside the output folder when no ``--cache`` is given."""
-CACHE_MANIFESTS = ".mlkg-used"
-"""A folder inside the cache: per output folder (a digest of its path), the entries its last build used, the
-only ones its next build may prune."""
+FOLDERS = ".mlkg-folders"
+"""A folder inside the cache with two records per output folder, named by a digest of its path
+(:func:`folder_record`): ``<digest>.used.json``, the cache entries its last build used (the only ones its
+next build may prune), and ``<digest>.stamp.json``, what its last build was made from (inputs, options, code,
+model) and what it wrote, so that an unchanged build stops (``stamp.py``)."""
 SPILL_PREFIX = ".mlkg-spill-"
 """Temporary folders of sorted runs (``<prefix><pid>-...``), removed at the end of a build or by the next."""
 
+
+
+def folder_record(cache_dir, out_dir, kind: str):
+    """The record ``kind`` (``used`` or ``stamp``) of output folder ``out_dir`` in the cache ``cache_dir``."""
+    import hashlib
+    import os
+    from pathlib import Path
+
+    digest = hashlib.sha256(os.fsencode(os.path.realpath(out_dir))).hexdigest()[:16]
+    return Path(cache_dir) / FOLDERS / f"{digest}.{kind}.json"

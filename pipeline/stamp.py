@@ -1,10 +1,11 @@
 """A true no-op: what the last build was made from, and whether anything has changed since.
 
-After each build the output folder gets a stamp (``outputs.STAMP``): a digest of the inputs (every file and
+After each build with the cache on, the cache keeps a stamp of its output folder (``outputs.folder_record``): a digest of the inputs (every file and
 folder under them, by path, size, modification time and inode), of the options, of mlkg's code and ontology,
 and of the spaCy and English pipeline packages installed; with the size, modification time and inode of each
 file the build wrote, and its report. When all of these are as they were, :func:`unchanged` returns that
-report and the build stops: nothing is read, parsed or written. A stat is a proxy for content: an edit that
+report and the build stops: nothing is read, parsed or written. A build that fails leaves the stamp as it was:
+it still describes the outputs, which are as they were (a build that replaced any changed its stat). A stat is a proxy for content: an edit that
 keeps a file's size and modification time to the nanosecond and its inode is not seen (``--no-cache``, or
 touching the file, rebuilds).
 
@@ -21,7 +22,7 @@ import sys
 from pathlib import Path
 
 from .config import BuildConfig
-from .outputs import STAMP
+from .outputs import CACHE_DIR, folder_record
 
 __all__ = ["unchanged", "save", "fingerprint"]
 
@@ -102,7 +103,7 @@ def unchanged(config: BuildConfig) -> dict | None:
         return None  # --no-cache asks for the whole build
     out = Path(config.out_dir)
     try:
-        stamp = json.loads((out / STAMP).read_text("utf-8"))
+        stamp = json.loads(_path(config).read_text("utf-8"))
         if stamp.get("format") != _FORMAT:
             return None
         for name, st in stamp["written"].items():
@@ -115,14 +116,20 @@ def unchanged(config: BuildConfig) -> dict | None:
     return stamp["report"]
 
 
+def _path(config: BuildConfig) -> Path:
+    return folder_record(config.cache_dir or Path(config.out_dir) / CACHE_DIR, config.out_dir, "stamp")
+
+
 def save(config: BuildConfig, written: list[str], report: dict) -> None:
     """Leave the stamp of the build of ``config`` that just wrote ``written`` (file names in the output folder)."""
     from .write import atomic_write, json_bytes
 
+    if not config.cache:
+        return
     out = Path(config.out_dir)
     digest = fingerprint(config)
     if digest is None:
-        (out / STAMP).unlink(missing_ok=True)
+        _path(config).unlink(missing_ok=True)
         return
-    atomic_write(out / STAMP, json_bytes({"format": _FORMAT, "fingerprint": digest, "report": report,
+    atomic_write(_path(config), json_bytes({"format": _FORMAT, "fingerprint": digest, "report": report,
                                           "written": {n: _stat(os.path.join(out, n)) for n in sorted(written)}}))
