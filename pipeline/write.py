@@ -23,6 +23,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -213,22 +214,22 @@ def fault(checkpoint: str) -> None:
             time.sleep(0.05)
 
 
-_HELD: dict[str, int] = {}  # folders this process holds the lock of -> how many times taken
+_HELD: dict[tuple, int] = {}  # (thread, folder) whose lock this thread holds -> how many times taken
 
 
 @contextlib.contextmanager
 def folder_lock(folder: Path, on_wait=None):
     """An exclusive lock on the folder itself (no lock file left behind), released when the process dies.
 
-    Re-entrant within a process: a build holds its output folder's lock from start to end, and the writer it
-    calls takes it again. ``on_wait()`` is called once if another process holds it (before waiting for it).
+    Re-entrant within a thread: a build holds its output folder's lock from start to end, and the writer it
+    calls takes it again (another thread's build waits, as another process's does). ``on_wait()`` is called once if another process holds it (before waiting for it).
     """
     try:
         import fcntl
     except ImportError:  # not POSIX: no lock
         yield
         return
-    key = os.path.realpath(folder)
+    key = (threading.get_ident(), os.path.realpath(folder))
     if _HELD.get(key):
         _HELD[key] += 1
         try:
