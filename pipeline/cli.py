@@ -112,7 +112,7 @@ def build(
     config = BuildConfig(inputs=tuple(inputs or [Path("corpus")]), out_dir=out, model=model,
                          max_bytes=max_bytes, html=not no_html, strict=strict, infer=infer, formats=fmts,
                          workers=workers, overlap=overlap, executor=executor, scheduler=scheduler, cache=not no_cache,
-                         cache_dir=cache, validate=validate)
+                         cache_dir=cache, validate=validate, stop_if_unchanged=True)
     try:
         report = run_build(config, _Progress())
     except MlkgError as exc:

@@ -70,6 +70,10 @@ class BuildConfig:
     """Reuse the Extractions of documents whose text and pipeline are unchanged since the last build."""
     cache_dir: Path | None = None
     """Where the cache lives; None means ``out_dir/.mlkg-cache``."""
+    stop_if_unchanged: bool = False
+    """Return the last build's report, touching nothing, when its inputs, options, code and model are unchanged
+    and its outputs intact (``stamp.py``; needs the cache). ``mlkg build`` sets it; a program that changes the
+    pipeline in memory (a test's monkeypatch) leaves it off."""
     validate: bool | None = None
     """Check the graph against ``ontology/shapes.ttl`` and quarantine what violates it. ``None`` (the default)
     validates graphs of up to ``VALIDATE_AUTO_LIMIT`` triples and says in the report when it skipped a larger

@@ -86,7 +86,8 @@ def _packages(h) -> None:
 def fingerprint(config: BuildConfig) -> str | None:
     """What a build of ``config`` would be made from; None when it cannot be told from stats alone."""
     h = hashlib.sha256(f"mlkg-stamp-{_FORMAT}\0".encode())
-    options = {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in ("inputs", "out_dir")}
+    options = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
+               if f.name not in ("inputs", "out_dir", "stop_if_unchanged")}
     options["out_dir"] = os.path.abspath(config.out_dir)
     h.update(repr(sorted(options.items())).encode("utf-8", "surrogatepass"))
     if not _inputs(config, h):
@@ -99,8 +100,8 @@ def fingerprint(config: BuildConfig) -> str | None:
 def unchanged(config: BuildConfig) -> dict | None:
     """The last build's report (``build.report_dict`` without timings, and its outputs) when its inputs,
     options, code and packages are unchanged and each file it wrote is as it left it; else None."""
-    if not config.cache:
-        return None  # --no-cache asks for the whole build
+    if not (config.cache and config.stop_if_unchanged):
+        return None  # --no-cache asks for the whole build, and a program may change the pipeline in memory
     out = Path(config.out_dir)
     try:
         stamp = json.loads(_path(config).read_text("utf-8"))

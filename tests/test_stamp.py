@@ -13,7 +13,7 @@ def _mtimes(out):
 def test_unchanged_build_touches_nothing_and_any_change_builds_again(tmp_path):
     docs, out = tmp_path / "docs", tmp_path / "out"
     generate_corpus(6, docs)
-    config = BuildConfig(inputs=(docs,), out_dir=out, validate=False)
+    config = BuildConfig(inputs=(docs,), out_dir=out, stop_if_unchanged=True, validate=False)
     first = build(config)
     assert not first.up_to_date and (out / "graph.html").is_file()
     before = _mtimes(out)
@@ -23,8 +23,10 @@ def test_unchanged_build_touches_nothing_and_any_change_builds_again(tmp_path):
         first.documents_read, first.entities_per_class, first.graph_stats)
     assert _mtimes(out) == before
 
-    assert not build(BuildConfig(inputs=(docs,), out_dir=out, validate=False, html=False)).up_to_date  # options
-    assert build(BuildConfig(inputs=(docs,), out_dir=out, validate=False, html=False)).up_to_date
+    no_html = BuildConfig(inputs=(docs,), out_dir=out, stop_if_unchanged=True, validate=False, html=False)
+    assert not build(no_html).up_to_date  # other options
+    assert build(no_html).up_to_date
+    assert not build(BuildConfig(inputs=(docs,), out_dir=out, validate=False, html=False)).up_to_date  # not asked
     victim = sorted(docs.glob("*.txt"))[2]
     victim.write_text(victim.read_text("utf-8") + "\nWe also release ZorbNet.\n", "utf-8")  # an input
     changed = build(config)
@@ -37,7 +39,7 @@ def test_unchanged_build_touches_nothing_and_any_change_builds_again(tmp_path):
     assert not build(config).up_to_date
     (out / "graph.html").unlink()  # an output gone
     assert not build(config).up_to_date and (out / "graph.html").is_file()
-    assert not build(BuildConfig(inputs=(docs,), out_dir=out, validate=False, cache=False)).up_to_date
+    assert not build(BuildConfig(inputs=(docs,), out_dir=out, stop_if_unchanged=True, validate=False, cache=False)).up_to_date
     fresh = tmp_path / "fresh"
     build(BuildConfig(inputs=(docs,), out_dir=fresh, validate=False, cache=False))
     for name in ("graph.ttl", "graph.html", "merges.json", "report.json"):
@@ -47,7 +49,7 @@ def test_unchanged_build_touches_nothing_and_any_change_builds_again(tmp_path):
 def test_a_failed_build_is_not_taken_for_an_unchanged_one(tmp_path, monkeypatch):
     docs, out = tmp_path / "docs", tmp_path / "out"
     generate_corpus(3, docs)
-    config = BuildConfig(inputs=(docs,), out_dir=out, validate=False, html=False)
+    config = BuildConfig(inputs=(docs,), out_dir=out, stop_if_unchanged=True, validate=False, html=False)
     build(config)
     (docs / "new.txt").write_text("We propose FlibNet.\n", "utf-8")
     from pipeline import write
