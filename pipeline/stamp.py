@@ -36,9 +36,13 @@ def _stat(path: str) -> list:
 
 
 def _inputs(config: BuildConfig, h) -> bool:
-    """Add every file and folder under the inputs to ``h``; False when a link to a folder makes the listing
-    unreliable (the build then always runs)."""
+    """Add every file and folder under the inputs to ``h``; False when a web address (its page may have
+    changed) or a link to a folder (the listing would be unreliable) is among them: the build then always runs."""
+    from .fetch import is_address
+
     for top in config.inputs:
+        if is_address(top):
+            return False
         top = os.path.abspath(top)
         h.update(f"input {top}\0".encode("utf-8", "surrogatepass"))
         if not os.path.lexists(top):

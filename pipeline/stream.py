@@ -357,12 +357,12 @@ class StreamResolver(NameTable):
     def entity_block(self, key: str, entity: tuple, out: Iterable[tuple], prefixes: bool = False) -> tuple:
         """``(subject, text, prefixes)`` of the Turtle block of entity ``key`` (``entities[key]``, relations
         ``out``); the prefixes its terms use if asked for, else None."""
-        from .write import turtle_block, turtle_string
+        from .write import turtle_block, quote_string
 
         cls, label, alts, doc_ids = entity
         P = self._p
-        pairs = {(P["type"], self._iri_term(cls)), (P["label"], turtle_string(label))}
-        pairs.update((P["alt"], turtle_string(a)) for a in alts)
+        pairs = {(P["type"], self._iri_term(cls)), (P["label"], quote_string(label))}
+        pairs.update((P["alt"], quote_string(a)) for a in alts)
         pairs.update((P["mentionedIn"], self.doc_iri(d)) for d in doc_ids)
         pairs.update(out)
         used = self._used
@@ -376,12 +376,12 @@ class StreamResolver(NameTable):
 
     def document_block(self, doc_id: str) -> tuple[str, str, frozenset]:
         """``(subject, text, prefixes)`` of the Turtle block of a document named by some entity."""
-        from .write import turtle_block, turtle_string
+        from .write import turtle_block, quote_string
 
         P = self._p
         self._used.update((self._doc_cls, P["label"]))
         subject = self.doc_iri(doc_id)
-        pairs = {(P["type"], self._doc_cls), (P["label"], turtle_string(doc_id))}
+        pairs = {(P["type"], self._doc_cls), (P["label"], quote_string(doc_id))}
         return subject, turtle_block(subject, pairs), _pairs_prefixes(subject, pairs)
 
     def _iri_term(self, iri: str) -> str:
@@ -395,7 +395,7 @@ class StreamResolver(NameTable):
         the new memo to store, or None when ``memo`` was reused.
         """
         from .rdf import confidence_literal, evidence_iri, literal
-        from .write import turtle_block, turtle_string
+        from .write import turtle_block, quote_string
 
         evs, ms, rs = facts
         entity_of = self.entity_of
@@ -444,7 +444,7 @@ class StreamResolver(NameTable):
             if pairs is None:
                 pairs = nodes[node] = {
                     (P["type"], self._evidence_cls), (P["subject"], self._text[ks]), (P["predicate"], self._iri_term(p)),
-                    (P["object"], self._text[ko]), (P["source"], doc), (P["sentence"], turtle_string(sentence)),
+                    (P["object"], self._text[ko]), (P["source"], doc), (P["sentence"], quote_string(sentence)),
                     (P["startChar"], term(literal(a))), (P["endChar"], term(literal(b))),
                     (P["supportCount"], term(literal(self.relations[(ks, p, ko)])))}
             records.add((ks, p, ko, a, b, rule, conf))

@@ -65,3 +65,12 @@ def test_a_failed_build_is_not_taken_for_an_unchanged_one(tmp_path, monkeypatch)
     assert not again.up_to_date and again.documents_read == 4
     assert "flibnet" in (out / "graph.ttl").read_text("utf-8").lower()
     assert build(config).up_to_date
+
+
+def test_a_web_address_among_the_inputs_always_builds(tmp_path):
+    from pipeline.stamp import fingerprint
+
+    docs = tmp_path / "docs"
+    generate_corpus(1, docs)
+    assert fingerprint(BuildConfig(inputs=(docs,), out_dir=tmp_path / "out")) is not None
+    assert fingerprint(BuildConfig(inputs=(docs, "https://example.org/post"), out_dir=tmp_path / "out")) is None
