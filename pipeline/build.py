@@ -133,10 +133,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     if unknown:
         raise InputError(f"unknown output format(s) {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
     out = Path(config.out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise MlkgError(f"cannot write the outputs in {out}: {exc}") from exc
+    out.mkdir(parents=True, exist_ok=True)  # an OSError here (a file in the way) is the caller's to word
     with write.folder_lock(out, on_wait=lambda: cb.on_stage("wait")):
         last = stamp.unchanged(config)
         if last is not None:  # every document's facts are reused as they are: all "from the cache"
