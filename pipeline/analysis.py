@@ -9,7 +9,7 @@ from rdflib.namespace import RDF, RDFS, SKOS
 
 from .vocab import ENTITY_CLASSES, MLKG, RELATIONS, local_name
 
-__all__ = ["to_networkx", "resolution_to_networkx", "graph_stats", "export", "EXPORT_FORMATS"]
+__all__ = ["to_networkx", "resolution_to_networkx", "entity_graph", "graph_stats", "export", "EXPORT_FORMATS"]
 
 EXPORT_FORMATS = ("graphml", "gexf")
 
@@ -44,21 +44,28 @@ def resolution_to_networkx(resolution):
 
     A large build without HTML never holds an rdflib Graph; its statistics come from here.
     """
+    from .rdf import entity_iri_text
+
+    return entity_graph(((entity_iri_text(e.key), str(e.cls), e.label) for e in resolution.entities),
+                        ((entity_iri_text(r.subject), str(r.predicate), entity_iri_text(r.object))
+                         for r in resolution.relations))
+
+
+def entity_graph(entities, relations):
+    """The entity graph from ``(IRI, class IRI, label)`` of each entity and ``(subject IRI, predicate IRI,
+    object IRI)`` of each relation: nodes of the entity classes in class order then IRI order, edges of the
+    relation properties between them (the nodes and edges of :func:`to_networkx`, without the documents)."""
     import networkx as nx
 
-    from .rdf import entity_iri
-
     G = nx.MultiDiGraph()
-    classes = set(ENTITY_CLASSES)
-    order = {c: i for i, c in enumerate(ENTITY_CLASSES)}
-    for e in sorted((e for e in resolution.entities if e.cls in classes), key=lambda e: (order[e.cls], str(entity_iri(e.key)))):
-        G.add_node(str(entity_iri(e.key)), label=e.label, cls=local_name(e.cls))
+    order = {str(c): i for i, c in enumerate(ENTITY_CLASSES)}
+    for iri, cls, label in sorted((e for e in entities if e[1] in order), key=lambda e: (order[e[1]], e[0])):
+        G.add_node(iri, label=label, cls=local_name(cls))
     by_predicate: dict[str, list] = {}
-    for r in resolution.relations:
-        by_predicate.setdefault(str(r.predicate), []).append(r)
+    for s, p, o in relations:
+        by_predicate.setdefault(p, []).append((s, o))
     for p in RELATIONS:
-        pairs = sorted((str(entity_iri(r.subject)), str(entity_iri(r.object))) for r in by_predicate.get(str(p), ()))
-        for s, o in pairs:
+        for s, o in sorted(by_predicate.get(str(p), ())):
             if s in G and o in G:
                 G.add_edge(s, o, key=local_name(p), predicate=local_name(p))
     return G

@@ -2,21 +2,39 @@
 
 ingest -> [cache] -> nlp.extract (executor: in process, process pool or Dask) -> resolve -> rdf ->
 validate (quarantine.ttl) -> [infer] -> write (graph.ttl, other formats, merges.json, report.json) -> render (graph.html)
+
+A build is one of three plans over a :class:`Build` context, chosen once the documents are read:
+
+- **patched** (``incremental.py``): a large build whose last run left its state, with few documents changed:
+  parse those, patch the last graph.ttl and merges.json;
+- **streamed** (``stream.py``): a large build of graph.ttl alone: resolve from compact facts, render
+  document by document into sorted runs on disk, never holding the whole graph;
+- **full**: resolve in memory, build the rdflib Graph, validate, infer, render graph.html, write every format.
+
+A plan that finds it cannot give the exact graph (the patch needs a full build; the streamed graph is small
+enough to validate) hands over to the next one, with what it has parsed.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from .config import FORMATS, VALIDATE_AUTO_LIMIT, BuildConfig
+from .config import FORMATS, RELEASE_AFTER, VALIDATE_AUTO_LIMIT, BuildConfig
 from .errors import ExitCode, InputError, MlkgError
-from .model import BuildReport, Document, SkippedDocument
+from .model import BuildReport, Document, SkippedDocument, Violation
+from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT
 from .vocab import local_name
 
-__all__ = ["run_build", "BuildCallbacks", "exit_code_for"]
+if TYPE_CHECKING:  # imported when run: spaCy and the cache load only when a build needs them
+    from .cache import ExtractionCache
+    from .executor import ExtractStats
+    from .incremental import GraphState
+
+__all__ = ["run_build", "BuildCallbacks", "Build", "KeptDocument", "exit_code_for", "report_dict"]
 
 
 class BuildCallbacks(Protocol):
@@ -33,311 +51,421 @@ class _Silent:
     def on_stage(self, name: str) -> None: pass
 
 
+@dataclass(frozen=True, slots=True)
+class KeptDocument:
+    """What a large build keeps of a document once its text is dropped."""
+
+    order: int
+    """Its place among the documents read."""
+    document: Document
+    """The document, without its text."""
+    entry: str | None
+    """Its cache entry, if the cache is on."""
+
+
+@dataclass
+class Build:
+    """One build's context, filled stage by stage."""
+
+    config: BuildConfig
+    callbacks: BuildCallbacks
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Wall-clock seconds per stage."""
+    skipped: list[SkippedDocument] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+    kept: dict[str, KeptDocument] = field(default_factory=dict)
+    model: str = ""
+    store: ExtractionCache | None = None
+    """The extraction cache, or None with ``--no-cache``."""
+    state: GraphState | None = None
+    """The state the last build left, when this build may patch it."""
+    version: str | None = None
+    """The version of the state this build leaves (None: it leaves none)."""
+    counts: ExtractStats | None = None
+    """Documents parsed and read from the cache."""
+    clock: float = field(default_factory=time.perf_counter)
+
+    @property
+    def out(self) -> Path:
+        return Path(self.config.out_dir)
+
+    @property
+    def streaming(self) -> bool:
+        """Only graph.ttl, and validation only if the graph turns out small: a large build streams."""
+        c = self.config
+        return not (c.html or c.infer or set(c.formats) - {"ttl"} or c.validate)
+
+    def stage(self, name: str) -> None:
+        self.callbacks.on_stage(name)
+
+    def lap(self, key: str) -> None:
+        """Add the time since the last lap to ``seconds[key]``."""
+        now = time.perf_counter()
+        self.seconds[key] = self.seconds.get(key, 0.0) + now - self.clock
+        self.clock = now
+
+    def failed(self, document: Document, exc: Exception) -> None:
+        from .ingest import source_name
+
+        self.skipped.append(SkippedDocument(path=source_name(document),
+                                            reason=f"processing failed ({type(exc).__name__}: {exc}); skipped"))
+
+    def extract_options(self, stats=None) -> dict:
+        c = self.config
+        return dict(batch_size=c.batch_size, executor=c.executor, workers=c.workers, scheduler=c.scheduler,
+                    cache=self.store, on_error=self.failed, on_done=self.callbacks.on_document_done,
+                    stats=stats if stats is not None else self.counts, overlap=c.overlap)
+
+
 def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> BuildReport:
     """Build the knowledge graph from ``config.inputs`` into ``config.out_dir``.
 
     Outputs are written atomically, all computed before the first is replaced, so a failed run leaves
-    the previous graph.ttl, graph.html and report.json as they were.
+    the previous graph.ttl, graph.html and report.json as they were. The output folder is locked from start
+    to end: a second build into it waits (``callbacks.on_stage("wait")``), so it reads the state and the cache
+    manifest this one leaves, never a mix of two builds. When nothing changed since the last build
+    (``stamp.py``), it returns that build's report and touches nothing.
     """
-    from . import analysis, incremental, ingest, rdf, resolve, serialize, validate, write
-    from .cache import DEFAULT_CACHE_DIR, ExtractionCache
-    from .executor import ExtractStats, extract_documents
-    from .executor import iter_facts as extract_iter
-    from .executor import release_pipelines
-    from .nlp import pick_model
+    from . import stamp, write
 
     cb = callbacks or _Silent()
     unknown = sorted(set(config.formats) - set(FORMATS))
     if unknown:
         raise InputError(f"unknown output format(s) {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
-    t = {}
-    t0 = time.perf_counter()
-    skipped: list[SkippedDocument] = []
-    write.recover(config.out_dir)  # finish the commit of a build that died while replacing its outputs
-    streaming = not (config.html or config.infer or set(config.formats) - {"ttl"} or config.validate)
-    cb.on_stage("read")
-    documents = list(ingest.read_documents(config.inputs, config.max_bytes, skipped))
-    if not documents:
-        raise InputError(f"no readable documents under {', '.join(map(str, config.inputs))}"
+    out = Path(config.out_dir)
+    out.mkdir(parents=True, exist_ok=True)  # an OSError here (a file in the way) is the caller's to word
+    with write.folder_lock(out, on_wait=lambda: cb.on_stage("wait")):
+        last = stamp.unchanged(config)
+        if last is not None:  # every document's facts are reused as they are: all "from the cache"
+            return _report_from_dict(last, up_to_date=True, documents_cached=last["documents_read"])
+        b = Build(config, cb)
+        _read(b)
+        _open_cache(b)
+        if not b.streaming:
+            report = _full_plan(b, _extract(b))
+        else:
+            report = (_patched_plan(b) if b.state is not None else None) or _streamed_plan(b)
+        stamp.save(config, [Path(p).name for p in report.outputs], report_dict(report, include_timing=False))
+        return report
+
+
+# stages shared by the plans ---------------------------------------------------------------------------------
+
+def _read(b: Build) -> None:
+    """Finish a commit a dead build left half done; read the documents (``ingest.py``)."""
+    from . import ingest, write
+
+    write.recover(b.out)
+    b.stage("read")
+    b.documents = list(ingest.read_documents(b.config.inputs, b.config.max_bytes, b.skipped))
+    skipped = b.skipped
+    if not b.documents:
+        raise InputError(f"no readable documents under {', '.join(map(str, b.config.inputs))}"
                          + (f" ({len(skipped)} skipped: " + "; ".join(f"{s.path}: {s.reason}" for s in skipped) + ")"
                             if skipped else ""))
-    if config.strict and skipped:
+    if b.config.strict and skipped:
         raise MlkgError(f"{len(skipped)} document(s) skipped and --strict is set; nothing written: "
                         + "; ".join(f"{s.path}: {s.reason}" for s in skipped))
-    t["read"] = time.perf_counter() - t0
+    b.lap("read")
 
-    cb.on_stage("parse")
-    t0 = time.perf_counter()
-    model = pick_model(config.model)
-    cb.on_documents(len(documents))
 
-    def failed(document: Document, exc: Exception) -> None:
-        skipped.append(SkippedDocument(path=ingest.source_name(document), reason=f"processing failed ({type(exc).__name__}: {exc}); skipped"))
+def _open_cache(b: Build) -> None:
+    """Pick the model; open the cache; take the state the last build left (``incremental.py``: taken either
+    way, since this build changes what it describes)."""
+    from . import incremental
+    from .cache import ExtractionCache
+    from .executor import ExtractStats
+    from .nlp import pick_model
+    from .outputs import CACHE_DIR
 
-    store = ExtractionCache(config.cache_dir or Path(config.out_dir) / DEFAULT_CACHE_DIR, model) if config.cache else None
-    # the state an earlier streaming build left for patching its outputs (incremental.py); taken either way,
-    # since this build changes what it describes
-    version = incremental.state_version(store.version) if store is not None and streaming else None
-    state = incremental.take_state(config.out_dir, version)
-    counts = ExtractStats()
-    run = dict(batch_size=config.batch_size, executor=config.executor, workers=config.workers,
-               scheduler=config.scheduler, cache=store, on_error=failed, on_done=cb.on_document_done, stats=counts,
-               overlap=config.overlap)
-    if streaming:
-        # only graph.ttl, and validation only if the graph is small: stream (stream.py); memory holds the
-        # entity table, not the mentions, unless the graph turns out small enough to validate
-        from .stream import Spill, StreamResolver, expand
+    b.stage("parse")
+    b.model = pick_model(b.config.model)
+    b.callbacks.on_documents(len(b.documents))
+    b.counts = ExtractStats()
+    if b.config.cache:
+        b.store = ExtractionCache(b.config.cache_dir or b.out / CACHE_DIR, b.model)
+    if b.store is not None and b.streaming:
+        b.version = incremental.state_version(b.store.version)
+    b.state = incremental.take_state(b.out, b.version)
+    if b.streaming:  # each text is dropped once parsed (or found in the cache): what the rest needs is kept apart
+        b.kept = {d.id: KeptDocument(i, replace(d, text=""), b.store.entry_path(d) if b.store is not None else None)
+                  for i, d in enumerate(b.documents)}
 
-        from dataclasses import replace
 
-        # each text is dropped once parsed (or found in the cache): what the rest needs is kept apart
-        kept = {d.id: (i, replace(d, text=""), store.entry_path(d) if store is not None else None)
-                for i, d in enumerate(documents)}
-        feed, documents = documents, [k[1] for k in kept.values()]
-        if state is not None:  # patch the last build's outputs, if few documents changed
-            changes = incremental.plan(state, {d: k[2] for d, k in kept.items()})
-            if changes is not None:
-                report = _build_incremental(config, state, changes, feed, kept, skipped, counts, store, model, run, t, t0,
-                                            version)
-                if report is not None:
-                    return report
-        spill = Spill(Path(config.out_dir))
-        try:
-            resolver = StreamResolver()
-            for document, facts, memo, parsed in extract_iter(feed, model, put=False, consume=True, **run):
-                if parsed:  # taken in once spaCy is gone: the name tables do not add to the parse's memory
-                    spill.add_later(document.id, facts)
-                else:
-                    resolver.add(document.id, facts)
-                spill.add(document.id, facts, memo, parsed, keep=not parsed)  # parsed: cached with their memo
-            if counts.parsed:
-                if counts.parsed >= 256:  # a large parse: what spaCy held goes back before resolving
-                    release_pipelines()
-                for doc_id, facts in spill.later():
-                    resolver.add(doc_id, facts)
-            t["parse+extract"] = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            exact = resolver.finish(keep=store is not None)  # the tables stay for the state (incremental.py)
-            if exact and (config.validate is False or resolver.bounds[0] > VALIDATE_AUTO_LIMIT):
-                return _write_streaming(config, resolver, spill, kept, skipped, counts, store, model, t, t0, version)
-            extractions = []  # the graph is small: the plain path (its documents have no text: none is needed)
-            for doc_id, facts, _, parsed in sorted(spill.facts(), key=lambda x: kept[x[0]][0]):
-                extractions.append(expand(kept[doc_id][1], facts))
-                if parsed and store is not None:
-                    store.put_entry(kept[doc_id][2], doc_id, facts)
-        finally:
-            spill.close()
-        t["parse+extract"] += time.perf_counter() - t0
-    else:
-        extractions = extract_documents(documents, model, **run)
-    del documents  # from here on only the Extractions are kept
-    t["parse+extract"] = t.get("parse+extract", time.perf_counter() - t0)
+def _extract(b: Build) -> list:
+    """Every document's Extraction (from the cache, or parsed)."""
+    from .executor import extract_documents
 
-    cb.on_stage("resolve")
-    t0 = time.perf_counter()
+    extractions = extract_documents(b.documents, b.model, **b.extract_options())
+    b.documents = []
+    b.lap("parse+extract")
+    return extractions
+
+
+def _after_commit(b: Build) -> None:
+    """Once the outputs are replaced (the folder still locked): prune the cache of the entries this folder
+    used before and no longer uses (documents removed or changed since: their facts are gone, so is their
+    cache)."""
+    from . import write
+
+    write.fault("committed")
+    if b.store is not None:
+        b.store.prune(b.out, own=b.config.cache_dir is None)
+
+
+def _validation_note(b: Build, triples: int) -> str:
+    """Why the graph was not validated (empty when it was)."""
+    if b.config.validate is False:
+        return "skipped (--no-validate)"
+    if b.config.validate is None and triples > VALIDATE_AUTO_LIMIT:
+        return (f"skipped: {triples} triples is over the automatic limit of {VALIDATE_AUTO_LIMIT} (pySHACL takes "
+                "minutes at this size); `mlkg validate` checks the graph, `mlkg build --validate` forces it")
+    return ""
+
+
+# the full plan: resolve in memory, an rdflib Graph --------------------------------------------------------------
+
+def _full_plan(b: Build, extractions: list) -> BuildReport:
+    from . import rdf, resolve
+
+    b.stage("resolve")
     resolution = resolve.resolve(extractions)
     documents_read = len(extractions)
     encodings = {ex.document.id: ex.document.encoding for ex in extractions}
-    del extractions  # the resolution keeps what the graph needs; the mentions can go
+    del extractions[:]  # the resolution keeps what the graph needs; the mentions can go
+    validation = _validation_note(b, sum(1 for _ in rdf.triples(resolution)) if b.config.validate is None else 0)
+    do_validate = b.config.validate is not False and not validation
+    c = b.config
     # an rdflib Graph is needed to validate, infer, write other formats or render; a large build that asks
     # for none of these (--no-validate --no-html) writes its Turtle straight from the resolution
-    validation = ""
-    do_validate = config.validate
-    if do_validate is None:
-        n = sum(1 for _ in rdf.triples(resolution))
-        do_validate = n <= VALIDATE_AUTO_LIMIT
-        if not do_validate:
-            validation = (f"skipped: {n} triples is over the automatic limit of {VALIDATE_AUTO_LIMIT} (pySHACL takes "
-                          "minutes at this size); `mlkg validate` checks the graph, `mlkg build --validate` forces it")
-    elif not do_validate:
-        validation = "skipped (--no-validate)"
-    need_graph = do_validate or config.infer or config.html or set(config.formats) - {"ttl"}
+    need_graph = do_validate or c.infer or c.html or set(c.formats) - {"ttl"}
     graph = rdf.to_graph(resolution) if need_graph else None
-    t["resolve+rdf"] = time.perf_counter() - t0
-
-    quarantined, violations = None, ()
-    if do_validate:
-        cb.on_stage("validate")
-        t0 = time.perf_counter()
-        graph, quarantined, violations = validate.quarantine(graph)
-        t["validate"] = time.perf_counter() - t0
-    if config.infer:
-        from . import infer
-
-        cb.on_stage("infer")
-        t0 = time.perf_counter()
-        published = infer.entail(graph)
-        t["infer"] = time.perf_counter() - t0
-    else:
-        published = graph
-
-    cb.on_stage("write")
-    t0 = time.perf_counter()
-    ttl = write.turtle_bytes(published if published is not None else rdf.triples(resolution))
-    files = {"graph.ttl": ttl}
-    if "nt" in config.formats:
-        files["graph.nt"] = serialize.ntriples_bytes(published)
-    if "jsonld" in config.formats:
-        files["graph.jsonld"] = serialize.jsonld_bytes(published)
-        files[serialize.CONTEXT_FILE] = serialize.context_bytes()
-    if "trig" in config.formats:
-        files["graph.trig"] = serialize.trig_bytes(published)
-    if violations:
-        # what failed the shapes may hold anything, blank nodes too: rdflib's own serialiser writes it
-        files["quarantine.ttl"] = quarantined.serialize(format="turtle").encode("utf-8")
-    files["merges.json"] = write.json_bytes(rdf.merge_log(resolution))
+    b.lap("resolve+rdf")
+    graph, quarantined, violations = _validate(b, graph) if do_validate else (graph, None, ())
+    published = _infer(b, graph) if c.infer else graph
+    b.stage("write")
+    files = _graph_files(b, published if published is not None else rdf.triples(resolution),
+                         quarantined if violations else None)
+    files[MERGES] = rdf.resolution_merges(resolution)
     html = None
-    if config.html:
+    if c.html:
         from . import render
 
         html = render.render_html(graph).encode("utf-8")
-    stats = analysis.graph_stats(analysis.to_networkx(graph) if violations else analysis.resolution_to_networkx(resolution))
-    report = BuildReport(
-        documents_read=documents_read,
-        skipped=tuple(sorted(skipped, key=lambda s: s.path)),
-        entities_per_class=dict(sorted(Counter(local_name(e.cls) for e in resolution.entities).items())),
-        relations_per_property=dict(sorted(Counter(local_name(r.predicate) for r in resolution.relations).items())),
-        seconds=t,
-        model=model,
-        outputs=tuple(str(config.out_dir / n) for n in ["graph.ttl", *(["graph.html"] if html else []),
-                                                          *sorted(set(files) - {"graph.ttl"}), "report.json"]),
-        graph_stats=stats,
-        quarantine=violations,
-        encodings=encodings,
-        validation=validation,
-        documents_parsed=counts.parsed,
-        documents_cached=counts.cached,
-    )
-    if violations:  # count what the published graph holds, not what was resolved before the quarantine
-        from dataclasses import replace
+    report = _full_report(b, resolution, graph if violations else None, violations,
+                          dict(documents_read=documents_read, encodings=encodings, validation=validation,
+                               outputs=tuple(str(c.out_dir / n) for n in [GRAPH_TTL, *([GRAPH_HTML] if html else []),
+                                                                          *sorted(set(files) - {GRAPH_TTL}), REPORT])))
+    if c.strict and violations:
+        raise MlkgError(f"{len(violations)} shape violation(s) and --strict is set; nothing written:\n  "
+                        + "\n  ".join(str(v) for v in violations))
+    if html is not None:
+        files[GRAPH_HTML] = html
+    return _commit(b, files, report, keep_quarantine=bool(violations))
 
+
+def _validate(b: Build, graph):
+    from . import validate
+
+    b.stage("validate")
+    out = validate.quarantine(graph)
+    b.lap("validate")
+    return out
+
+
+def _infer(b: Build, graph):
+    from . import infer
+
+    b.stage("infer")
+    published = infer.entail(graph)
+    b.lap("infer")
+    return published
+
+
+def _graph_files(b: Build, published, quarantined) -> dict:
+    """graph.ttl and the other formats asked for, and quarantine.ttl when something failed the shapes."""
+    from . import serialize, write
+
+    files = {GRAPH_TTL: write.turtle_bytes(published)}
+    formats = b.config.formats
+    if "nt" in formats:
+        files["graph.nt"] = serialize.ntriples_bytes(published)
+    if "jsonld" in formats:
+        files["graph.jsonld"] = serialize.jsonld_bytes(published)
+        files[serialize.CONTEXT_FILE] = serialize.context_bytes()
+    if "trig" in formats:
+        files["graph.trig"] = serialize.trig_bytes(published)
+    if quarantined is not None:
+        # what failed the shapes may hold anything, blank nodes too: rdflib's own serialiser writes it
+        files[QUARANTINE] = quarantined.serialize(format="turtle").encode("utf-8")
+    return files
+
+
+def _full_report(b: Build, resolution, validated, violations, fields: dict) -> BuildReport:
+    """The report of a full build; with ``validated`` (the graph after the quarantine) the counts are of what
+    it publishes, not of what was resolved before."""
+    from . import analysis
+
+    if validated is None:
+        stats = analysis.graph_stats(analysis.resolution_to_networkx(resolution))
+        per_class = Counter(local_name(e.cls) for e in resolution.entities)
+        per_property = Counter(local_name(r.predicate) for r in resolution.relations)
+    else:
         from rdflib.namespace import RDF
 
         from .vocab import ENTITY_CLASSES, RELATIONS
 
-        report = replace(
-            report,
-            entities_per_class=dict(sorted(Counter(local_name(o) for o in graph.objects(None, RDF.type) if o in ENTITY_CLASSES).items())),
-            relations_per_property=dict(sorted(Counter(local_name(p) for _, p, _ in graph if p in RELATIONS).items())))
-    if config.strict and violations:
-        raise MlkgError(f"{len(violations)} shape violation(s) and --strict is set; nothing written:\n  "
-                        + "\n  ".join(str(v) for v in violations))
-    if html is not None:
-        files["graph.html"] = html
-    files["report.json"] = write.json_bytes(report_dict(report, include_timing=False))
-    out = Path(config.out_dir)
-    write.write_outputs(out, files)  # all replaced in one commit, or none
-    if not violations:  # a quarantine.ttl left by an earlier build is not about this graph
-        (out / "quarantine.ttl").unlink(missing_ok=True)
-    if store is not None:
-        store.prune()  # entries of documents removed or changed since: their facts are gone, so is their cache
-    t["write"] = time.perf_counter() - t0
+        stats = analysis.graph_stats(analysis.to_networkx(validated))
+        per_class = Counter(local_name(o) for o in validated.objects(None, RDF.type) if o in ENTITY_CLASSES)
+        per_property = Counter(local_name(p) for _, p, _ in validated if p in RELATIONS)
+    return BuildReport(skipped=tuple(sorted(b.skipped, key=lambda s: s.path)),
+                       entities_per_class=dict(sorted(per_class.items())),
+                       relations_per_property=dict(sorted(per_property.items())), seconds=b.seconds, model=b.model,
+                       graph_stats=stats, quarantine=violations, documents_parsed=b.counts.parsed,
+                       documents_cached=b.counts.cached, **fields)
+
+
+def _commit(b: Build, files: dict, report: BuildReport, keep_quarantine: bool = False) -> BuildReport:
+    """Write ``files`` and report.json in one commit; prune the cache. Returns the report."""
+    from . import write
+
+    write.write_outputs(b.out, {**files, REPORT: write.json_bytes(report_dict(report, include_timing=False))})
+    if not keep_quarantine:  # a quarantine.ttl left by an earlier build is not about this graph
+        (b.out / QUARANTINE).unlink(missing_ok=True)
+    _after_commit(b)
+    b.lap("write")
     return report
 
 
-def _write_streaming(config: BuildConfig, resolver, spill, kept, skipped, counts, store, model, t, t0, version) -> BuildReport:
-    """The rest of a streaming build (``stream.py``): render each document's facts again, write in one commit."""
-    import gc
+# the streamed plan: compact facts, sorted runs on disk -----------------------------------------------------------
+
+def _streamed_plan(b: Build) -> BuildReport:
+    """Resolve from compact facts (memory holds the name table, not the mentions) and write graph.ttl from
+    sorted runs; if the graph is small enough to validate, hand the facts to the full plan."""
+    from .facts import expand
+    from .stream import Spill, StreamResolver
+
+    spill = Spill(b.out)
+    try:
+        resolver = StreamResolver()
+        _feed(b, resolver, spill)
+        exact = resolver.finish(keep=b.store is not None)  # the tables stay for the state (incremental.py)
+        if exact and (b.config.validate is False or resolver.min_triples > VALIDATE_AUTO_LIMIT):
+            return _write_streamed(b, resolver, spill)
+        extractions = []  # the graph is small: the full plan (its documents have no text: none is needed)
+        for doc_id, facts, _, parsed in sorted(spill.facts(), key=lambda x: b.kept[x[0]].order):
+            extractions.append(expand(b.kept[doc_id].document, facts))
+            if parsed and b.store is not None:
+                b.store.put_entry(b.kept[doc_id].entry, doc_id, facts)
+    finally:
+        spill.close()
+    b.lap("parse+extract")
+    return _full_plan(b, extractions)
+
+
+def _feed(b: Build, resolver, spill) -> None:
+    """Pass 1: every document's facts into the name table and the spill file."""
+    from .executor import iter_facts, release_pipelines
+
+    feed, b.documents = b.documents, []
+    for document, facts, memo, parsed in iter_facts(feed, b.model, put=False, consume=True, **b.extract_options()):
+        if parsed:  # taken in once spaCy is gone: the name tables do not add to the parse's memory
+            spill.add_later(document.id, facts)
+        else:
+            resolver.add(document.id, facts)
+        spill.add(document.id, facts, memo, parsed, keep=not parsed)  # parsed: cached with their memo
+    if b.counts.parsed:
+        if b.counts.parsed >= RELEASE_AFTER:  # a large parse: what spaCy held goes back before resolving
+            release_pipelines()
+        for doc_id, facts in spill.later():
+            resolver.add(doc_id, facts)
+    b.lap("parse+extract")
+
+
+def _write_streamed(b: Build, resolver, spill) -> BuildReport:
+    """Pass 2: render each document's facts again (or reuse its memo), write in one commit."""
+    from .incremental import DocumentState, no_cycle_collection
 
     done = {}
-    collecting = gc.isenabled()
-    gc.disable()  # rendering makes many small acyclic objects: the cycle collector would only walk them
-    try:
+    with no_cycle_collection():  # rendering makes many small acyclic objects: the collector would only walk them
         resolver.start_render(spill)
         for doc_id, facts, memo, parsed in spill.facts():
             new = resolver.render(doc_id, facts, memo)
-            if store is not None and (new is not None or parsed):  # the memo helps the next build
-                store.put_entry(kept[doc_id][2], doc_id, facts, new or memo)
+            entry = b.kept[doc_id].entry
+            if b.store is not None and (new is not None or parsed):  # the memo helps the next build
+                b.store.put_entry(entry, doc_id, facts, new or memo)
             used = new or memo
-            done[doc_id] = (kept[doc_id][2], resolver.document_block(doc_id)[2] if facts[1] or facts[2] else None,
-                            used[3], used[4])  # what the state keeps of it (incremental.py)
-    finally:
-        if collecting:
-            gc.enable()
-    t["resolve+rdf"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    report = _commit_streamed(config, resolver, done, kept, skipped, counts, store, model, t, version)
-    t["write"] = time.perf_counter() - t0
-    return report
+            done[doc_id] = DocumentState(entry, resolver.document_block(doc_id)[2] if facts[1] or facts[2] else None,
+                                         used.evidence_records, used.prefixes)
+    b.lap("resolve+rdf")
+    return _commit_streamed(b, resolver, done, {GRAPH_TTL: resolver.turtle(), MERGES: resolver.merges()})
 
 
-def _streamed_report(config: BuildConfig, resolver, done, kept, skipped, counts, model, t, patched: str = "") -> BuildReport:
-    validation = "skipped (--no-validate)" if config.validate is False else (
-        f"skipped: {resolver.triples} triples is over the automatic limit of {VALIDATE_AUTO_LIMIT} (pySHACL takes "
-        "minutes at this size); `mlkg validate` checks the graph, `mlkg build --validate` forces it")
-    return BuildReport(
-        documents_read=len(done),
-        skipped=tuple(sorted(skipped, key=lambda s: s.path)),
-        entities_per_class=resolver.entities_per_class(),
-        relations_per_property=resolver.relations_per_property(),
-        seconds=t,
-        model=model,
-        outputs=tuple(str(config.out_dir / n) for n in ["graph.ttl", "merges.json", "report.json"]),
+def _commit_streamed(b: Build, resolver, done: dict, files: dict, patched: str = "") -> BuildReport:
+    """Write graph.ttl, merges.json and report.json in one commit; prune the cache and leave the state."""
+    from . import incremental
+
+    report = BuildReport(
+        documents_read=len(done), skipped=tuple(sorted(b.skipped, key=lambda s: s.path)),
+        entities_per_class=resolver.entities_per_class(), relations_per_property=resolver.relations_per_property(),
+        seconds=b.seconds, model=b.model, outputs=tuple(str(b.config.out_dir / n) for n in [GRAPH_TTL, MERGES, REPORT]),
         graph_stats=resolver.graph_stats(),
-        encodings={d.id: d.encoding for _, d, _ in kept.values() if d.id in done},
-        validation=validation,
-        documents_parsed=counts.parsed,
-        documents_cached=counts.cached,
-        patched=patched,
-    )
-
-
-def _commit_streamed(config: BuildConfig, resolver, done, kept, skipped, counts, store, model, t, version,
-                     files: dict | None = None, patched: str = "") -> BuildReport:
-    """Write graph.ttl, merges.json and report.json in one commit; then prune the cache and leave the state."""
-    from . import incremental, write
-
-    out = Path(config.out_dir)
-    report = _streamed_report(config, resolver, done, kept, skipped, counts, model, t, patched)
-    files = files or {"graph.ttl": resolver.turtle(), "merges.json": resolver.merges()}
-    write.write_outputs(out, {**files, "report.json": write.json_bytes(report_dict(report, include_timing=False))})
-    (out / "quarantine.ttl").unlink(missing_ok=True)
-    if store is not None:
-        store.prune()
-        incremental.save_state(out, version, resolver, done)
+        encodings={k.document.id: k.document.encoding for k in b.kept.values() if k.document.id in done},
+        validation=_validation_note(b, resolver.triples),
+        documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=patched)
+    report = _commit(b, files, report)
+    if b.store is not None:
+        incremental.save_state(b.out, b.version, resolver, done)
     return report
 
 
-def _build_incremental(config: BuildConfig, state, changes, feed, kept, skipped, counts, store, model, run, t, t0,
-                       version) -> BuildReport | None:
+# the patched plan: few documents changed since the last streamed build ------------------------------------------
+
+def _patched_plan(b: Build) -> BuildReport | None:
     """Parse the changed documents and patch the last build's outputs (``incremental.py``); None when only a
     full build gives the exact graph (nothing is written then, and the parsed documents are in the cache)."""
     from . import incremental
-    from .executor import ExtractStats
-    from .executor import iter_facts as extract_iter
+    from .executor import ExtractStats, iter_facts
 
-    changed, removed = changes
-    want = set(changed)
-    todo = [d for d in feed if d.id in want]
-    n_skipped = len(skipped)
+    changes = incremental.plan(b.state, {d: k.entry for d, k in b.kept.items()})
+    if changes is None:
+        return None
+    want = set(changes.changed)
+    n_skipped = len(b.skipped)
     stats = ExtractStats()
-    got = []
-    for document, facts, memo, parsed in extract_iter(todo, model, put=False, consume=True, **dict(run, stats=stats)):
-        got.append((document.id, facts, memo, kept[document.id][2], parsed))
-    failed = sorted(want - {g[0] for g in got})  # processing failed: skipped, and its old facts go
-    t["parse+extract"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    rebuilt = incremental.rebuild(state, config.out_dir, store, [g[:4] for g in got], removed + failed)
-    if rebuilt is not None and config.validate is None and rebuilt.resolver.bounds[0] <= VALIDATE_AUTO_LIMIT:
+    got = [incremental.Change(document.id, facts, memo, b.kept[document.id].entry, parsed)
+           for document, facts, memo, parsed in iter_facts([d for d in b.documents if d.id in want], b.model,
+                                                           put=False, consume=True, **b.extract_options(stats))]
+    failed = sorted(want - {g.doc_id for g in got})  # processing failed: skipped, and its old facts go
+    b.lap("parse+extract")
+    rebuilt = incremental.rebuild(b.state, b.out, b.store, got, changes.removed + failed)
+    if rebuilt is not None and b.config.validate is None and rebuilt.resolver.min_triples <= VALIDATE_AUTO_LIMIT:
         rebuilt = None  # small enough to validate now: the full path does
     if rebuilt is None:
-        for doc_id, facts, _, path, parsed in got:
-            if parsed:
-                store.put_entry(path, doc_id, facts)
-        del skipped[n_skipped:]  # the full build meets them again
+        for g in got:
+            if g.parsed:
+                b.store.put_entry(g.entry, g.doc_id, g.facts)
+        del b.skipped[n_skipped:]  # the full build meets them again
         return None
-    for path, doc_id, facts, memo in rebuilt.entries:
-        store.put_entry(path, doc_id, facts, memo)
-    store.used.update(v[0] for v in rebuilt.docs.values())
-    counts.parsed, counts.cached = stats.parsed, len(rebuilt.docs) - stats.parsed
-    t["resolve+rdf"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    patched = (f"graph.ttl and merges.json patched: {len(changed)} document(s) new or changed, {len(removed)} removed, "
-               f"{rebuilt.rendered} rendered again")
-    report = _commit_streamed(config, rebuilt.resolver, rebuilt.docs, kept, skipped, counts, store, model, t, version,
-                              rebuilt.files, patched)
-    t["write"] = time.perf_counter() - t0
-    return report
+    for c in rebuilt.entries:
+        b.store.put_entry(c.entry, c.doc_id, c.facts, c.memo)
+    b.store.used.update(v.entry for v in rebuilt.docs.values())
+    b.counts.parsed, b.counts.cached = stats.parsed, len(rebuilt.docs) - stats.parsed
+    b.lap("resolve+rdf")
+    patched = (f"graph.ttl and merges.json patched: {len(changes.changed)} document(s) new or changed, "
+               f"{len(changes.removed)} removed, {rebuilt.rendered} rendered again")
+    return _commit_streamed(b, rebuilt.resolver, rebuilt.docs, rebuilt.files, patched)
+
+
+# reports ----------------------------------------------------------------------------------------------------------
+
+def _report_from_dict(d: dict, **extra) -> BuildReport:
+    """The inverse of :func:`report_dict` without timings (an unchanged build's report is the last one's)."""
+    return BuildReport(
+        documents_read=d["documents_read"], skipped=tuple(SkippedDocument(**s) for s in d["skipped"]),
+        entities_per_class=d["entities_per_class"], relations_per_property=d["relations_per_property"],
+        model=d["model"], graph_stats=d["graph"], encodings=d["encodings"], validation=d.get("validation", ""),
+        quarantine=tuple(Violation(**v) for v in d.get("quarantine", ())), **extra)
 
 
 def report_dict(report: BuildReport, include_timing: bool = True) -> dict:
@@ -362,6 +490,8 @@ def report_dict(report: BuildReport, include_timing: bool = True) -> dict:
         d["documents_cached"] = report.documents_cached
         if report.patched:  # a patched graph's report.json is that of a full build
             d["patched"] = report.patched
+        if report.up_to_date:
+            d["up_to_date"] = True
     return d
 
 

@@ -1,8 +1,8 @@
-"""The incremental cache: one pickled Extraction per document (as plain tuples, ``stream.compact``), keyed by its content and the pipeline's version.
+"""The incremental cache: one pickled Extraction per document (as plain tuples, ``facts.compact``), keyed by its content and the pipeline's version.
 
 A key is the SHA-256 of the pipeline fingerprint, the document id and its text. The fingerprint covers
 everything that decides what is extracted from a text: mlkg's version, the source of the extraction stage
-(``pipeline/nlp``, ``model.py``, ``vocab.py``, ``resolve.py`` whose ``norm`` the rules use) and its rule data,
+(``pipeline/nlp``, ``model.py``, ``vocab.py``, ``names.py`` whose ``norm`` the rules use) and its rule data,
 and the spaCy version and pipeline. Editing a rule, upgrading spaCy or switching pipelines therefore misses
 the cache everywhere; an unchanged document under an unchanged pipeline hits it and is not parsed.
 
@@ -14,21 +14,24 @@ it reads now, so the facts of a removed or changed document leave the graph what
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import pickle
 import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 from .model import Document, Extraction
+from .outputs import CACHE_DIR as DEFAULT_CACHE_DIR
+from .outputs import folder_record
+from .write import atomic_write, folder_lock, json_bytes
 
 __all__ = ["ExtractionCache", "pipeline_fingerprint", "DEFAULT_CACHE_DIR"]
 
-DEFAULT_CACHE_DIR = ".mlkg-cache"
-"""The cache's folder inside the output folder when no ``--cache`` is given."""
 
-_SOURCES = ("model.py", "vocab.py", "resolve.py", "nlp")
-_FORMAT = 2  # entries hold (document id, stream.compact facts): plain tuples, quick to load
+_SOURCES = ("model.py", "vocab.py", "names.py", "nlp")
+_FORMAT = 2  # entries hold (document id, facts.compact facts): plain tuples, quick to load
 
 
 @lru_cache(maxsize=8)
@@ -74,7 +77,7 @@ class ExtractionCache:
         return os.path.exists(self._path(document))
 
     def get_entry(self, document: Document) -> tuple[tuple, tuple | None] | None:
-        """``(facts, memo)`` of ``document``: its compact facts (``stream.compact``) and what the streaming
+        """``(facts, memo)`` of ``document``: its compact facts (``facts.compact``) and what the streaming
         writer rendered from them last (``stream.StreamResolver.render``, or None); None if not cached."""
         return self.read_entry(self._path(document), document.id)
 
@@ -95,13 +98,13 @@ class ExtractionCache:
         return entry[1], (entry[2] if len(entry) == 3 else None)
 
     def get_facts(self, document: Document) -> tuple | None:
-        """The cached compact facts (``stream.compact``) of ``document``, or None."""
+        """The cached compact facts (``facts.compact``) of ``document``, or None."""
         entry = self.get_entry(document)
         return None if entry is None else entry[0]
 
     def get(self, document: Document) -> Extraction | None:
         """The cached Extraction of ``document`` (read from the current place and encoding), or None."""
-        from .stream import expand
+        from .facts import expand
 
         facts = self.get_facts(document)
         return None if facts is None else expand(document, facts)
@@ -131,22 +134,59 @@ class ExtractionCache:
 
     def put(self, extraction: Extraction) -> None:
         """Store ``extraction`` (atomically)."""
-        from .stream import compact
+        from .facts import compact
 
         self.put_facts(extraction.document, compact(extraction))
 
-    def prune(self) -> int:
-        """Delete the entries this build did not use (documents removed or changed since); return how many."""
+    def prune(self, out_dir: Path, own: bool = False) -> int:
+        """Delete the entries the last build into ``out_dir`` used and this one did not (documents removed or
+        changed since), and record this build's for the next; return how many were deleted.
+
+        A cache named with ``--cache`` may serve other output folders: only the entries this folder's manifest
+        (``outputs.folder_record``) lists are candidates, so a build never deletes another's. With ``own`` (the
+        cache inside ``out_dir``) and no manifest yet, every entry this build did not use goes. Entries are
+        deleted under a lock on the cache folder, one pruning build at a time.
+        """
+        manifest = folder_record(self.root, out_dir, "used")
+        previous = self._manifest(manifest)
         n = 0
-        if not self.root.is_dir():
-            return 0
+        if self.root.is_dir() and (previous is not None or own):
+            with folder_lock(self.root):
+                candidates = self._all_entries() if previous is None else previous
+                for rel in candidates:
+                    path = os.path.join(self._root, rel)
+                    if path not in self.used and os.path.exists(path):
+                        Path(path).unlink(missing_ok=True)
+                        n += 1
+        prefix = self._root + os.sep
+        entries = sorted(p[len(prefix):] for p in self.used if p.startswith(prefix))
+        atomic_write(manifest, json_bytes({"cache": os.path.realpath(self._root), "out": os.path.realpath(out_dir), "entries": entries}))
+        return n
+
+    def _manifest(self, path: Path) -> list[str] | None:
+        """The entries a manifest lists, if it is about this cache (else None)."""
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("cache") != os.path.realpath(self._root):
+            return None
+        entries = data.get("entries")
+        if not isinstance(entries, list):
+            return None
+        # only names of entries (two hex digits, a slash, a digest): a manifest never points outside the cache
+        return [e for e in entries if isinstance(e, str) and _ENTRY.fullmatch(e)]
+
+    def _all_entries(self) -> list[str]:
+        out = []
         with os.scandir(self._root) as shards:
             for shard in shards:
                 if len(shard.name) != 2 or not shard.is_dir():
                     continue
                 with os.scandir(shard.path) as entries:
-                    for entry in entries:
-                        if entry.name.endswith(".pkl") and not entry.name.startswith(".") and entry.path not in self.used:
-                            Path(entry.path).unlink(missing_ok=True)
-                            n += 1
-        return n
+                    out.extend(f"{shard.name}/{e.name}" for e in entries
+                               if e.name.endswith(".pkl") and not e.name.startswith("."))
+        return out
+
+
+_ENTRY = re.compile(r"[0-9a-f]{2}/[0-9a-f]{64}\.pkl")

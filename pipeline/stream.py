@@ -30,82 +30,19 @@ import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from json.encoder import encode_basestring as _js
+from dataclasses import dataclass
 from pathlib import Path
 
-from .model import Document, Evidence, Extraction, Mention, RelationMention
-from .resolve import _clean, entity_key, norm
+from .config import MEMORY_RECORDS, SPILL_BYTES
+from .facts import compact, expand  # noqa: F401  (compact: executor.py's import)
+from .names import clean
+from .outputs import SPILL_PREFIX
+from .rdf import document_iri_text, entity_iri_text, merges_json
+from .resolve import NameTable, merge_rule
 from .vocab import local_name
 
-__all__ = ["compact", "expand", "StreamResolver", "Sorter", "Spill"]
+__all__ = ["StreamResolver", "RenderMemo", "Sorter", "Spill", "render_fingerprint"]
 
-MEMORY_RECORDS = 2048
-"""Cache hits a :class:`Spill` keeps in memory rather than on disk."""
-
-SPILL_BYTES = 8 << 20
-"""Text a :class:`Sorter` keeps in memory before it writes a sorted run to disk."""
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# compact facts: an Extraction as plain tuples (quick to pickle, small), and back
-
-def compact(ex: Extraction) -> tuple:
-    """The facts of ``ex`` as plain tuples: ``(evidences, mentions, relations)``.
-
-    ``evidences``: ``(sentence, start, end)``; a mention: ``(cls, text, start, end, evidence index, canonical,
-    aliases)``; a relation: ``(subject mention, predicate, object mention, evidence index, rule, confidence)``.
-    The document id is the Extraction's (every mention and evidence of an Extraction is of its document).
-    """
-    doc_id = ex.document.id
-    evs: dict[tuple, int] = {}
-
-    def ev(e: Evidence) -> int:
-        if e.doc_id != doc_id:
-            raise ValueError(f"evidence of {e.doc_id!r} in the extraction of {doc_id!r}")
-        k = (e.sentence, e.start_char, e.end_char)
-        i = evs.get(k)
-        if i is None:
-            i = evs[k] = len(evs)
-        return i
-
-    def men(m: Mention) -> tuple:
-        if m.doc_id != doc_id:
-            raise ValueError(f"mention of {m.doc_id!r} in the extraction of {doc_id!r}")
-        return (str(m.cls), m.text, m.start_char, m.end_char, ev(m.evidence), m.canonical, tuple(m.aliases))
-
-    mentions = tuple(men(m) for m in ex.mentions)
-    relations = tuple((men(r.subject), str(r.predicate), men(r.object), ev(r.evidence), r.rule, r.confidence)
-                      for r in ex.relations)
-    return (tuple(evs), mentions, relations)
-
-
-_URIS: dict = {}
-
-
-def _uri(s: str):
-    u = _URIS.get(s)
-    if u is None:
-        from rdflib import URIRef
-
-        u = _URIS[s] = URIRef(s)
-    return u
-
-
-def expand(document: Document, facts: tuple) -> Extraction:
-    """The Extraction of ``document`` from its compact ``facts`` (the inverse of :func:`compact`)."""
-    evs_t, ms, rs = facts
-    d = document.id
-    evs = [Evidence(doc_id=d, sentence=s, start_char=a, end_char=b) for s, a, b in evs_t]
-
-    def men(m: tuple) -> Mention:
-        cls, text, a, b, e, can, al = m
-        return Mention(doc_id=d, text=text, cls=_uri(cls), start_char=a, end_char=b, evidence=evs[e],
-                       canonical=can, aliases=al)
-
-    return Extraction(document=document, mentions=tuple(men(m) for m in ms),
-                      relations=tuple(RelationMention(subject=men(s), predicate=_uri(p), object=men(o),
-                                                      evidence=evs[e], rule=rule, confidence=conf)
-                                      for s, p, o, e, rule, conf in rs))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -113,7 +50,7 @@ def expand(document: Document, facts: tuple) -> Extraction:
 
 def _remove_dead(parent: Path) -> None:
     """Remove the spill folders that killed builds left in ``parent`` (their process is gone)."""
-    for d in parent.glob(".mlkg-spill-*"):
+    for d in parent.glob(SPILL_PREFIX + "*"):
         try:
             pid = int(d.name.split("-")[2])
             os.kill(pid, 0)
@@ -130,7 +67,7 @@ class Spill:
         parent = Path(parent)
         parent.mkdir(parents=True, exist_ok=True)
         _remove_dead(parent)
-        self.root = Path(tempfile.mkdtemp(prefix=f".mlkg-spill-{os.getpid()}-", dir=parent))
+        self.root = Path(tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-", dir=parent))
         self._facts = open(self.root / "facts.pkl", "wb")
         self._later = None
         self.memory: list[tuple] = []
@@ -235,53 +172,6 @@ class Sorter:
                 prev = item
 
 
-def name_parts(m: tuple) -> tuple:
-    """What resolution reads from a compact mention: ``(class, normalised name, clean name, its names and
-    aliases cleaned, the normalised acronyms among its aliases)``."""
-    cls, text, _, _, _, can, aliases = m
-    name = can or text
-    nn = norm(name)
-    cname = _clean(name)
-    if aliases:
-        acronyms = [na for na in map(norm, aliases) if na != nn and len(na) <= 8]
-        return cls, nn, cname, [_clean(n) for n in (name, *aliases) if n and norm(n)], acronyms
-    return cls, nn, cname, [cname] if name and nn else [], ()
-
-
-class _Outside(Exception):
-    """A link of the names being joined again leads to a name outside them (:meth:`StreamResolver._union`)."""
-
-
-def _uncount(table, key, item) -> None:
-    """One less ``item`` in the counts ``table[key]``; a dict table loses the key once its counts are empty."""
-    counts = table[key]
-    n = counts[item] - 1
-    if n:
-        counts[item] = n
-        return
-    del counts[item]
-    if not counts and isinstance(table, dict):
-        del table[key]
-
-
-def _entity_iri(key: str) -> str:
-    """``str(rdf.entity_iri(key))``, without making a URIRef."""
-    from .rdf import slug
-    from .vocab import RES
-
-    cls, name = key.split("/", 1)
-    return f"{RES}{cls.lower()}/{slug(name)}"
-
-
-def _document_iri(doc_id: str) -> str:
-    """``str(rdf.document_iri(doc_id))``, without making a URIRef."""
-    from urllib.parse import quote
-
-    from .vocab import RES
-
-    return f"{RES}document/" + quote(doc_id.encode("utf-8", "surrogatepass"), safe="")
-
-
 def _prefixes(texts: Iterable[str]) -> set[str]:
     """The prefixes the Turtle texts of terms use (``mlkg:x``, ``"1.5"^^xsd:decimal``; not ``<...>`` or ``a``)."""
     out = set()
@@ -324,14 +214,14 @@ class _Texts(dict):
 _FINGERPRINT: list[str] = []
 
 
-def _render_fingerprint() -> str:
+def render_fingerprint() -> str:
     """A digest of the code that renders a document's blocks: a memo from other code is not reused."""
     if not _FINGERPRINT:
         import hashlib
 
         h = hashlib.sha256()
         root = Path(__file__).parent
-        for name in ("stream.py", "write.py", "rdf.py", "vocab.py", "resolve.py", "model.py"):
+        for name in ("stream.py", "write.py", "rdf.py", "vocab.py", "resolve.py", "names.py", "facts.py", "model.py"):
             h.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
         _FINGERPRINT.append(h.hexdigest()[:16])
     return _FINGERPRINT[0]
@@ -340,242 +230,47 @@ def _render_fingerprint() -> str:
 # ---------------------------------------------------------------------------------------------------------------
 # the two passes
 
-class StreamResolver:
-    """``resolve.resolve`` + ``rdf.triples`` + the writers, in two passes over compact facts."""
+@dataclass(frozen=True, slots=True)
+class RenderMemo:
+    """What :meth:`StreamResolver.render` made of a document, kept in its cache entry for the next build."""
 
-    def __init__(self) -> None:
-        # per normalised name (a "base": class and normalised canonical name), by a small integer id. Names,
-        # links and long forms are counted (dicts keep them in order of arrival), so that a document's facts can
-        # be taken out again (:meth:`remove`, an incremental rebuild); votes and documents are lists, since most
-        # names have one spelling in one document
-        self.long_forms: dict[tuple, dict[str, int]] = {}  # (cls, normalised acronym) -> normalised long forms
-        self.ids: dict[tuple, int] = {}
-        self.votes: list = []     # id -> the canonical name of each mention
-        self.surface: list = []   # id -> names -> count
-        self.docs: list = []      # id -> distinct document ids
-        self.links: list = []     # id -> other normalised names it joins -> count, or None
-        self.rel: dict[tuple, list[str]] = {}  # (id s, predicate, id o) -> distinct document ids
-        self.relation_mentions = 0
+    sig: tuple
+    """What it depended on: the rendering code, each mention's entity, each relation's support count."""
+    blocks: list
+    """``(subject, Turtle text)`` of each evidence block."""
+    records: list
+    """``(entity IRI, merge record)`` of each mention."""
+    evidence_records: int
+    """Distinct (relation, sentence, rule, confidence) records: 11 triples each."""
+    prefixes: frozenset
+    """The prefixes its blocks use."""
 
-    # pass 1 -------------------------------------------------------------------------------------------------
-    def _base(self, doc_id: str, m: tuple) -> int:
-        cls, nn, cname, names, acronyms = name_parts(m)
-        for na in acronyms:
-            lf = self.long_forms.get((cls, na))
-            if lf is None:
-                self.long_forms[(cls, na)] = {nn: 1}
-            else:
-                lf[nn] = lf.get(nn, 0) + 1
-        i = self.ids.get((cls, nn))
-        if i is None:
-            i = self.ids[(cls, nn)] = len(self.votes)
-            self.votes.append([cname])
-            sur = {}
-            self.surface.append(sur)
-            self.docs.append([doc_id])
-            self.links.append(None)
-        else:
-            self.votes[i].append(cname)
-            sur = self.surface[i]
-            d = self.docs[i]
-            if not d or d[-1] != doc_id:  # a document's mentions come together: a repeat is the last one
-                d.append(doc_id)
-        for n in names:
-            sur[n] = sur.get(n, 0) + 1
-            k = norm(n)
-            if k != nn:
-                ls = self.links[i]
-                if ls is None:
-                    self.links[i] = {k: 1}
-                else:
-                    ls[k] = ls.get(k, 0) + 1
-        return i
 
-    def _unbase(self, m: tuple) -> int:
-        """Take one mention back out (the inverse of :meth:`_base`, but for its document); return its base id."""
-        cls, nn, cname, names, acronyms = name_parts(m)
-        for na in acronyms:
-            _uncount(self.long_forms, (cls, na), nn)
-        i = self.ids[(cls, nn)]
-        self.votes[i].remove(cname)
-        for n in names:
-            _uncount(self.surface, i, n)
-            k = norm(n)
-            if k != nn:
-                _uncount(self.links, i, k)
-        return i
-
-    def add(self, doc_id: str, facts: tuple) -> None:
-        """Take in one document's facts (any order of documents gives the same graph; each document once)."""
-        _, ms, rs = facts
-        for m in ms:
-            self._base(doc_id, m)
-        for s, p, o, *_ in rs:
-            k = (self._base(doc_id, s), p, self._base(doc_id, o))
-            d = self.rel.get(k)
-            if d is None:
-                self.rel[k] = [doc_id]
-            elif d[-1] != doc_id:
-                d.append(doc_id)
-            self.relation_mentions += 1
-
-    def remove(self, doc_id: str, facts: tuple) -> set[int]:
-        """Take out one document's facts, as :meth:`add` took them in; return the base ids they touched."""
-        _, ms, rs = facts
-        touched = {self._unbase(m) for m in ms}
-        for s, p, o, *_ in rs:
-            i, j = self._unbase(s), self._unbase(o)
-            touched.update((i, j))
-            d = self.rel.get((i, p, j))
-            if d is not None and doc_id in d:
-                d.remove(doc_id)
-                if not d:
-                    del self.rel[(i, p, j)]
-            self.relation_mentions -= 1
-        for i in touched:
-            d = self.docs[i]
-            if doc_id in d:
-                d.remove(doc_id)
-        return touched
+class StreamResolver(NameTable):
+    """A :class:`~pipeline.resolve.NameTable` that renders its graph's blocks document by document (pass 2)."""
 
     def finish(self, keep: bool = False) -> bool:
-        """Merge names into entities and relations; False when only the plain path gives the exact graph.
-
-        With ``keep`` the name tables stay: ``incremental.save_state`` keeps them for the next build to patch."""
+        """Merge names into entities and relations; False when only the plain path gives the exact graph (two
+        entities with one IRI). With ``keep`` the name tables stay: ``incremental.save_state`` keeps them for
+        the next build to patch."""
         self.keep = keep
-        self.root = self._union(range(len(self.votes)))
-        members: dict[int, list[int]] = {}
-        for i, r in enumerate(self.root):
-            members.setdefault(r, []).append(i)
-        # entity per group: label, key; entities by key (cls, label, alt labels, documents)
-        self.group: dict[int, tuple[str, str]] = {}
-        self.entities: dict[str, tuple] = {}
-        ok = self._add_groups(members)
-        del members
+        super().finish()
         if not keep:
-            self.votes = self.surface = self.docs = self.links = self.long_forms = None
-        self.iri = {k: _entity_iri(k) for k in self.entities}
-        ok = ok and self._iris_distinct()
-        self.relations = self._relations(self.rel.items())
-        if not keep:
-            self.rel = None
-        self._count()
-        return ok
+            self.votes = self.surface = self.docs = self.links = self.long_forms = self.rel = None
+        self.iri = {k: entity_iri_text(k) for k in self.entities}
+        self.count()
+        return self.iris_distinct()
 
-    def _union(self, bases: Iterable[int]) -> dict[int, int] | list[int]:
-        """The root of each of ``bases`` (a name's id) once names that share a spelling or an acronym are joined;
-        a list when ``bases`` is every id, else a dict. The links of ``bases`` must lead only to ``bases`` or to
-        alias-only names (a component of names is closed under its links)."""
-        ids, long_forms, links = self.ids, self.long_forms, self.links
-        everything = isinstance(bases, range)
-        if everything:
-            parent = list(range(len(self.votes)))
-        else:
-            parent = {i: i for i in bases}
-        extra: dict[tuple, int] = {}  # names only ever given as another's alias
-        cls_of = self._cls_of()
+    def iris_distinct(self) -> bool:
+        """Whether every entity has an IRI of its own (else two keys, one IRI: the plain writer merges them)."""
+        return len(set(self.iri.values())) == len(self.iri)
 
-        def find(x: int) -> int:
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        top = len(self.votes)
-        for i in bases:
-            ls = links[i]
-            if not ls:
-                continue
-            for nk in ls:
-                k = (cls_of[i], nk)
-                if len(long_forms.get(k, ())) > 1:
-                    continue  # an acronym with two meanings joins nothing
-                j = ids.get(k)
-                if j is None:
-                    j = extra.get(k)
-                    if j is None:
-                        j = extra[k] = top + len(extra)
-                        if everything:
-                            parent.append(j)
-                        else:
-                            parent[j] = j
-                elif not everything and j not in parent:
-                    raise _Outside(j)
-                ra, rb = find(i), find(j)
-                if ra != rb:
-                    parent[max(ra, rb)] = min(ra, rb)  # a root is a name's id, never an alias-only one
-        if everything:
-            return [find(i) for i in range(top)]
-        return {i: find(i) for i in bases}
-
-    def _cls_of(self) -> list:
-        cls_of = getattr(self, "_classes", None)
-        if cls_of is None or len(cls_of) != len(self.votes):
-            cls_of = self._classes = [None] * len(self.votes)
-            for base, i in self.ids.items():
-                cls_of[i] = base[0]
-        return cls_of
-
-    def _add_groups(self, members: dict[int, list[int]]) -> bool:
-        """Make the entity of each group of names (root -> ids) into ``group`` and ``entities``; False if two
-        groups meet in one key."""
-        ok = True
-        cls_of = self._cls_of()
-        for r, ids in members.items():
-            if len(ids) == 1:  # most names: one spelling, its lists already distinct
-                i = ids[0]
-                votes, surface, docs = self.votes[i], self.surface[i], self.docs[i]
-                if not votes:
-                    continue  # a name whose every mention was taken out (incremental rebuild)
-                if len(set(votes)) == 1:
-                    label = votes[0]
-                else:
-                    label = sorted(Counter(votes).items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))[0][0]
-            else:
-                counts: Counter = Counter()
-                surface, docs = set(), set()
-                for i in ids:
-                    counts.update(self.votes[i])
-                    surface.update(self.surface[i])
-                    docs.update(self.docs[i])
-                if not counts:
-                    continue
-                label = sorted(counts.items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))[0][0]
-            cls = cls_of[r]
-            key = entity_key(cls, label)
-            by_norm: dict = {}
-            for s in sorted(s for s in surface if s != label):
-                by_norm.setdefault((norm(s), s.casefold()), s)
-            if key in self.entities:
-                ok = False  # two groups, one key: resolve.resolve folds them; leave that to it
-            self.entities[key] = (cls, label, tuple(sorted(by_norm.values())), tuple(sorted(docs)))
-            self.group[r] = (label, key)
-        return ok
-
-    def _iris_distinct(self) -> bool:
-        return len(set(self.iri.values())) == len(self.iri)  # else two keys, one IRI: the plain writer merges them
-
-    def _relations(self, rel: Iterable[tuple]) -> dict[tuple, int]:
-        """Relations between entities, each with how many documents support it, from ``(ids, documents)`` of names."""
-        relations: dict[tuple, set] = {}
-        group, root = self.group, self.root
-        for (i, p, j), docs in rel:
-            ks, ko = group[root[i]][1], group[root[j]][1]
-            if ks == ko:
-                continue
-            r = relations.get((ks, p, ko))
-            if r is None:
-                relations[(ks, p, ko)] = set(docs)
-            else:
-                r.update(docs)
-        return {k: len(docs) for k, docs in relations.items()}
-
-    def _count(self) -> None:
+    def count(self) -> None:
+        """Count the triples (the bounds before rendering: whether the graph is small enough to validate)."""
         # rdf.triples yields per entity 2 + alt labels + 3 per document, per relation 1 + 11 per distinct
-        # (sentence, rule, confidence): exact after render(); before, bounds decide whether to validate
+        # (sentence, rule, confidence): exact after render(); before, the least count decides whether to validate
         self._entity_triples = sum(2 + len(alts) + 3 * len(docs) for _, _, alts, docs in self.entities.values())
-        self.bounds = (self._entity_triples + 12 * len(self.relations),
-                       self._entity_triples + len(self.relations) + 11 * self.relation_mentions)
+        self.min_triples = self._entity_triples + 12 * len(self.relations)
         self.evidence_records = 0
 
     @property
@@ -590,37 +285,12 @@ class StreamResolver:
     def relations_per_property(self) -> dict[str, int]:
         return dict(sorted(Counter(local_name(p) for _, p, _ in self.relations).items()))
 
-    def graph_stats(self, top: int = 5) -> dict:
-        """``analysis.graph_stats(analysis.resolution_to_networkx(...))`` without networkx."""
-        from .vocab import ENTITY_CLASSES, RELATIONS
+    def graph_stats(self) -> dict:
+        """``analysis.graph_stats`` of the entity graph (as of ``analysis.resolution_to_networkx``)."""
+        from .analysis import entity_graph, graph_stats
 
-        classes = {str(c) for c in ENTITY_CLASSES}
-        nodes = {self.iri[k]: (local_name(e[0]), e[1]) for k, e in self.entities.items() if e[0] in classes}
-        preds = {str(p) for p in RELATIONS}
-        edges = {(self.iri[s], self.iri[o], p) for s, p, o in self.relations if p in preds}
-        edges = {e for e in edges if e[0] in nodes and e[1] in nodes}
-        parent = {n: n for n in nodes}
-
-        def find(x):
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        degree = dict.fromkeys(nodes, 0)
-        for s, o, _ in edges:
-            degree[s] += 1
-            degree[o] += 1
-            rs, ro = find(s), find(o)
-            if rs != ro:
-                parent[rs] = ro
-        methods = [(degree[n], label) for n, (cls, label) in nodes.items() if cls == "Method"]
-        return {
-            "nodes": len(nodes),
-            "edges": len(edges),
-            "components": len({find(n) for n in nodes}) if nodes else 0,
-            "most_connected_methods": [f"{label} ({d})" for d, label in sorted(methods, key=lambda x: (-x[0], x[1]))[:top]],
-        }
+        return graph_stats(entity_graph(((self.iri[k], e[0], e[1]) for k, e in self.entities.items()),
+                                        ((self.iri[s], p, self.iri[o]) for s, p, o in self.relations)))
 
     # pass 2 -------------------------------------------------------------------------------------------------
     def start_render(self, spill: Spill) -> None:
@@ -646,11 +316,11 @@ class StreamResolver:
         from rdflib.namespace import RDF, RDFS, SKOS
 
         from .vocab import MLKG, PREFIXES
-        from .write import _Terms
+        from .write import Terms
 
-        self.terms = t = _Terms({k: str(v) for k, v in PREFIXES.items()})
+        self.terms = t = Terms({k: str(v) for k, v in PREFIXES.items()})
         # the fixed terms are rendered by a scratch renderer: a prefix goes in the header only once used
-        scratch = _Terms({k: str(v) for k, v in PREFIXES.items()})
+        scratch = Terms({k: str(v) for k, v in PREFIXES.items()})
         self._used: set[str] = set()  # texts of fixed terms written (their prefixes are marked in turtle())
         self.blocks, self.records = blocks, records
         doc_iris: dict[str, str] = {}
@@ -658,10 +328,10 @@ class StreamResolver:
         def doc_iri(d: str) -> str:
             out = doc_iris.get(d)
             if out is None:
-                out = doc_iris[d] = t.render_iri(_document_iri(d))
+                out = doc_iris[d] = t.render_iri(document_iri_text(d))
             return out
 
-        self._doc_iri = doc_iri
+        self.doc_iri = doc_iri
         self._p = {name: scratch.term(iri) for name, iri in (
             ("type", RDF.type), ("label", RDFS.label), ("alt", SKOS.altLabel), ("mentionedIn", MLKG.mentionedIn),
             ("subject", RDF.subject), ("predicate", RDF.predicate), ("object", RDF.object), ("source", MLKG.source),
@@ -687,13 +357,13 @@ class StreamResolver:
     def entity_block(self, key: str, entity: tuple, out: Iterable[tuple], prefixes: bool = False) -> tuple:
         """``(subject, text, prefixes)`` of the Turtle block of entity ``key`` (``entities[key]``, relations
         ``out``); the prefixes its terms use if asked for, else None."""
-        from .write import _block, _string
+        from .write import turtle_block, quote_string
 
         cls, label, alts, doc_ids = entity
         P = self._p
-        pairs = {(P["type"], self._iri_term(cls)), (P["label"], _string(label))}
-        pairs.update((P["alt"], _string(a)) for a in alts)
-        pairs.update((P["mentionedIn"], self._doc_iri(d)) for d in doc_ids)
+        pairs = {(P["type"], self._iri_term(cls)), (P["label"], quote_string(label))}
+        pairs.update((P["alt"], quote_string(a)) for a in alts)
+        pairs.update((P["mentionedIn"], self.doc_iri(d)) for d in doc_ids)
         pairs.update(out)
         used = self._used
         used.add(P["label"])
@@ -702,72 +372,59 @@ class StreamResolver:
         if doc_ids:
             used.add(P["mentionedIn"])
         subject = self._text[key]
-        return subject, _block(subject, pairs), _pairs_prefixes(subject, pairs) if prefixes else None
+        return subject, turtle_block(subject, pairs), _pairs_prefixes(subject, pairs) if prefixes else None
 
     def document_block(self, doc_id: str) -> tuple[str, str, frozenset]:
         """``(subject, text, prefixes)`` of the Turtle block of a document named by some entity."""
-        from .write import _block, _string
+        from .write import turtle_block, quote_string
 
         P = self._p
         self._used.update((self._doc_cls, P["label"]))
-        subject = self._doc_iri(doc_id)
-        pairs = {(P["type"], self._doc_cls), (P["label"], _string(doc_id))}
-        return subject, _block(subject, pairs), _pairs_prefixes(subject, pairs)
+        subject = self.doc_iri(doc_id)
+        pairs = {(P["type"], self._doc_cls), (P["label"], quote_string(doc_id))}
+        return subject, turtle_block(subject, pairs), _pairs_prefixes(subject, pairs)
 
     def _iri_term(self, iri: str) -> str:
         return "a" if iri == "http://www.w3.org/1999/02/22-rdf-syntax-ns#type" else self.terms.iri(iri)
 
-    def render(self, doc_id: str, facts: tuple, memo: tuple | None = None) -> tuple | None:
+    def render(self, doc_id: str, facts: tuple, memo: RenderMemo | None = None) -> RenderMemo | None:
         """Render one document's evidence blocks and merge records.
 
         ``memo`` is what this returned for the same facts in an earlier build: when the entities and support
         counts the document's output depends on are still the same, its blocks are reused as they are. Returns
         the new memo to store, or None when ``memo`` was reused.
         """
-        from .rdf import _confidence, _evidence_iri, _lit
-        from .write import _block, _string
+        from .rdf import confidence_literal, evidence_iri, literal
+        from .write import turtle_block, quote_string
 
         evs, ms, rs = facts
-        group, root, ids = self.group, self.root, self.ids
+        entity_of = self.entity_of
         # what the output depends on besides the facts: each mention's entity, each relation's support
-        occurrences = []
-        for m in ms:
-            occurrences.append(group[root[ids[(m[0], norm(m[5] or m[1]))]]])
+        occurrences = [entity_of(m) for m in ms]
         supports = []
         for s, p, o, *_ in rs:
-            ks = group[root[ids[(s[0], norm(s[5] or s[1]))]]]
-            ko = group[root[ids[(o[0], norm(o[5] or o[1]))]]]
+            ks, ko = entity_of(s), entity_of(o)
             occurrences += (ks, ko)
             supports.append(self.relations.get((ks[1], p, ko[1]), 0))
-        sig = (_render_fingerprint(), tuple(occurrences), tuple(supports))
-        if memo is not None and memo[0] == sig:
-            _, blocks, records, n, prefixes = memo
-            for b in blocks:
+        sig = (render_fingerprint(), tuple(occurrences), tuple(supports))
+        if isinstance(memo, RenderMemo) and memo.sig == sig:
+            for b in memo.blocks:
                 self.blocks.add(b, len(b[1]) + len(b[0]) + 150)
-            for r in records:
+            for r in memo.records:
                 self.records.add(r, len(r[1][3]) + len(r[1][4]) + 400)  # about what the tuples take
-            self.evidence_records += n
-            self.terms.used.update(prefixes)
+            self.evidence_records += memo.evidence_records
+            self.terms.used.update(memo.prefixes)
             return None
 
         P, term = self._p, self.terms.term
         seen: dict[tuple, None] = {}
-        entity_of = iter(occurrences)
+        occurrence = iter(occurrences)
 
         def entity(m: tuple) -> str:
             cls, text, a, b, _, can, aliases = m
             name = can or text
-            glabel, key = next(entity_of)
-            cname = _clean(name)
-            if cname == glabel:
-                rule = "label"
-            elif norm(cname) == norm(glabel):
-                rule = "same-normalised-name"
-            elif any(norm(n) == norm(glabel) for n in (_clean(n) for n in (name, *aliases) if n and norm(n))):
-                rule = "own-acronym-pair"
-            else:
-                rule = "shared-alias"
-            rec = (self.iri[key], (doc_id, a, b, text, cname, rule))
+            glabel, key = next(occurrence)
+            rec = (self.iri[key], (doc_id, a, b, text, clean(name), merge_rule(name, aliases, glabel)))
             if rec not in seen:
                 seen[rec] = None
             return key
@@ -776,34 +433,34 @@ class StreamResolver:
             entity(m)
         nodes: dict[str, set] = {}
         records: set[tuple] = set()  # what rdf.triples counts: (relation, sentence, rule, confidence)
-        doc = self._doc_iri(doc_id)
+        doc = self.doc_iri(doc_id)
         for s, p, o, e, rule, conf in rs:
             ks, ko = entity(s), entity(o)
             if ks == ko:
                 continue
             sentence, a, b = evs[e]
-            node = str(_evidence_iri(ks, local_name(p), ko, doc_id, a, b))
+            node = str(evidence_iri(ks, local_name(p), ko, doc_id, a, b))
             pairs = nodes.get(node)
             if pairs is None:
                 pairs = nodes[node] = {
                     (P["type"], self._evidence_cls), (P["subject"], self._text[ks]), (P["predicate"], self._iri_term(p)),
-                    (P["object"], self._text[ko]), (P["source"], doc), (P["sentence"], _string(sentence)),
-                    (P["startChar"], term(_lit(a))), (P["endChar"], term(_lit(b))),
-                    (P["supportCount"], term(_lit(self.relations[(ks, p, ko)])))}
+                    (P["object"], self._text[ko]), (P["source"], doc), (P["sentence"], quote_string(sentence)),
+                    (P["startChar"], term(literal(a))), (P["endChar"], term(literal(b))),
+                    (P["supportCount"], term(literal(self.relations[(ks, p, ko)])))}
             records.add((ks, p, ko, a, b, rule, conf))
-            pairs.add((P["rule"], term(_lit(rule))))
-            pairs.add((P["confidence"], term(_confidence(conf))))
+            pairs.add((P["rule"], term(literal(rule))))
+            pairs.add((P["confidence"], term(confidence_literal(conf))))
         blocks = []
         texts: set[str] = set()
         for node, pairs in nodes.items():
             subject = self.terms.render_iri(node)  # not remembered: each evidence node is written once
-            blocks.append((subject, _block(subject, pairs)))
+            blocks.append((subject, turtle_block(subject, pairs)))
             texts.add(subject)
             for p_, o_ in pairs:
                 texts.add(p_)
                 texts.add(o_)
         prefixes = frozenset(_prefixes(texts))
-        new = (sig, blocks, list(seen), len(records), prefixes)
+        new = RenderMemo(sig=sig, blocks=blocks, records=list(seen), evidence_records=len(records), prefixes=prefixes)
         return new if self.render(doc_id, facts, new) is None else None  # added through the memo path
 
     # writing ------------------------------------------------------------------------------------------------
@@ -831,49 +488,18 @@ class StreamResolver:
             yield "".join(buf).encode("utf-8")
 
     def merges(self) -> Iterator[bytes]:
-        """merges.json, in chunks: the bytes of ``write.json_bytes(rdf.merge_log(resolution))``."""
-        before, after = merges_frame()
+        """merges.json, in chunks (``rdf.merges_json``), from the sorted merge records."""
         by_iri = {iri: key for key, iri in self.iri.items()}
-        buf: list[str] = [before + "{\n"]
-        size = 0
-        current, mentions = None, []
 
-        def section() -> str:
-            cls, label = self.entities[by_iri[current]][:2]
-            return merge_section(current, local_name(cls), label, mentions)
+        def sections():
+            current, mentions = None, []
+            for iri, record in self.records:
+                if iri != current:
+                    if current is not None:
+                        yield current, *self.entities[by_iri[current]][:2], mentions
+                    current, mentions = iri, []
+                mentions.append(record)
+            if current is not None:
+                yield current, *self.entities[by_iri[current]][:2], mentions
 
-        for iri, record in self.records:
-            if iri != current:
-                if current is not None:
-                    buf.append(section() + ",\n")
-                    size += len(mentions)
-                    if size > 4096:
-                        yield "".join(buf).encode("utf-8")
-                        buf, size = [], 0
-                current, mentions = iri, []
-            mentions.append(record)
-        if current is None:
-            yield (before + "{}" + after).encode("utf-8")
-            return
-        buf.append(section() + "\n  }" + after)
-        yield "".join(buf).encode("utf-8")
-
-
-def merges_frame() -> tuple[str, str]:
-    """merges.json around its entities: ``before + "{" ... "}" + after``."""
-    from .model import MERGE_RULES
-    from .write import json_bytes
-
-    empty = json_bytes({"entities": {}, "rules": dict(MERGE_RULES)}).decode("utf-8")
-    before, after = empty.split('"entities": {}', 1)
-    return before + '"entities": ', after
-
-
-def merge_section(iri: str, cls: str, label: str, mentions: Iterable[tuple]) -> str:
-    """One entity's part of merges.json's "entities", as ``json_bytes`` indents it (no comma after it);
-    ``mentions`` are ``(document, start, end, text, read as, rule)``, in order."""
-    return (f'    {_js(iri)}: {{\n      "class": {_js(cls)},\n      "label": {_js(label)},\n      "mentions": [\n'
-            + ",\n".join(f'        {{\n          "document": {_js(doc)},\n          "end": {b},\n          "read_as": '
-                          f'{_js(name)},\n          "rule": {_js(rule)},\n          "start": {a},\n          "text": '
-                          f'{_js(text)}\n        }}' for doc, a, b, text, name, rule in mentions)
-            + "\n      ]\n    }")
+        return merges_json(sections())

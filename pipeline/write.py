@@ -10,7 +10,8 @@ all-or-nothing step, in the manner of a database commit:
 A run that dies before step 2 leaves every previous output byte-identical (only stray temporary files, which the
 next run removes). A run that dies during step 3 leaves each file either old or new, never partial, and the
 journal lets the next ``mlkg build`` (:func:`recover`) finish the renames, so the folder never stays mixed.
-A lock on the output folder keeps two builds into the same folder from interleaving.
+A lock on the output folder (:func:`folder_lock`), held by a build from start to end, keeps two builds into the
+same folder from interleaving.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -29,12 +31,11 @@ from pathlib import Path
 from rdflib import Graph, Literal, URIRef
 
 from .errors import MlkgError
+from .outputs import JOURNAL
 
-__all__ = ["atomic_write", "write_turtle", "turtle_bytes", "quote_string", "quote_iri", "write_json", "json_bytes",
-           "write_outputs", "recover", "JOURNAL"]
+__all__ = ["atomic_write", "write_turtle", "turtle_bytes", "turtle_block", "quote_string", "quote_iri", "Terms",
+           "write_json", "json_bytes", "write_outputs", "recover", "folder_lock", "fault", "JOURNAL"]
 
-JOURNAL = ".mlkg-commit.json"
-"""The commit journal's file name inside the output folder; present only while (or after a crash during) renames."""
 
 
 def _mkstemp(path: Path) -> tuple[int, str]:
@@ -91,9 +92,6 @@ def quote_string(text: str) -> str:
     return f'"{text}"'
 
 
-_string = quote_string  # the name stream.py imports
-
-
 def quote_iri(iri: str) -> str:
     """``<iri>``, with the characters an IRI reference cannot hold raw written as ``\\u`` escapes.
 
@@ -105,7 +103,7 @@ def quote_iri(iri: str) -> str:
     return "<" + _IRI_BAD.sub(lambda m: f"\\u{ord(m.group()):04X}", iri) + ">"
 
 
-class _Terms:
+class Terms:
     """Turtle text of terms: prefixed names where the local part is plain, else ``<IRI>``; IRIs rendered once."""
 
     def __init__(self, prefixes: dict[str, str]) -> None:
@@ -151,7 +149,7 @@ class _Terms:
         raise ValueError(f"blank node {t!r}: mlkg graphs name every node")
 
 
-def _block(subject: str, pairs) -> str:
+def turtle_block(subject: str, pairs) -> str:
     """The Turtle of one subject from its (predicate, object) texts: ``a`` first, then predicates and objects
     in order of their text (shared by :func:`turtle_bytes` and the streaming writer, ``stream.py``)."""
     objects: dict[str, list[str]] = {}
@@ -189,7 +187,7 @@ def turtle_bytes(graph: Graph | Iterable[tuple]) -> bytes:
     """
     from .vocab import PREFIXES
 
-    terms = _Terms({k: str(v) for k, v in PREFIXES.items()})
+    terms = Terms({k: str(v) for k, v in PREFIXES.items()})
     by_subject: dict[str, set[tuple[str, str]]] = {}
     for s, p, o in graph:
         if not isinstance(s, URIRef):
@@ -199,7 +197,7 @@ def turtle_bytes(graph: Graph | Iterable[tuple]) -> bytes:
         if po is None:
             po = by_subject[key] = set()
         po.add((terms.term(p), terms.term(o)))
-    blocks: list[str] = [_block(subject, by_subject.pop(subject)) for subject in sorted(by_subject)]
+    blocks: list[str] = [turtle_block(subject, by_subject.pop(subject)) for subject in sorted(by_subject)]
     return (terms.header() + "\n".join(blocks)).encode("utf-8")
 
 
@@ -218,8 +216,11 @@ def write_json(obj, path: Path) -> None:
     atomic_write(path, json_bytes(obj))
 
 
-def _fault(checkpoint: str) -> None:
-    """Fault injection for the crash tests: ``MLKG_TEST_FAULT=pause:<checkpoint>`` or ``raise:<checkpoint>``."""
+def fault(checkpoint: str) -> None:
+    """Fault injection for the crash and race tests: ``MLKG_TEST_FAULT=pause:<checkpoint>`` or ``raise:<checkpoint>``.
+
+    A pause lasts until the file named by ``MLKG_TEST_RESUME`` exists (when that is set), else ten minutes.
+    """
     action, _, where = os.environ.get("MLKG_TEST_FAULT", "").partition(":")
     if where != checkpoint:
         return
@@ -227,24 +228,51 @@ def _fault(checkpoint: str) -> None:
         raise OSError(errno.EIO, f"fault injected at {checkpoint} by MLKG_TEST_FAULT")
     if action == "pause":
         print(f"mlkg: paused at {checkpoint} (MLKG_TEST_FAULT)", file=sys.stderr, flush=True)
-        time.sleep(600)
+        resume = os.environ.get("MLKG_TEST_RESUME")
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline and not (resume and os.path.exists(resume)):
+            time.sleep(0.05)
+
+
+_HELD: dict[tuple, int] = {}  # (thread, folder) whose lock this thread holds -> how many times taken
 
 
 @contextlib.contextmanager
-def _locked(folder: Path):
-    """An exclusive lock on the folder itself (no lock file left behind); released when the process dies."""
+def folder_lock(folder: Path, on_wait=None):
+    """An exclusive lock on the folder itself (no lock file left behind), released when the process dies.
+
+    Re-entrant within a thread: a build holds its output folder's lock from start to end, and the writer it
+    calls takes it again (another thread's build waits, as another process's does). ``on_wait()`` is called once if another process holds it (before waiting for it).
+    """
     try:
         import fcntl
     except ImportError:  # not POSIX: no lock
         yield
         return
+    key = (threading.get_ident(), os.path.realpath(folder))
+    if _HELD.get(key):
+        _HELD[key] += 1
+        try:
+            yield
+        finally:
+            _HELD[key] -= 1
+        return
     fd = os.open(folder, os.O_RDONLY)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if on_wait is not None:
+                    on_wait()
+                fcntl.flock(fd, fcntl.LOCK_EX)
         except OSError:  # a file system without locks (some network mounts): go on unlocked
             pass
-        yield
+        _HELD[key] = 1
+        try:
+            yield
+        finally:
+            del _HELD[key]
     finally:
         os.close(fd)
 
@@ -285,7 +313,7 @@ def recover(out_dir: Path) -> list[str]:
     out = Path(out_dir)
     if not out.is_dir():
         return []
-    with _locked(out):
+    with folder_lock(out):
         return _recover_locked(out)
 
 
@@ -304,7 +332,7 @@ def write_outputs(out_dir: Path, files: dict[str, bytes | Iterable[bytes]]) -> N
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        with _locked(out):
+        with folder_lock(out):
             _recover_locked(out)
             staged: list[tuple[str, str]] = []
             try:
@@ -316,7 +344,7 @@ def write_outputs(out_dir: Path, files: dict[str, bytes | Iterable[bytes]]) -> N
                             fh.write(chunk)
                         fh.flush()
                         os.fsync(fh.fileno())
-                _fault("staged")
+                fault("staged")
                 atomic_write(out / JOURNAL, json_bytes({"renames": staged}))
                 _fsync_dir(out)
             except BaseException:
@@ -326,7 +354,7 @@ def write_outputs(out_dir: Path, files: dict[str, bytes | Iterable[bytes]]) -> N
             for i, (tmp, name) in enumerate(staged):
                 os.replace(out / tmp, out / name)
                 if i == 0:
-                    _fault("committing")
+                    fault("committing")
             _fsync_dir(out)
             (out / JOURNAL).unlink()
     except OSError as exc:

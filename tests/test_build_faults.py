@@ -272,3 +272,51 @@ def test_build_faults_write_error_fails_with_exit_2_and_keeps_outputs(previous_b
     r = _mlkg("build", str(base / "v2"), "--out", str(out), env=env, timeout=300)
     assert r.returncode == 2 and "cannot write the outputs" in r.stderr and "left as they were" in r.stderr
     assert _fingerprint(out) == before  # no temporary file left behind either
+
+
+def test_build_faults_two_builds_into_one_folder_never_leave_a_wrong_graph(tmp_path):
+    """Build A (a new document) pauses after its commit, before it prunes the cache and leaves its state;
+    build B (without that document) starts into the same folder meanwhile. B must wait for A (the folder is
+    locked for the whole build); the build after both then gives exactly the graph of a clean build, where a
+    state left by A over B's outputs used to make it patch nothing and lose the document's facts."""
+    from pipeline.generate import generate_corpus
+
+    docs, out = tmp_path / "docs", tmp_path / "out"
+    generate_corpus(8, docs)
+    flags = ["--out", str(out), "--no-html", "--no-validate"]
+    assert _mlkg("build", str(docs), *flags, timeout=300).returncode == 0
+    extra = docs / "zz_new.txt"
+    extra.write_text("Quorum Lab\n\nWe propose GlimmerNet, which outperforms BERT on ImageNet.\n", "utf-8")
+    resume = tmp_path / "resume"
+    env = {**os.environ, "MLKG_TEST_FAULT": "pause:committed", "MLKG_TEST_RESUME": str(resume)}
+    a = subprocess.Popen([sys.executable, "-m", "pipeline", "build", str(docs), *flags], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    b = None
+    try:
+        for line in a.stderr:
+            if "paused at committed" in line:
+                break
+        assert a.poll() is None, "build A ended before its commit"
+        extra.rename(tmp_path / "aside.txt")  # B builds the corpus without the new document
+        b = subprocess.Popen([sys.executable, "-m", "pipeline", "build", str(docs), *flags],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        waiting = b.stderr.readline()
+        assert "waiting for it to finish" in waiting, waiting
+        resume.touch()
+        assert a.wait(timeout=300) == 0
+        assert b.wait(timeout=300) == 0
+    finally:
+        for p in (a, b):
+            if p is not None:
+                p.kill()
+                p.wait(timeout=60)
+                p.stderr.close()
+    (tmp_path / "aside.txt").rename(extra)
+    r = _mlkg("build", str(docs), *flags, timeout=300)
+    assert r.returncode == 0, r.stderr
+    clean = tmp_path / "clean"
+    assert _mlkg("build", str(docs), "--out", str(clean), "--no-html", "--no-validate", "--no-cache",
+                 timeout=300).returncode == 0
+    for name in ("graph.ttl", "merges.json", "report.json"):
+        assert (out / name).read_bytes() == (clean / name).read_bytes(), name
+    assert "GlimmerNet" in (out / "graph.ttl").read_text("utf-8")

@@ -92,3 +92,45 @@ def test_cache_keys_on_text_id_and_pipeline_version_and_survives_corrupt_entries
     for p in tmp_path.glob("??/*.pkl"):
         p.write_bytes(b"\x80\x05truncated")
     assert c.get(doc) is None
+
+
+def test_cache_shared_by_two_output_folders_keeps_both_folders_entries(tmp_path):
+    """A named --cache serves two corpora: each build prunes only the entries its own folder used before and
+    no longer uses, never the other folder's (issue 19.6: the prune used to leave 0 of 200 entries)."""
+    one, two, cache = tmp_path / "one", tmp_path / "two", tmp_path / "cache"
+    generate_corpus(6, one)
+    (two).mkdir()
+    for i, f in enumerate(sorted(one.glob("*.txt"))[:4]):  # other texts: other entries
+        (two / f"other{i}.txt").write_text(f.read_text("utf-8") + f"\nWe also release Other{i}Net.\n", "utf-8")
+    cfg = dict(html=False, validate=False, cache_dir=cache)
+    build(BuildConfig(inputs=(one,), out_dir=tmp_path / "out-one", **cfg))
+    build(BuildConfig(inputs=(two,), out_dir=tmp_path / "out-two", **cfg))
+    assert len(list(cache.glob("??/*.pkl"))) == 10
+    victim = sorted(one.glob("*.txt"))[0]
+    victim.unlink()  # out-one's entry for it is now stale: only that one goes
+    build(BuildConfig(inputs=(one,), out_dir=tmp_path / "out-one", **cfg))
+    assert len(list(cache.glob("??/*.pkl"))) == 9
+    again = build(BuildConfig(inputs=(two,), out_dir=tmp_path / "out-two", **cfg))
+    assert (again.documents_parsed, again.documents_cached) == (0, 4)
+
+
+def test_cache_shared_by_two_builds_at_once_loses_no_entry(tmp_path):
+    """Two `mlkg build` processes of disjoint corpora with one --cache, at the same time."""
+    import subprocess
+    import sys
+
+    cache = tmp_path / "cache"
+    procs = []
+    for name, n in (("a", 8), ("b", 6)):
+        docs = tmp_path / name
+        generate_corpus(n, docs)
+        for f in docs.glob("*.txt"):
+            f.write_text(f"{name.upper()} Lab\n\n" + f.read_text("utf-8"), "utf-8")  # disjoint texts
+        procs.append(subprocess.Popen([sys.executable, "-m", "pipeline", "build", str(docs), "--out",
+                                       str(tmp_path / f"out-{name}"), "--cache", str(cache), "--no-html",
+                                       "--no-validate", "--no-overlap"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+    for p in procs:
+        _, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err
+    assert len(list(cache.glob("??/*.pkl"))) == 14

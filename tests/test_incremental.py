@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from pipeline import BuildConfig, build, incremental
-from pipeline.stream import StreamResolver, compact
+from pipeline.facts import compact
+from pipeline.stream import StreamResolver
 
 DATA = Path(__file__).parent / "data"
 CORPUS = Path(__file__).parents[1] / "corpus"
@@ -129,7 +130,7 @@ def test_an_edited_output_or_a_lost_cache_entry_means_a_full_build(tmp_path, pat
     state = incremental.take_state(out, incremental.state_version(_cache_version(out)))
     assert state is not None
     incremental.save_state(out, state.version, state.resolver(), state.docs)
-    Path(state.docs[files[1].name][0]).unlink()
+    Path(state.docs[files[1].name].entry).unlink()
     files[1].write_text(files[1].read_text("utf-8") + "\nWe also release the code.\n", "utf-8")
     build(_config(docs, out))
     assert patched == [False]

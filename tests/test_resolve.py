@@ -77,3 +77,67 @@ def test_merge_log_rules_are_documented():
 
     res = resolve([_ex("d1", _m("d1", "Masked Flows (MF)", canonical="Masked Flows", aliases=("MF",)), _m("d1", "MF"))])
     assert {r.rule for e in res.entities for r in e.merge_log} <= set(MERGE_RULES)
+
+
+def _rel(doc_id, s, p, o):
+    from pipeline.model import RelationMention
+
+    return RelationMention(subject=s, predicate=p, object=o, evidence=s.evidence, rule="test", confidence=0.5)
+
+
+def _docs():
+    """Three documents: an acronym pair, a bare acronym and a long form, and a relation between them."""
+    from pipeline.facts import compact
+
+    pair = _m("d1", "Masked Flows (MF)", canonical="Masked Flows", aliases=("MF",))
+    bare = _m("d2", "MF")
+    cifar = _m("d2", "CIFAR-10", MLKG.Dataset)
+    other = _m("d3", "GigaNet")
+    exs = [_ex("d1", pair),
+           Extraction(document=_ex("d2").document, mentions=(bare, cifar), relations=(_rel("d2", bare, MLKG.evaluatedOn, cifar),)),
+           _ex("d3", other, _m("d3", "GIGANET"))]
+    return {ex.document.id: compact(ex) for ex in exs}
+
+
+def _table(add, remove=(), readd=()):
+    from pipeline.resolve import NameTable
+
+    facts = _docs()
+    t = NameTable()
+    for d in add:
+        t.add(d, facts[d])
+    for d in remove:
+        t.remove(d, facts[d])
+    for d in readd:
+        t.add(d, facts[d])
+    t.finish()
+    return t
+
+
+@pytest.mark.parametrize("removed", ["d1", "d2", "d3"])
+def test_name_table_remove_and_re_add_give_the_tables_of_never_removing(removed):
+    """remove takes out exactly what add put in: removing a document gives the entities of never adding it,
+    and adding it again gives those of adding it once (the label vote, alt labels and relations too)."""
+    kept = [d for d in ("d1", "d2", "d3") if d != removed]
+    without, direct = _table(kept), _table(["d1", "d2", "d3"])
+    gone = _table(["d1", "d2", "d3"], [removed])
+    assert (gone.entities, gone.relations) == (without.entities, without.relations)
+    back = _table(["d1", "d2", "d3"], [removed], [removed])
+    assert (back.entities, back.relations) == (direct.entities, direct.relations)
+
+
+def test_name_table_regroup_after_a_change_equals_a_fresh_finish():
+    """The patched rebuild's path: finish, take a document out, join again only where it mattered."""
+    facts = _docs()
+    t = _table(["d1", "d2", "d3"])
+    assert t.entities["Method/mf"][2] == ("Masked Flows",)  # "MF" twice in d2 (a mention and a subject)
+    touched = t.remove("d1", facts["d1"])  # the pair goes: "MF" no longer joins "Masked Flows"
+    g = t.regroup(touched, t.name_keys(facts["d1"]))
+    fresh = _table(["d2", "d3"])
+    assert (t.entities, t.relations) == (fresh.entities, fresh.relations)
+    assert t.entities["Method/mf"][2] == () and "Method/mf" in g.old_keys
+    t.add("d1", facts["d1"])  # and back: one entity again
+    g = t.regroup(t.name_ids(facts["d1"]), t.name_keys(facts["d1"]))
+    again = _table(["d1", "d2", "d3"])
+    assert (t.entities, t.relations) == (again.entities, again.relations)
+    assert t.entities["Method/mf"][2] == ("Masked Flows",) and "Method/giganet" not in g.old_keys

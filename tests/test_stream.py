@@ -10,6 +10,7 @@ import pytest
 from data import CORPUS_DIR, TEST_DATA_DIR
 
 from pipeline import BuildConfig, build, stream
+from pipeline.facts import compact, expand
 from pipeline.generate import generate_corpus
 from pipeline.model import Document, Evidence, Extraction, Mention, RelationMention
 from pipeline.vocab import MLKG
@@ -77,10 +78,10 @@ def test_stream_compact_facts_round_trip():
     foo = Mention("a.txt", "FooNet", MLKG.Method, 11, 17, e1, "FooNet", ("FN",))
     bert = Mention("a.txt", "BERT", MLKG.Method, 28, 32, e2)
     ex = Extraction(doc, (foo, bert), (RelationMention(foo, MLKG.outperforms, bert, e2, "beats", 0.8),))
-    facts = stream.compact(ex)
-    assert stream.expand(doc, facts) == ex
+    facts = compact(ex)
+    assert expand(doc, facts) == ex
     with pytest.raises(ValueError):
-        stream.compact(Extraction(Document("b.txt", Path("b.txt"), ""), (foo,), ()))
+        compact(Extraction(Document("b.txt", Path("b.txt"), ""), (foo,), ()))
 
 
 def test_stream_failed_write_leaves_previous_outputs_and_no_spill(tmp_path):

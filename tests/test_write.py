@@ -57,3 +57,26 @@ def test_write_turtle_refuses_blank_nodes():
     g.add((BNode(), RDF.type, MLKG.Method))
     with pytest.raises(ValueError):
         turtle_bytes(g)
+
+
+def test_folder_lock_is_reentrant_in_a_thread_and_exclusive_between_threads(tmp_path):
+    """A build holds its folder's lock and its writer takes it again; another build waits, and is told."""
+    import threading
+    import time
+
+    from pipeline.write import folder_lock
+
+    events = []
+
+    def other():
+        with folder_lock(tmp_path, on_wait=lambda: events.append("waiting")):
+            events.append("other in")
+
+    with folder_lock(tmp_path):
+        with folder_lock(tmp_path):  # the writer inside the build: no deadlock
+            t = threading.Thread(target=other)
+            t.start()
+            time.sleep(0.3)
+            events.append("first still in")
+    t.join(timeout=30)
+    assert events == ["waiting", "first still in", "other in"]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-from ..resolve import norm  # one definition of name identity, shared with resolution
+from ..names import norm  # one definition of name identity, shared with resolution
 
 __all__ = [
     "Rules", "load_rules", "Found", "scan_title", "acronym_long_form", "ordinal_value", "norm",

@@ -1,0 +1,48 @@
+"""Every file name a build reads or writes in its output folder, hidden ones included: one place to look."""
+
+from __future__ import annotations
+
+__all__ = ["GRAPH_TTL", "GRAPH_HTML", "GRAPH_NT", "GRAPH_JSONLD", "GRAPH_TRIG", "CONTEXT_JSONLD", "MERGES",
+           "REPORT", "QUARANTINE", "JOURNAL", "STATE", "CACHE_DIR", "FOLDERS", "folder_record",
+           "SPILL_PREFIX", "FORMAT_FILES"]
+
+GRAPH_TTL = "graph.ttl"
+"""The graph in Turtle: always written."""
+GRAPH_HTML = "graph.html"
+"""The interactive view (unless ``--no-html``)."""
+GRAPH_NT = "graph.nt"
+GRAPH_JSONLD = "graph.jsonld"
+GRAPH_TRIG = "graph.trig"
+CONTEXT_JSONLD = "context.jsonld"
+"""The JSON-LD context graph.jsonld refers to."""
+MERGES = "merges.json"
+"""The merge log: each mention merged into each entity, and by which rule."""
+REPORT = "report.json"
+"""What the build read, skipped and found (no timings: deterministic)."""
+QUARANTINE = "quarantine.ttl"
+"""Statements that failed the shapes (only when some did)."""
+
+JOURNAL = ".mlkg-commit.json"
+"""The commit journal (``write.write_outputs``): present only while (or after a crash during) the renames."""
+STATE = ".mlkg-state.pkl"
+"""The name tables of the last build, from which the next one patches its outputs (``incremental.py``)."""
+CACHE_DIR = ".mlkg-cache"
+"""The extraction cache's folder inside the output folder when no ``--cache`` is given."""
+FOLDERS = ".mlkg-folders"
+"""A folder inside the cache with two records per output folder, named by a digest of its path
+(:func:`folder_record`): ``<digest>.used.json``, the cache entries its last build used (the only ones its
+next build may prune), and ``<digest>.stamp.json``, what its last build was made from (inputs, options, code,
+model) and what it wrote, so that an unchanged build stops (``stamp.py``)."""
+SPILL_PREFIX = ".mlkg-spill-"
+"""Temporary folders of sorted runs (``<prefix><pid>-...``), removed at the end of a build or by the next."""
+
+
+
+def folder_record(cache_dir, out_dir, kind: str):
+    """The record ``kind`` (``used`` or ``stamp``) of output folder ``out_dir`` in the cache ``cache_dir``."""
+    import hashlib
+    import os
+    from pathlib import Path
+
+    digest = hashlib.sha256(os.fsencode(os.path.realpath(out_dir))).hexdigest()[:16]
+    return Path(cache_dir) / FOLDERS / f"{digest}.{kind}.json"

@@ -1,0 +1,140 @@
+"""A true no-op: what the last build was made from, and whether anything has changed since.
+
+After each build with the cache on, the cache keeps a stamp of its output folder (``outputs.folder_record``): a digest of the inputs (every file and
+folder under them, by path, size, modification time and inode), of the options, of mlkg's code and ontology,
+and of the spaCy and English pipeline packages installed; with the size, modification time and inode of each
+file the build wrote, and its report. When all of these are as they were, :func:`unchanged` returns that
+report and the build stops: nothing is read, parsed or written. A build that fails leaves the stamp as it was:
+it still describes the outputs, which are as they were (a build that replaced any changed its stat). A stat is a proxy for content: an edit that
+keeps a file's size and modification time to the nanosecond and its inode is not seen (``--no-cache``, or
+touching the file, rebuilds).
+
+Everything here runs before spaCy, rdflib or the inputs' texts are loaded, so the check takes milliseconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from .config import BuildConfig
+from .outputs import CACHE_DIR, folder_record
+
+__all__ = ["unchanged", "save", "fingerprint"]
+
+_FORMAT = 1
+_ROOT = Path(__file__).resolve().parent
+
+
+def _stat(path: str) -> list:
+    st = os.lstat(path)
+    return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode]
+
+
+def _inputs(config: BuildConfig, h) -> bool:
+    """Add every file and folder under the inputs to ``h``; False when a web address (its page may have
+    changed) or a link to a folder (the listing would be unreliable) is among them: the build then always runs."""
+    from .fetch import is_address
+
+    for top in config.inputs:
+        if is_address(top):
+            return False
+        top = os.path.abspath(top)
+        h.update(f"input {top}\0".encode("utf-8", "surrogatepass"))
+        if not os.path.lexists(top):
+            h.update(b"missing\0")
+            continue
+        for folder, dirs, files in os.walk(top) if os.path.isdir(top) else [(os.path.dirname(top), [], [os.path.basename(top)])]:
+            dirs.sort()
+            h.update(f"{folder}\0{_stat(folder)}\0".encode("utf-8", "surrogatepass"))
+            for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+                path = os.path.join(folder, name)
+                st = _stat(path)
+                if os.path.islink(path):
+                    if os.path.isdir(path):
+                        return False
+                    try:
+                        st += _stat(os.path.realpath(path))
+                    except OSError:
+                        st.append("broken")
+                h.update(f"{name}\0{st}\0".encode("utf-8", "surrogatepass"))
+    return True
+
+
+def _code(h) -> None:
+    """mlkg's code, rule data, queries, templates and ontology."""
+    for base in (_ROOT, _ROOT.parent / "ontology"):
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            if path.is_file() and path.suffix in {".py", ".json", ".rq", ".html", ".ttl"} and "__pycache__" not in path.parts:
+                h.update(path.relative_to(base.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+
+
+def _packages(h) -> None:
+    """The installed spaCy and English pipeline distributions (a new pipeline may change the default model)."""
+    found = set()
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        found.update(n for n in names if n.endswith(".dist-info") and n.lower().startswith(("spacy-", "en_core_web")))
+    h.update("\0".join(sorted(found)).encode())
+
+
+def fingerprint(config: BuildConfig) -> str | None:
+    """What a build of ``config`` would be made from; None when it cannot be told from stats alone."""
+    h = hashlib.sha256(f"mlkg-stamp-{_FORMAT}\0".encode())
+    options = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
+               if f.name not in ("inputs", "out_dir", "stop_if_unchanged")}
+    options["out_dir"] = os.path.abspath(config.out_dir)
+    h.update(repr(sorted(options.items())).encode("utf-8", "surrogatepass"))
+    if not _inputs(config, h):
+        return None
+    _code(h)
+    _packages(h)
+    return h.hexdigest()
+
+
+def unchanged(config: BuildConfig) -> dict | None:
+    """The last build's report (``build.report_dict`` without timings, and its outputs) when its inputs,
+    options, code and packages are unchanged and each file it wrote is as it left it; else None."""
+    if not (config.cache and config.stop_if_unchanged):
+        return None  # --no-cache asks for the whole build, and a program may change the pipeline in memory
+    out = Path(config.out_dir)
+    try:
+        stamp = json.loads(_path(config).read_text("utf-8"))
+        if stamp.get("format") != _FORMAT:
+            return None
+        for name, st in stamp["written"].items():
+            if _stat(os.path.join(out, name)) != st:
+                return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if stamp.get("fingerprint") != fingerprint(config) or stamp["fingerprint"] is None:
+        return None
+    return stamp["report"]
+
+
+def _path(config: BuildConfig) -> Path:
+    return folder_record(config.cache_dir or Path(config.out_dir) / CACHE_DIR, config.out_dir, "stamp")
+
+
+def save(config: BuildConfig, written: list[str], report: dict) -> None:
+    """Leave the stamp of the build of ``config`` that just wrote ``written`` (file names in the output folder)."""
+    from .write import atomic_write, json_bytes
+
+    if not config.cache:
+        return
+    out = Path(config.out_dir)
+    digest = fingerprint(config)
+    if digest is None:
+        _path(config).unlink(missing_ok=True)
+        return
+    atomic_write(_path(config), json_bytes({"format": _FORMAT, "fingerprint": digest, "report": report,
+                                          "written": {n: _stat(os.path.join(out, n)) for n in sorted(written)}}))
