@@ -51,8 +51,8 @@ _NUMERIC = {XSD[t] for t in ("decimal", "integer", "float", "double", "long", "i
 _NODE_KINDS = {SH.IRI: "isIRI({v})", SH.BlankNode: "isBlank({v})", SH.Literal: "isLiteral({v})",
                SH.BlankNodeOrIRI: "!isLiteral({v})", SH.BlankNodeOrLiteral: "!isIRI({v})",
                SH.IRIOrLiteral: "!isBlank({v})"}
-_COUNTS = ((SH.minCount, "n", "<"), (SH.maxCount, "n", ">"), (SH.qualifiedMinCount, "nq", "<"),
-           (SH.qualifiedMaxCount, "nq", ">"))
+_COUNTS = ((SH.minCount, "<"), (SH.maxCount, ">"), (SH.qualifiedMinCount, "<"), (SH.qualifiedMaxCount, ">"))
+_QUALIFIED = {SH.qualifiedMinCount, SH.qualifiedMaxCount}
 _COMPARE = {SH.minInclusive: ">=", SH.maxInclusive: "<=", SH.minExclusive: ">", SH.maxExclusive: "<"}
 
 
@@ -95,6 +95,33 @@ class _Unit:
     def finding(self, focus, value, default: str = "", msgs: tuple[str, ...] = (), path=None) -> Finding:
         p, inverse = path if path is not None else (self.path, self.inverse)
         return Finding(focus, self.shape, p, inverse, value, msgs or self.messages or (default,), self.violation)
+
+
+class _Columns:
+    """The per-focus-node columns of one focus set's query: SPARQL blocks, a failure test and a reader each."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        self.fails: list[str] = []
+        self.readers: list[Callable[[object], list[Finding]]] = []
+        self.n = 0
+
+    def var(self, stem: str) -> str:
+        self.n += 1
+        return f"?_{stem}{self.n}"
+
+    def add(self, block: str, fails: str = "", read: Callable[[object], list[Finding]] | None = None) -> None:
+        if block:
+            self.blocks.append(block)
+        if fails:
+            self.fails.append(fails)
+        if read is not None:
+            self.readers.append(read)
+
+    def query(self, focus: str) -> _Query:
+        text = f"SELECT * WHERE {{ {focus} {' '.join(self.blocks)} FILTER({' || '.join(self.fails)}) }}"
+        readers = list(self.readers)
+        return _Query(text, lambda sol: [f for read in readers for f in read(sol)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,40 +266,71 @@ class _Compiler:
         parts = [expr for _, expr in self.condition(shape, v)]
         return "(" + (" && ".join(parts) if parts else "true") + ")"
 
-    # -------- the queries of one unit
+    # -------- the queries of one focus set
 
-    def unit(self, shape, focus: str, path) -> list[_Query]:
-        g = self.g
-        _check_known(g, shape)
-        shown, inverse = _shown_path(g, path)
-        u = _Unit(shape, _messages(g, shape), shown, inverse, g.value(shape, SH.severity) in (None, SH.Violation))
-        sparql_path = _path(g, path) if path is not None else None
-        out = []
+    def focus_set(self, targets: list[str], units: list[tuple]) -> list[_Query]:
+        """The queries that check ``units`` ((shape, path) pairs) on the focus nodes ``targets`` select.
+
+        A violation of a value constraint on a path, or of a SPARQL constraint, is a row that exists: those
+        queries find the failing rows first and keep those whose ``?this`` is a focus node (``FILTER EXISTS`` on
+        the targets), so they cost what the path costs. What a focus node lacks (a count too low, a missing
+        ``sh:hasValue``) or is itself (a node shape's value constraints) needs the focus nodes listed: one query
+        per focus set lists them once, with one column per such constraint.
+        """
+        member = "FILTER EXISTS { " + " UNION ".join(targets) + " }"
+        queries, columns = [], _Columns()
+        for shape, path in units:
+            _check_known(self.g, shape)
+            shown, inverse = _shown_path(self.g, path)
+            u = _Unit(shape, _messages(self.g, shape), shown, inverse,
+                      self.g.value(shape, SH.severity) in (None, SH.Violation))
+            sparql_path = _path(self.g, path) if path is not None else None
+            if sparql_path is None:
+                self.node_values(shape, u, columns)
+            else:
+                queries += self.path_values(shape, sparql_path, member, u)
+            queries += self.counts(shape, sparql_path, member, u, columns)
+            for hv in self.g.objects(shape, SH.hasValue):
+                test = f"EXISTS {{ ?this {sparql_path} {_term(hv)} }}" if sparql_path else f"sameTerm(?this, {_term(hv)})"
+                col = columns.var("hv")
+                columns.add(f"BIND({test} AS {col})", f"!{col}",
+                            lambda sol, u=u, col=col: [u.finding(sol["this"], None, "fails sh:hasValue")]
+                            if sol[col[1:]].value != "true" else [])
+            queries += [self.sparql(shape, c, member, sparql_path, u) for c in self.g.objects(shape, SH.sparql)]
+        if columns.blocks:
+            queries.append(columns.query(self.focus(targets)))
+        return queries
+
+    def path_values(self, shape, sparql_path: str, member: str, u: "_Unit") -> list[_Query]:
+        """Value constraints depend on the value alone: each distinct value is checked once, and only the failing
+        ones are joined back to their focus nodes (the inner SELECTs keep the membership test from running first)."""
         checks = self.condition(shape, "?value")
-        if checks:
-            values = f"{focus} ?this {sparql_path} ?value ." if sparql_path else f"{focus} BIND(?this AS ?value)"
-            cols = [f"?ok{i}" for i in range(len(checks))]
-            binds = " ".join(f"BIND({expr} AS {col})" for (_, expr), col in zip(checks, cols))
-            text = (f"SELECT DISTINCT ?this ?value {' '.join(cols)} WHERE {{ {values} {binds} "
-                    f"FILTER({' || '.join('!' + col for col in cols)}) }}")
-            names = [name for name, _ in checks]
+        if not checks:
+            return []
+        cols = [f"?ok{i}" for i in range(len(checks))]
+        binds = " ".join(f"BIND({expr} AS {col})" for (_, expr), col in zip(checks, cols))
+        text = (f"SELECT DISTINCT ?this ?value {' '.join(cols)} WHERE {{ {{ SELECT ?value {' '.join(cols)} WHERE {{ "
+                f"{{ SELECT DISTINCT ?value WHERE {{ ?_s {sparql_path} ?value }} }} {binds} "
+                f"FILTER({' || '.join('!' + col for col in cols)}) }} }} ?this {sparql_path} ?value . {member} }}")
+        names = [name for name, _ in checks]
 
-            def read_values(sol):
-                return [u.finding(sol["this"], sol["value"], f"fails sh:{name}")
-                        for i, name in enumerate(names) if sol[f"ok{i}"].value != "true"]
-            out.append(_Query(text, read_values))
-        out += self.counts(shape, focus, sparql_path, u)
-        for hv in g.objects(shape, SH.hasValue):
-            where = f"?this {sparql_path} {_term(hv)}" if sparql_path else f"FILTER(sameTerm(?this, {_term(hv)}))"
-            text = f"SELECT ?this WHERE {{ {focus} FILTER NOT EXISTS {{ {where} }} }}"
-            out.append(_Query(text, lambda sol: [u.finding(sol["this"], None, "fails sh:hasValue")]))
-        for constraint in g.objects(shape, SH.sparql):
-            out.append(self.sparql(shape, constraint, focus, sparql_path, u))
-        return out
+        def read(sol):
+            return [u.finding(sol["this"], sol["value"], f"fails sh:{name}")
+                    for i, name in enumerate(names) if sol[f"ok{i}"].value != "true"]
+        return [_Query(text, read)]
 
-    def counts(self, shape, focus: str, sparql_path: str | None, u: "_Unit") -> list[_Query]:
+    def node_values(self, shape, u: "_Unit", columns: "_Columns") -> None:
+        for name, expr in self.condition(shape, "?this"):
+            col = columns.var("ok")
+            columns.add(f"BIND({expr} AS {col})", f"!{col}",
+                        lambda sol, name=name, col=col: [u.finding(sol["this"], sol["this"], f"fails sh:{name}")]
+                        if sol[col[1:]].value != "true" else [])
+
+    def counts(self, shape, sparql_path: str | None, member: str, u: "_Unit", columns: "_Columns") -> list[_Query]:
+        """Too many values is a row that exists (a group over the path's statements); too few needs the focus
+        nodes: a column of their query (an EXISTS for at least one, a count for more)."""
         g = self.g
-        tests = [(col, op, int(g.value(shape, p)), p.split("#")[1]) for p, col, op in _COUNTS if g.value(shape, p) is not None]
+        tests = [(p, op, int(g.value(shape, p))) for p, op in _COUNTS if g.value(shape, p) is not None]
         if not tests:
             return []
         if sparql_path is None:
@@ -280,17 +338,32 @@ class _Compiler:
         if g.value(shape, SH.qualifiedValueShapesDisjoint) not in (None, Literal(False)):
             raise MlkgError(f"shapes: {shape} uses sh:qualifiedValueShapesDisjoint, which the SPARQL validator does not check")
         qualified = g.value(shape, SH.qualifiedValueShape)
-        q = "" if qualified is None else f" OPTIONAL {{ ?this {sparql_path} ?q FILTER({self.conforms(qualified, '?q')}) }}"
-        conds = " || ".join(f"?{col} {op} {bound}" for col, op, bound, _ in tests)
-        text = (f"SELECT ?this ?n ?nq WHERE {{ {{ SELECT ?this (COUNT(DISTINCT ?value) AS ?n) (COUNT(DISTINCT ?q) AS ?nq) "
-                f"WHERE {{ {focus} OPTIONAL {{ ?this {sparql_path} ?value }}{q} }} GROUP BY ?this }} FILTER({conds}) }}")
+        if qualified is None and any(p in _QUALIFIED for p, _, _ in tests):
+            raise MlkgError(f"shapes: {shape} has a qualified count but no sh:qualifiedValueShape")
+        queries = []
+        for p, op, bound in tests:
+            name = p.split("#")[1]
+            where = f"?this {sparql_path} ?_x" + (f" FILTER({self.conforms(qualified, '?_x')})" if p in _QUALIFIED else "")
+            if op == ">":
+                text = (f"SELECT ?this WHERE {{ {{ SELECT ?this WHERE {{ {where} }} GROUP BY ?this "
+                        f"HAVING (COUNT(DISTINCT ?_x) > {bound}) }} {member} }}")
+                queries.append(_Query(text, lambda sol, name=name, bound=bound: [
+                    u.finding(sol["this"], None, f"fails sh:{name} {bound}")]))
+                continue
+            col = columns.var("c")
+            if bound == 1:
+                columns.add(f"BIND(EXISTS {{ {where} }} AS {col})", f"!{col}")
+            elif bound > 1:
+                n = columns.var("n")
+                columns.add(f"OPTIONAL {{ SELECT ?this (COUNT(DISTINCT ?_x) AS {n}) WHERE {{ {where} }} GROUP BY ?this }} "
+                            f"BIND(COALESCE({n}, 0) >= {bound} AS {col})", f"!{col}")
+            else:
+                continue
+            columns.add("", "", lambda sol, name=name, bound=bound, col=col: [
+                u.finding(sol["this"], None, f"fails sh:{name} {bound}")] if sol[col[1:]].value != "true" else [])
+        return queries
 
-        def read(sol):
-            return [u.finding(sol["this"], None, f"fails sh:{name} {bound}") for col, op, bound, name in tests
-                    if (int(sol[col].value) < bound if op == "<" else int(sol[col].value) > bound)]
-        return [_Query(text, read)]
-
-    def sparql(self, shape, constraint, focus: str, sparql_path: str | None, u: "_Unit") -> _Query:
+    def sparql(self, shape, constraint, member: str, sparql_path: str | None, u: "_Unit") -> _Query:
         g = self.g
         _check_known(g, constraint)
         select = g.value(constraint, SH.select)
@@ -307,13 +380,14 @@ class _Compiler:
         head = re.match(r"\s*SELECT\s+(DISTINCT\s+|REDUCED\s+)?(.*?)\s+WHERE\b", text, re.S | re.I)
         if head is None:
             raise MlkgError(f"shapes: the SPARQL constraint of {shape} is not a SELECT ... WHERE query")
-        projected = sorted(set(re.findall(r"[?$](\w+)", head.group(2))) | {"this"})
-        if "this" not in re.findall(r"[?$](\w+)", head.group(2)):  # pre-binding is a join here: the focus is a column
+        named = re.findall(r"[?$](\w+)", head.group(2))
+        if "this" not in named:  # pre-binding is a join here: the focus node must be a column
             text = text[:head.start(2)] + "$this " + text[head.start(2):]
+        projected = sorted(set(named) | {"this"})
         prefixes = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in self.prefixes(constraint))
         messages = tuple(sorted(set(u.messages) | set(_messages(g, constraint))))
         node_shape = sparql_path is None
-        query = f"{prefixes}SELECT DISTINCT {' '.join('?' + v for v in projected)} WHERE {{ {focus} {{ {text} }} }}"
+        query = f"{prefixes}SELECT DISTINCT {' '.join('?' + v for v in projected)} WHERE {{ {{ {text} }} {member} }}"
 
         def read(sol):
             bound = {v: sol[v] for v in projected if sol[v] is not None}
@@ -355,21 +429,17 @@ def compile_shapes(shapes: Graph, subclasses: bool = False) -> ShapeChecks:
     is the same and faster.
     """
     c = _Compiler(shapes, subclasses)
+    active = [s for s in _shapes(shapes) if shapes.value(s, SH.deactivated) != Literal(True)]
     queries: list[_Query] = []
-    for shape in _shapes(shapes):
-        if shapes.value(shape, SH.deactivated) == Literal(True):
-            continue
-        path = shapes.value(shape, SH.path)
+    for shape in active:
         targets = c.targets(shape)
-        if targets:
-            queries += c.unit(shape, c.focus(targets), path)
-        if path is not None:
-            if shapes.value(shape, SH.property) is not None:
-                raise MlkgError(f"shapes: {shape} is a property shape with sh:property, which the SPARQL validator does not check")
-            for parent in sorted(shapes.subjects(SH.property, shape), key=str):
-                if shapes.value(parent, SH.deactivated) == Literal(True):
-                    continue
-                parent_targets = c.targets(parent)
-                if parent_targets:
-                    queries += c.unit(shape, c.focus(parent_targets), path)
+        if not targets:
+            continue
+        units = [(shape, shapes.value(shape, SH.path))]
+        if units[0][1] is None:  # a node shape: its property shapes are checked on its focus nodes
+            units += [(p, shapes.value(p, SH.path)) for p in sorted(shapes.objects(shape, SH.property), key=str) if p in active]
+        queries += c.focus_set(targets, units)
+    for shape in active:
+        if shapes.value(shape, SH.path) is not None and shapes.value(shape, SH.property) is not None:
+            raise MlkgError(f"shapes: {shape} is a property shape with sh:property, which the SPARQL validator does not check")
     return ShapeChecks(tuple(queries))
