@@ -201,12 +201,12 @@ def _to_oxigraph(term):
     import pyoxigraph as ox
 
     if isinstance(term, URIRef):
-        return ox.NamedNode(str(term))
+        return ox.NamedNode(term)
     if isinstance(term, BNode):
-        return ox.BlankNode(str(term))
+        return ox.BlankNode(term)
     if term.language:
-        return ox.Literal(str(term), language=term.language)
-    return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype or XSD.string)))
+        return ox.Literal(term, language=term.language)
+    return ox.Literal(term, datatype=ox.NamedNode(term.datatype or XSD.string))
 
 
 def _store_of(graph: Graph):
