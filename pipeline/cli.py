@@ -298,15 +298,19 @@ def validate_(
 
 @app.command()
 def query(
-    name_or_file: Optional[str] = typer.Argument(None, help="A named query (see --list) or a .rq file."),
+    name_or_file: Optional[str] = typer.Argument(None, help="A named query (see --list), a .rq file, SPARQL text, or - to read "
+                                                "the query from standard input."),
     graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to query."),
-    param: List[str] = typer.Option([], "--param", "-p", help="NAME=VALUE, bound as a literal (repeatable)."),
+    param: List[str] = typer.Option([], "--param", "-p", help="NAME=VALUE, bound as a literal (repeatable); a name matches "
+                                    "labels and other names whatever their case, spacing and punctuation."),
     fmt: str = typer.Option("table", "--format", "-f", help="table, csv or json (SPARQL 1.1 results)."),
     list_: bool = typer.Option(False, "--list", help="List the named queries and what each answers."),
     store: Optional[Path] = typer.Option(None, "--store", help="On-disk pyoxigraph store folder: load the graph once, "
                                          "reuse it, reload when the graph changes (default: in memory)."),
 ) -> None:
-    """Run a SPARQL query against a built graph."""
+    """Run a SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) against a built graph."""
+    import shutil
+
     from .query import format_result, list_queries, load_query, parse_params, query_parameters, run_query
 
     try:
@@ -318,8 +322,12 @@ def query(
                     typer.echo(" " * 21 + "--param " + "  --param ".join(
                         f'{k}="{v}"' if v is not None else f"{k}=VALUE" for k, v in params.items()))
             return
-        result = run_query(load_query(name_or_file), graph, parse_params(param), store)
-        typer.echo(format_result(result, fmt))
+        text = sys.stdin.read() if name_or_file == "-" else load_query(name_or_file)
+        result = run_query(text, graph, parse_params(param), store)
+        for match in result.matches:
+            typer.echo(str(match), err=True)
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        typer.echo(format_result(result, fmt, width))
     except MlkgError as exc:
         _fail(exc)
 
