@@ -103,7 +103,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
     from .nlp.candidates import layout, mention_candidates, pair_candidates
     from .nlp.classify import select
     from .nlp.extract import _make_doc
-    from .nlp.features import doc_context, mention_features, pair_features
+    from .nlp.features import doc_context, list_heads, mention_features, pair_features
 
     nlp = nlp or load_nlp()
     golds = {s.name: json.loads(s.gold.read_text("utf-8")) for s in sets}
@@ -117,7 +117,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
             names, untitled, rels = _gold_index(golds[s.name], name)
             lay = layout(doc)
             cands = mention_candidates(doc, lay)
-            ctx = doc_context(doc, cands)
+            ctx = doc_context(doc, lay, cands)
             mfeats = [mention_features(doc, lay, c, ctx) for c in cands]
             ml = numpy.zeros((len(cands), len(CLASSES)))
             ids: list[set[str]] = []
@@ -140,7 +140,8 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
             pairs = pair_candidates(doc, lay, typed, rule_rels)
             cand_ids = {(c.start, c.end): ids[k] for k, c in enumerate(cands)}
             pd = PreparedDoc(s.name, document, doc, lay, cands, mfeats, ml, rule_rels, list(doc.spans["mlkg_mentions"]))
-            pd.pfeats = [pair_features(doc, lay, typed, p) for p in pairs]
+            heads = list_heads(lay, typed)
+            pd.pfeats = [pair_features(doc, lay, typed, p, heads) for p in pairs]
             pd.plabels = numpy.zeros((len(pairs), len(PROPERTIES)))
             pd.pmask = numpy.zeros((len(pairs), len(PROPERTIES)))
             from .nlp.candidates import ALLOWED
@@ -162,7 +163,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
 # ----------------------------------------------------------------------------- the optimiser
 
 def _fit(rows: list[list[str]], y: numpy.ndarray, mask: numpy.ndarray, labels: tuple[str, ...],
-         iters: int = 300, l2: float = 1e-3, lr: float = 0.1, min_count: int = 2):
+         iters: int = 200, l2: float = 1e-4, lr: float = 0.15, min_count: int = 2):
     """Logistic outputs (one per label, each trained where ``mask`` is 1) by full-batch Adam: deterministic."""
     from .nlp.classify import LinearModel
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
+import numpy
+from spacy.attrs import DEP, HEAD, IDX
 from spacy.tokens import Doc, Span
 
 from ..vocab import RELATION_ENDS
@@ -100,6 +102,15 @@ class Layout:
     line_first: list[str]
     para_of_line: list[int]
     token_line: list[int] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+    """Each token as the features see it (``features.word``)."""
+    texts: list[str] = field(default_factory=list)
+    deps: list[str] = field(default_factory=list)
+    heads: list[int] = field(default_factory=list)
+    idx: list[int] = field(default_factory=list)
+    spaced: list[bool] = field(default_factory=list)
+    cues: dict = field(default_factory=dict)
+    """Cue class -> (sorted start offsets, end offsets) of its matches in the text."""
 
     def line_of_char(self, i: int) -> int:
         return bisect_right(self.line_starts, i) - 1
@@ -150,8 +161,21 @@ def layout(doc: Doc) -> Layout:
         firsts.append(w.group(0).lower() if w and w.start() < 3 else "")
         paras.append(para)
     lay = Layout(text, sentence_starts(doc), starts, kinds, firsts, paras)
-    idx = doc.to_array("IDX") if len(doc) else []
-    lay.token_line = [bisect_right(starts, int(i)) - 1 for i in idx]
+    if len(doc):
+        arr = doc.to_array([IDX, HEAD, DEP])
+        lay.idx = arr[:, 0].tolist()
+        lay.heads = (numpy.arange(len(doc)) + arr[:, 1].astype("int64")).tolist()
+        strings = doc.vocab.strings
+        lay.deps = [strings[int(d)] for d in arr[:, 2].tolist()]
+    lay.texts = [t.text for t in doc]
+    lay.spaced = [bool(t.whitespace_) for t in doc]
+    lay.token_line = [bisect_right(starts, i) - 1 for i in lay.idx]
+    from .features import word_of
+
+    lay.words = [word_of(t) for t in lay.texts]
+    for name, rx in lexicon()["cue_res"].items():
+        found = [(m.start(), m.end()) for m in rx.finditer(text)]
+        lay.cues[name] = ([a for a, _ in found], [b for _, b in found])
     return lay
 
 
@@ -168,30 +192,29 @@ def _name_word(w: str) -> bool:
     return any(c.isdigit() for c in w) and any(c.isalpha() for c in w)
 
 
-def name_tokens(doc: Doc) -> list[bool]:
+def name_tokens(lay: Layout) -> list[bool]:
     """For each token, whether the whitespace-delimited word it belongs to is name-like (:func:`_name_word`)."""
-    out = [False] * len(doc)
+    texts, spaced = lay.texts, lay.spaced
+    n = len(texts)
+    out = [False] * n
     i = 0
-    n = len(doc)
     while i < n:
         j = i
-        while j + 1 < n and not doc[j].whitespace_:
+        while j + 1 < n and not spaced[j]:
             j += 1
-        word = "".join(t.text_with_ws for t in doc[i:j + 1])
-        if _name_word(word):
+        if _name_word("".join(texts[i:j + 1])):
             for k in range(i, j + 1):
-                t = doc[k].text
-                out[k] = t[:1].isalnum()
+                out[k] = texts[k][:1].isalnum()
         i = j + 1
     return out
 
 
-def _runs(doc: Doc, lay: Layout, fw: frozenset[str], named: list[bool]) -> list[tuple[int, int]]:
+def _runs(lay: Layout, fw: frozenset[str], named: list[bool]) -> list[tuple[int, int]]:
     """Maximal runs of name tokens within a line, joined by hyphens, slashes, numbers, colons and connectors."""
     runs = []
-    n = len(doc)
+    texts, tl = lay.texts, lay.token_line
+    n = len(texts)
     i = 0
-    tl = lay.token_line
     while i < n:
         if not named[i]:
             i += 1
@@ -199,11 +222,11 @@ def _runs(doc: Doc, lay: Layout, fw: frozenset[str], named: list[bool]) -> list[
         j = i + 1
         last = i + 1
         while j < n and tl[j] == tl[i]:
-            t = doc[j].text
+            t = texts[j]
             if named[j] or t[:1].isdigit():
                 last = j + 1
             elif t in {"-", "/", "–", ":", "&", "'s", ".", "+"} or t.lower() in fw:
-                if t == "." and doc[j].whitespace_:
+                if t == "." and lay.spaced[j]:
                     break
             else:
                 break
@@ -213,8 +236,8 @@ def _runs(doc: Doc, lay: Layout, fw: frozenset[str], named: list[bool]) -> list[
     return runs
 
 
-def _title_like(doc: Doc, a: int, b: int, fw: frozenset[str]) -> bool:
-    words = [t.text for t in doc[a:b] if t.text[:1].isalpha()]
+def _title_like(lay: Layout, a: int, b: int, fw: frozenset[str]) -> bool:
+    words = [t for t in lay.texts[a:b] if t[:1].isalpha()]
     if len(words) < 3:
         return False
     content = [w for w in words if w.lower() not in fw]
@@ -235,29 +258,35 @@ def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
         for span in (s, o):
             if (span.start, span.end) not in out:
                 out[(span.start, span.end)] = _from_span(span)
-    named = name_tokens(doc)
-    for a, b in _runs(doc, lay, fw, named):
-        while b > a and (doc[b - 1].text.lower() in fw or not doc[b - 1].text[:1].isalnum()):
+    named = name_tokens(lay)
+    texts, spaced = lay.texts, lay.spaced
+    for a, b in _runs(lay, fw, named):
+        while b > a and (texts[b - 1].lower() in fw or not texts[b - 1][:1].isalnum()):
             b -= 1
         if b <= a:
             continue
-        if _title_like(doc, a, b, fw) and b - a >= 3:
-            _add(out, doc, a, b, "title")
+        if b - a >= 3 and _title_like(lay, a, b, fw):
+            _add(out, lay, a, b, "title")
         # sub-spans that start and end on whole words, at most seven tokens: "NVIDIA A100" and "A100"
-        key = [named[k] or doc[k].text[:1].isdigit() for k in range(a, b)]
-        firsts = [k for k in range(a, b) if key[k - a] and (k == a or doc[k - 1].whitespace_)]
-        lasts = [k for k in range(a, b) if key[k - a] and (k + 1 == b or doc[k].whitespace_)]
+        key = [named[k] or texts[k][:1].isdigit() for k in range(a, b)]
+        firsts = [k for k in range(a, b) if key[k - a] and (k == a or spaced[k - 1])]
+        lasts = [k for k in range(a, b) if key[k - a] and (k + 1 == b or spaced[k])]
+        if len(firsts) > 6:  # a title: only its words of a name's shape, and what stands before its colon
+            colon = texts.index(":", a, b) if ":" in texts[a:b] else None
+            lasts = [k for k in lasts if not texts[k][:1].isupper() or not texts[k][1:].islower()
+                     or (colon is not None and k < colon)]
+            firsts = [k for k in firsts if k in lasts or (colon is not None and k < colon)]
         for x in firsts:
+            if texts[x][:1].isdigit() and x > a:
+                continue
             for y in lasts:
-                if x <= y < x + 7 and not any(t.text == ":" for t in doc[x:y + 1]):
-                    if doc[x].text[:1].isdigit() and x > a:
-                        continue
-                    _add(out, doc, x, y + 1, "shape")
+                if x <= y < x + 7 and ":" not in texts[x:y + 1]:
+                    _add(out, lay, x, y + 1, "shape")
     _line_segments(doc, lay, out)
     for m in _QUOTE.finditer(text):
-        span = doc.char_span(m.start(1), m.end(1), alignment_mode="contract")
-        if span is not None and len(span):
-            _add(out, doc, span.start, span.end, "quote")
+        x, y = _tokens_within(lay, m.start(1), m.end(1))
+        if x < y:
+            _add(out, lay, x, y, "quote")
     return [out[k] for k in sorted(out)]
 
 
@@ -286,9 +315,18 @@ def _line_segments(doc: Doc, lay: Layout, out: dict) -> None:
             end = _SEGMENT_END.search(seg, 1)
             seg = seg[:end.start() if end else len(seg)].rstrip(" :;,")
             if 2 <= len(seg.split()) <= 30 or (len(seg.split()) == 1 and ":" in line[s0:s0 + len(seg) + 2]):
-                span = doc.char_span(a + s0, a + s0 + len(seg), alignment_mode="contract")
-                if span is not None and len(span):
-                    _add(out, doc, span.start, span.end, "line")
+                x, y = _tokens_within(lay, a + s0, a + s0 + len(seg))
+                if x < y:
+                    _add(out, lay, x, y, "line")
+
+
+def _tokens_within(lay: Layout, a: int, b: int) -> tuple[int, int]:
+    """The tokens wholly inside the characters ``[a, b)`` (``Doc.char_span``'s "contract", from the offsets)."""
+    x = bisect_left(lay.idx, a)
+    y = x
+    while y < len(lay.idx) and lay.idx[y] + len(lay.texts[y]) <= b:
+        y += 1
+    return x, y
 
 
 def _from_span(span: Span) -> MentionCandidate:
@@ -297,13 +335,13 @@ def _from_span(span: Span) -> MentionCandidate:
                             span._.mlkg_rule in _FORCED)
 
 
-def _add(out: dict, doc: Doc, a: int, b: int, source: str) -> None:
+def _add(out: dict, lay: Layout, a: int, b: int, source: str) -> None:
     old = out.get((a, b))
     if old is not None:
         if source != old.source and source not in old.also:
-            out[(a, b)] = replace(old, also=(*old.also, source))
+            object.__setattr__(old, "also", (*old.also, source))  # still being built, not yet shared
     else:
-        out[(a, b)] = MentionCandidate(a, b, doc[a].idx, doc[b - 1].idx + len(doc[b - 1].text), source)
+        out[(a, b)] = MentionCandidate(a, b, lay.idx[a], lay.idx[b - 1] + len(lay.texts[b - 1]), source)
 
 
 # ----------------------------------------------------------------------------- pair candidates
@@ -388,13 +426,13 @@ def _anaphor_pairs(doc: Doc, lay: Layout, typed: list[Typed], by_sent: dict, fou
         para = lay.para_of_line[lay.token_line[lay.sent_starts[si]]]
         a = lay.sent_starts[si]
         b = lay.sent_starts[si + 1] if si + 1 < len(lay.sent_starts) else len(doc)
-        subj = [t for t in doc[a:b] if t.dep_ in {"nsubj", "nsubjpass"}]
-        if subj and subj[0].text.lower() in _ANAPHOR and para in topic:
+        subj = [t for t in range(a, b) if lay.deps[t] in {"nsubj", "nsubjpass"}]
+        if subj and lay.texts[subj[0]].lower() in _ANAPHOR and para in topic:
             k = topic[para]
             for j in members:
                 if j != k and (typed[k].cls, typed[j].cls) in ALLOWED:
                     found.setdefault((k, j), set()).add("anaphor")
         for j in members:
             m = typed[j]
-            if m.cls in {"Method", "Paper"} and any(m.cand.start <= t.i < m.cand.end for t in subj):
+            if m.cls in {"Method", "Paper"} and any(m.cand.start <= t < m.cand.end for t in subj):
                 topic[para] = j

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy
@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 
 from .candidates import ALLOWED, Layout, MentionCandidate, PairCandidate, Typed, layout, mention_candidates, pair_candidates
 from .components import MENTIONS_KEY
-from .features import doc_context, mention_features, pair_features
+from .features import doc_context, list_heads, mention_features, pair_features
 
 __all__ = ["LinearModel", "Models", "load_models", "WEIGHTS", "Decision", "decide", "select", "apply_decision",
            "THRESHOLD"]
@@ -40,15 +40,28 @@ class LinearModel:
     weights: dict[str, numpy.ndarray]
     bias: numpy.ndarray
 
+    @cached_property
+    def _table(self) -> tuple[dict[str, int], numpy.ndarray]:
+        """Feature -> row of one weight matrix, whose last row (zeros) pads rows with no known feature."""
+        names = sorted(self.weights)
+        matrix = numpy.zeros((len(names) + 1, len(self.labels)))
+        for i, f in enumerate(names):
+            matrix[i] = self.weights[f]
+        return {f: i for i, f in enumerate(names)}, matrix
+
     def probs(self, rows: list[list[str]]) -> numpy.ndarray:
         """The probability of each label for each row of features (rows x labels)."""
-        out = numpy.tile(self.bias, (len(rows), 1))
-        w = self.weights
-        for i, row in enumerate(rows):
-            vecs = [w[f] for f in row if f in w]
-            if vecs:
-                out[i] += numpy.sum(vecs, axis=0) if len(vecs) > 1 else vecs[0]
-        return 1.0 / (1.0 + numpy.exp(-out))
+        if not rows:
+            return numpy.zeros((0, len(self.labels)))
+        index, matrix = self._table
+        pad = len(matrix) - 1
+        flat, starts = [], []
+        for row in rows:
+            starts.append(len(flat))
+            flat.append(pad)
+            flat += [i for i in map(index.get, row) if i is not None]
+        z = numpy.add.reduceat(matrix[flat], starts, axis=0) + self.bias
+        return 1.0 / (1.0 + numpy.exp(-z))
 
     def to_json(self) -> dict:
         return {"labels": list(self.labels), "bias": [round(float(x), 5) for x in self.bias],
@@ -127,18 +140,21 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     if cands is None:
         cands = mention_candidates(doc, lay)
     if mfeats is None:
-        ctx = doc_context(doc, cands)
+        ctx = doc_context(doc, lay, cands)
         mfeats = [mention_features(doc, lay, c, ctx) for c in cands]
     typed = select(cands, models.mentions.probs(mfeats), models.mentions.labels, threshold, rule_threshold)
     rels = list(doc._.mlkg_relations or ()) if rule_rels is None else rule_rels
     pairs = pair_candidates(doc, lay, typed, rels)
-    probs = models.relations.probs([pair_features(doc, lay, typed, p) for p in pairs])
+    heads = list_heads(lay, typed)
+    probs = models.relations.probs([pair_features(doc, lay, typed, p, heads) for p in pairs])
     col = {p: k for k, p in enumerate(models.relations.labels)}
     out = []
     for i, pair in enumerate(pairs):
+        ruled = {p for p, _ in pair.rules}
+        forced = typed[pair.s].cand.forced  # an untitled paper is known only by what the rules say it introduces
         for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
             pr = float(probs[i, col[prop]])
-            if pr >= (rule_threshold if any(p == prop for p, _ in pair.rules) else threshold):
+            if pr >= (rule_threshold if prop in ruled else threshold) or (forced and prop in ruled):
                 out.append((pair.s, prop, pair.o, pr, pair))
     return Decision(tuple(typed), tuple(out))
 
