@@ -151,3 +151,16 @@ def test_training_is_deterministic(nlp):
     one = json.dumps(fit_models(prepared.docs).to_json(), sort_keys=True)
     again = json.dumps(fit_models(prepare(sets, nlp=nlp).docs).to_json(), sort_keys=True)
     assert one == again
+
+
+def test_every_feature_lexicon_key_is_read():
+    from pathlib import Path
+
+    import pipeline.nlp.candidates as candidates
+    import pipeline.nlp.features as features
+
+    source = Path(candidates.__file__).read_text("utf-8") + Path(features.__file__).read_text("utf-8")
+    keys = json.loads((Path(candidates.__file__).parent / "patterns" / "features.json").read_text("utf-8"))
+    for key in keys:
+        if not key.startswith("_"):
+            assert f'"{key}"' in source or f"'{key}'" in source, key

@@ -47,6 +47,8 @@ def lexicon() -> dict:
                        if isinstance(v, str) and not k.startswith("_")}
     lex = json.loads((PATTERNS / "lexicon.json").read_text("utf-8"))
     data["function_words"] = frozenset(w.lower() for w in lex["function_words"]) | frozenset(data["connectors"])
+    for key in ("negation", "hedges", "anaphors", "line_labels"):
+        data[key] = frozenset(data[key])
     return data
 
 
@@ -349,9 +351,6 @@ def _add(out: dict, lay: Layout, a: int, b: int, source: str) -> None:
 _FORCED = frozenset({"paper.untitled_abstract"})
 """Rule mentions no name can confirm: a paper known only by what it introduces."""
 
-_ANAPHOR = frozenset({"it", "model", "method", "approach", "system", "framework", "architecture", "technique",
-                      "network", "they", "algorithm", "variant"})
-
 
 def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[tuple]) -> list[PairCandidate]:
     """The pairs of ``typed`` that may stand in a relation (the knowledge model allows their classes)."""
@@ -421,13 +420,14 @@ def _anaphor_pairs(doc: Doc, lay: Layout, typed: list[Typed], by_sent: dict, fou
     """The paragraph's last method named as a subject, and what a later sentence whose subject is "it" or "the
     model" names."""
     topic: dict[int, int] = {}
+    anaphors = lexicon()["anaphors"]
     for si in sorted(by_sent):
         members = by_sent[si]
         para = lay.para_of_line[lay.token_line[lay.sent_starts[si]]]
         a = lay.sent_starts[si]
         b = lay.sent_starts[si + 1] if si + 1 < len(lay.sent_starts) else len(doc)
         subj = [t for t in range(a, b) if lay.deps[t] in {"nsubj", "nsubjpass"}]
-        if subj and lay.texts[subj[0]].lower() in _ANAPHOR and para in topic:
+        if subj and lay.texts[subj[0]].lower() in anaphors and para in topic:
             k = topic[para]
             for j in members:
                 if j != k and (typed[k].cls, typed[j].cls) in ALLOWED:

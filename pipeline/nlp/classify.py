@@ -22,12 +22,15 @@ from .components import MENTIONS_KEY
 from .features import doc_context, list_heads, mention_features, pair_features
 
 __all__ = ["LinearModel", "Models", "load_models", "WEIGHTS", "Decision", "decide", "select", "apply_decision",
-           "THRESHOLD"]
+           "THRESHOLD", "REL_THRESHOLD", "RULE_THRESHOLD"]
 
 WEIGHTS = Path(__file__).parent / "patterns" / "weights.json"
-THRESHOLD = 0.5
-"""A candidate or pair the rules did not give is kept from this probability on."""
-RULE_THRESHOLD = 0.2
+THRESHOLD = 0.8
+"""A mention candidate the rules did not give is kept from this probability on."""
+REL_THRESHOLD = 0.9
+"""A relation the rules did not give is kept from this probability on (pairs are many more, and most are not
+related: a high bar keeps precision)."""
+RULE_THRESHOLD = 0.05
 """A mention or relation the rules gave is kept from this (lower) probability on: the rules are precise on the
 layouts they know, and the model mostly adds what they miss."""
 
@@ -134,7 +137,8 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
 
 def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[MentionCandidate] | None = None,
            mfeats: list[list[str]] | None = None, rule_rels: list | None = None,
-           threshold: float = THRESHOLD, rule_threshold: float = RULE_THRESHOLD) -> Decision:
+           threshold: float = THRESHOLD, rule_threshold: float = RULE_THRESHOLD,
+           rel_threshold: float = REL_THRESHOLD) -> Decision:
     """Run the candidates through both models (what was computed already may be passed in)."""
     lay = lay or layout(doc)
     if cands is None:
@@ -154,7 +158,7 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
         forced = typed[pair.s].cand.forced  # an untitled paper is known only by what the rules say it introduces
         for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
             pr = float(probs[i, col[prop]])
-            if pr >= (rule_threshold if prop in ruled else threshold) or (forced and prop in ruled):
+            if pr >= (rule_threshold if prop in ruled else rel_threshold) or (forced and prop in ruled):
                 out.append((pair.s, prop, pair.o, pr, pair))
     return Decision(tuple(typed), tuple(out))
 
