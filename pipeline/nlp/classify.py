@@ -31,6 +31,7 @@ THRESHOLD = 0.8
 REL_THRESHOLD = 0.95
 """A relation the rules did not give is kept from this probability on (pairs are many more, and most are not
 related: a high bar keeps precision)."""
+_ONE_VALUED = frozenset({"presentedAt", "demoedAt"})
 RULE_THRESHOLD = 0.0
 """A mention or relation the rules gave is kept from this probability on. Leave-one-set-out scored every veto
 bar tried (0.2, 0.1, 0.05) below keeping all of it: the rules are precise where they fire, so the model adds what
@@ -155,6 +156,9 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     heads = list_heads(lay, typed)
     probs = models.relations.probs([pair_features(doc, lay, typed, p, heads) for p in pairs])
     col = {p: k for k, p in enumerate(models.relations.labels)}
+    # a paper's venue the rules stated is not second-guessed by another the layout suggests
+    stated = {(p.s, prop) for p in pairs for prop, _ in p.rules if prop in _ONE_VALUED}
+    rule_pairs = {_names(typed, p) for p in pairs if p.rules}  # a pair the rules related keeps their property
     out = []
     for i, pair in enumerate(pairs):
         ruled = {p for p, _ in pair.rules}
@@ -162,9 +166,20 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
         forced = typed[pair.s].cand.forced
         for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
             pr = float(probs[i, col[prop]])
-            if prop in ruled and (pr >= rule_threshold or forced) or not forced and pr >= rel_threshold:
+            if prop in ruled and (pr >= rule_threshold or forced) or (
+                    not forced and pr >= rel_threshold and (pair.s, prop) not in stated and pair.origin != "heading"
+                    and not _rule_pair_of(pair, typed, rule_pairs)):
                 out.append((pair.s, prop, pair.o, pr, pair))
     return Decision(tuple(typed), tuple(out))
+
+
+def _names(typed: list[Typed], pair: PairCandidate) -> tuple[str, str]:
+    a, b = typed[pair.s].cand, typed[pair.o].cand
+    return (norm(a.canonical) or str(a.start), norm(b.canonical) or str(b.start))
+
+
+def _rule_pair_of(pair: PairCandidate, typed: list[Typed], rule_pairs: set) -> bool:
+    return bool(pair.rules) or _names(typed, pair) in rule_pairs
 
 
 def apply_decision(doc: Doc, lay: Layout, decision: Decision) -> Doc:
