@@ -377,20 +377,48 @@ def export(
 
 @app.command("eval")
 def eval_(
-    graph: Path = typer.Argument(..., help="A built graph (Turtle)."),
-    gold: Path = typer.Argument(..., help="A gold annotation (JSON) in the format of tests/data/eval/README.md "
-                                "(\"Gold format\"); tests/data/eval/gold-seeds.json is the bundled corpus's."),
+    graph: Optional[Path] = typer.Argument(None, help="A built graph (Turtle)."),
+    gold: Optional[Path] = typer.Argument(None, help="A gold annotation (JSON) in the format of tests/data/eval/README.md "
+                                          "(\"Gold format\"); tests/data/eval/gold-seeds.json is the bundled corpus's."),
     explain: bool = typer.Option(False, help="List every miss and false positive."),
     as_json: bool = typer.Option(False, "--json", help="Print the scores as JSON."),
+    cross_validate: bool = typer.Option(False, "--cross-validate", help="Leave each annotated set of the repository "
+                                        "out in turn: train on the others, build and score the one left out."),
+    only: Optional[List[str]] = typer.Option(None, "--only", help="With --cross-validate: score only these sets."),
 ) -> None:
-    """Score a graph against gold annotations: precision, recall and F1 per class and property."""
+    """Score a graph against gold annotations: precision, recall and F1 per class and property.
+
+    With --cross-validate (no GRAPH or GOLD), the held-out score of the trained extractor on every annotated set.
+    """
     from .evaluate import evaluate, format_scores, load_gold
 
+    if cross_validate:
+        from .train import cross_validate as run, format_cross_validation
+
+        result = run(only=only, log=lambda m: typer.echo(m, err=True))
+        typer.echo(json.dumps(result, indent=2) if as_json else format_cross_validation(result))
+        return
+    if graph is None or gold is None:
+        _fail(InputError("give a GRAPH and a GOLD file, or --cross-validate"))
     try:
         scores = evaluate(graph, load_gold(gold))
     except MlkgError as exc:
         _fail(exc)
     typer.echo(json.dumps(scores, indent=2) if as_json else format_scores(scores, explain))
+
+
+@app.command()
+def train(
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to write the weights (default: the "
+                                       "package's pipeline/nlp/patterns/weights.json, which builds use)."),
+) -> None:
+    """Train the extractor's decision on every annotated set in the repository (deterministic; a few minutes)."""
+    from .train import train as run
+
+    summary = run(out, log=lambda m: typer.echo(m, err=True))
+    typer.echo(f"trained on {summary['documents']} documents of {len(summary['sets'])} sets "
+               f"({', '.join(summary['sets'])}): {summary['mention_features']} mention and "
+               f"{summary['relation_features']} relation features -> {summary['path']}")
 
 
 @app.command()
