@@ -298,15 +298,19 @@ def validate_(
 
 @app.command()
 def query(
-    name_or_file: Optional[str] = typer.Argument(None, help="A named query (see --list) or a .rq file."),
+    name_or_file: Optional[str] = typer.Argument(None, help="A named query (see --list), a .rq file, SPARQL text, or - to read "
+                                                "the query from standard input."),
     graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to query."),
-    param: List[str] = typer.Option([], "--param", "-p", help="NAME=VALUE, bound as a literal (repeatable)."),
+    param: List[str] = typer.Option([], "--param", "-p", help="NAME=VALUE, bound as a literal (repeatable); a name matches "
+                                    "labels and other names whatever their case, spacing and punctuation."),
     fmt: str = typer.Option("table", "--format", "-f", help="table, csv or json (SPARQL 1.1 results)."),
     list_: bool = typer.Option(False, "--list", help="List the named queries and what each answers."),
     store: Optional[Path] = typer.Option(None, "--store", help="On-disk pyoxigraph store folder: load the graph once, "
                                          "reuse it, reload when the graph changes (default: in memory)."),
 ) -> None:
-    """Run a SPARQL query against a built graph."""
+    """Run a SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) against a built graph."""
+    import shutil
+
     from .query import format_result, list_queries, load_query, parse_params, query_parameters, run_query
 
     try:
@@ -318,8 +322,12 @@ def query(
                     typer.echo(" " * 21 + "--param " + "  --param ".join(
                         f'{k}="{v}"' if v is not None else f"{k}=VALUE" for k, v in params.items()))
             return
-        result = run_query(load_query(name_or_file), graph, parse_params(param), store)
-        typer.echo(format_result(result, fmt))
+        text = sys.stdin.read() if name_or_file == "-" else load_query(name_or_file)
+        result = run_query(text, graph, parse_params(param), store)
+        for match in result.matches:
+            typer.echo(str(match), err=True)
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        typer.echo(format_result(result, fmt, width))
     except MlkgError as exc:
         _fail(exc)
 
@@ -369,20 +377,48 @@ def export(
 
 @app.command("eval")
 def eval_(
-    graph: Path = typer.Argument(..., help="A built graph (Turtle)."),
-    gold: Path = typer.Argument(..., help="A gold annotation (JSON) in the format of tests/data/eval/README.md "
-                                "(\"Gold format\"); tests/data/eval/gold-seeds.json is the bundled corpus's."),
+    graph: Optional[Path] = typer.Argument(None, help="A built graph (Turtle)."),
+    gold: Optional[Path] = typer.Argument(None, help="A gold annotation (JSON) in the format of tests/data/eval/README.md "
+                                          "(\"Gold format\"); tests/data/eval/gold-seeds.json is the bundled corpus's."),
     explain: bool = typer.Option(False, help="List every miss and false positive."),
     as_json: bool = typer.Option(False, "--json", help="Print the scores as JSON."),
+    cross_validate: bool = typer.Option(False, "--cross-validate", help="Leave each annotated set of the repository "
+                                        "out in turn: train on the others, build and score the one left out."),
+    only: Optional[List[str]] = typer.Option(None, "--only", help="With --cross-validate: score only these sets."),
 ) -> None:
-    """Score a graph against gold annotations: precision, recall and F1 per class and property."""
+    """Score a graph against gold annotations: precision, recall and F1 per class and property.
+
+    With --cross-validate (no GRAPH or GOLD), the held-out score of the trained extractor on every annotated set.
+    """
     from .evaluate import evaluate, format_scores, load_gold
 
+    if cross_validate:
+        from .train import cross_validate as run, format_cross_validation
+
+        result = run(only=only, log=lambda m: typer.echo(m, err=True))
+        typer.echo(json.dumps(result, indent=2) if as_json else format_cross_validation(result))
+        return
+    if graph is None or gold is None:
+        _fail(InputError("give a GRAPH and a GOLD file, or --cross-validate"))
     try:
         scores = evaluate(graph, load_gold(gold))
     except MlkgError as exc:
         _fail(exc)
     typer.echo(json.dumps(scores, indent=2) if as_json else format_scores(scores, explain))
+
+
+@app.command()
+def train(
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to write the weights (default: the "
+                                       "package's pipeline/nlp/patterns/weights.json, which builds use)."),
+) -> None:
+    """Train the extractor's decision on every annotated set in the repository (deterministic; a few minutes)."""
+    from .train import train as run
+
+    summary = run(out, log=lambda m: typer.echo(m, err=True))
+    typer.echo(f"trained on {summary['documents']} documents of {len(summary['sets'])} sets "
+               f"({', '.join(summary['sets'])}): {summary['mention_features']} mention and "
+               f"{summary['relation_features']} relation features -> {summary['path']}")
 
 
 @app.command()

@@ -19,7 +19,7 @@ class Explanation:
     entities: tuple[dict, ...]
     """Merge-log entries (``merges.json``) of the entities whose label, other name or merged text matches."""
     facts: tuple[tuple, ...]
-    """Rows of the ``facts`` query without the matched name: subject, property, object, document, sentence."""
+    """Rows of the ``evidence`` query without the matched name: subject, property, object, document, sentence."""
 
 
 def _matches(name: str, iri: str, entry: dict) -> bool:
@@ -41,5 +41,5 @@ def explain(name: str, graph: Path) -> Explanation:
     names = {name} | {e["label"] for e in entities}
     rows: set[tuple] = set()
     for n in sorted(names):
-        rows.update(tuple(r)[:5] for r in run_query(load_query("facts"), graph, {"name": n}).rows)
+        rows.update(tuple(r)[:5] for r in run_query(load_query("evidence"), graph, {"name": n}).rows)
     return Explanation(entities=entities, facts=tuple(sorted(rows)))

@@ -268,6 +268,93 @@ def test_validate_broken_graph_is_rejected_naming_node_and_quarantined(valid_gra
     assert set(clean) | set(quarantined) == set(g)
 
 
+# ---------------------------------------------------------------- the SPARQL validator against pySHACL
+
+def _both(g: Graph) -> tuple[list, list]:
+    """The results (violation and blamed statements) of the SPARQL engine and of pySHACL, the reference."""
+    return [(r.violation, r.statements) for r in V._run(g, "sparql")], [(r.violation, r.statements) for r in V._run(g, "pyshacl")]
+
+
+@pytest.mark.parametrize("mutate", MUTATIONS, ids=lambda m: m.__name__.lstrip("_m"))
+def test_validate_sparql_engine_gives_pyshacl_violations(valid_graph, mutate):
+    g = Graph()
+    g += valid_graph
+    mutate(g, _document(g))
+    sparql, reference = _both(g)
+    assert reference and sparql == reference
+
+
+def test_validate_sparql_engine_gives_pyshacl_violations_with_every_mutation_at_once(valid_graph):
+    g = Graph()
+    g += valid_graph
+    for m in MUTATIONS:
+        m(g, _document(g))
+    sparql, reference = _both(g)
+    assert len(reference) > len(MUTATIONS) and sparql == reference
+    clean, bad, violations = V.quarantine(g)
+    assert (set(clean), set(bad), violations) == tuple(map(lambda x: set(x) if isinstance(x, Graph) else x,
+                                                        V.quarantine(g, engine="pyshacl")))
+
+
+EXTRA_SHAPES = """
+@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix ex: <https://example.org/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+ex:Named a sh:NodeShape ; sh:targetClass ex:Thing ; sh:targetNode ex:lonely ;
+    sh:property ex:NamePattern, ex:Score, ex:Tag, ex:Kind ; sh:not [ sh:in ( ex:forbidden ) ] .
+ex:NamePattern sh:path rdfs:label ; sh:pattern "^[A-Z]" ; sh:maxLength 8 ; sh:minCount 1 .
+ex:Score sh:path ex:score ; sh:datatype xsd:integer ; sh:minExclusive 0 ; sh:maxExclusive 10 ; sh:maxCount 2 .
+ex:Tag sh:path ( ex:tag ex:name ) ; sh:hasValue "core" .
+ex:Kind sh:path [ sh:alternativePath ( ex:kind ex:sort ) ] ; sh:nodeKind sh:IRI ;
+    sh:xone ( [ sh:in ( ex:a ex:b ) ] [ sh:in ( ex:b ex:c ) ] ) ; sh:severity sh:Warning ; sh:message "odd kind"@en .
+ex:Sub rdfs:subClassOf ex:Thing .
+"""
+EXTRA_DATA = """
+@prefix ex: <https://example.org/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+ex:ok a ex:Thing ; rdfs:label "Fine" ; ex:score 3 ; ex:tag [ ex:name "core" ] ; ex:kind ex:a .
+ex:bad a ex:Sub ; rdfs:label "lowercase and long" ; ex:score 0, 12, "7" ; ex:tag ex:t ; ex:sort ex:b, "lit" .
+ex:t ex:name "other" .
+ex:lonely ex:score 2 .
+ex:forbidden a ex:Thing ; rdfs:label "X" ; ex:tag [ ex:name "core" ] .
+"""
+
+
+def test_validate_sparql_engine_checks_a_new_shape_without_new_code():
+    # shapes and data that use constraints ontology/shapes.ttl does not (pattern, lengths, ranges, sequence and
+    # alternative paths, hasValue, not, xone, a warning, a subclass target): both engines give the same results
+    shapes = Graph().parse(data=EXTRA_SHAPES, format="turtle")
+    data = Graph().parse(data=EXTRA_DATA + EXTRA_SHAPES.split("ex:Named")[0] + "ex:Sub rdfs:subClassOf ex:Thing .", format="turtle")
+    def key(found):  # the messages of shapes without sh:message are each engine's own
+        return sorted((str(f.focus), str(f.shape), str(f.path), f.inverse, str(f.value),
+                       f.message if f.shape.endswith("Kind") else "") for f in found)
+    sparql, reference = key(V._sparql(data, shapes)), key(V._pyshacl(data, shapes))
+    assert len(reference) >= 10 and sparql == reference
+    assert {s.rsplit("/", 1)[1] for _, s, *_ in reference} == {"Kind", "Named", "NamePattern", "Score", "Tag"}
+    # a graph with warnings only conforms
+    warned = Graph().parse(data="""@prefix ex: <https://example.org/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+        ex:lonely rdfs:label "L" ; ex:tag [ ex:name "core" ] ; ex:kind ex:b .""", format="turtle")
+    assert V._sparql(warned, shapes) == V._pyshacl(warned, shapes) == []
+
+
+def test_validate_sparql_engine_refuses_a_constraint_it_does_not_check():
+    from pipeline.errors import MlkgError
+    from pipeline.shacl import compile_shapes
+
+    shapes = Graph().parse(data="""@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <https://example.org/> .
+        ex:S a sh:NodeShape ; sh:targetClass ex:Thing ; sh:closed true .""", format="turtle")
+    with pytest.raises(MlkgError, match="closed"):
+        compile_shapes(shapes)
+
+
+def test_validate_file_reads_graph_straight_into_the_store(tmp_path, valid_graph):
+    g = Graph()
+    g += valid_graph
+    _m_range("presentedAt")(g, _document(g))
+    _m_two_labels(g, _document(g))
+    path = tmp_path / "broken.nt"
+    path.write_text(g.serialize(format="nt"))
+    assert V.validate_file(path).violations == V.validate_file(path, engine="pyshacl").violations
+
+
 def test_validate_quarantine_returns_a_conforming_graph_unchanged(valid_graph):
     clean, quarantined, violations = V.quarantine(valid_graph)
     assert clean is valid_graph and len(quarantined) == 0 and violations == ()

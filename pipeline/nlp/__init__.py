@@ -141,10 +141,11 @@ def _split_sentence_final_periods(nlp: Language) -> None:
 
 
 def load_nlp(model: str | None = None) -> Language:
-    """Load the statistical pipeline and add ``mlkg_paragraphs``, ``mlkg_mentions``, ``mlkg_relations``."""
+    """Load the statistical pipeline and add ``mlkg_paragraphs``, ``mlkg_mentions``, ``mlkg_relations`` and the
+    trained decision over their candidates, ``mlkg_learned``."""
     import spacy
 
-    from . import components  # noqa: F401  (registers the components)
+    from . import classify, components  # noqa: F401  (registers the components)
 
     name = pick_model(model)
     try:
@@ -158,5 +159,6 @@ def load_nlp(model: str | None = None) -> Language:
     nlp.add_pipe("mlkg_paragraphs", before="parser" if "parser" in nlp.pipe_names else None)
     nlp.add_pipe("mlkg_mentions")
     nlp.add_pipe("mlkg_relations")
+    nlp.add_pipe("mlkg_learned")
     nlp.meta["mlkg_model"] = name
     return nlp

@@ -18,7 +18,7 @@ from .components import MENTIONS_KEY, TEXT_KEY, doc_text, sentence_starts
 
 __all__ = ["extract", "extract_all", "parse_all", "extract_parsed", "RULE_COMPONENTS"]
 
-RULE_COMPONENTS = ("mlkg_mentions", "mlkg_relations")
+RULE_COMPONENTS = ("mlkg_mentions", "mlkg_relations", "mlkg_learned")
 """The components that read the parse: what an overlapped run does in its second process."""
 
 

@@ -1,0 +1,438 @@
+"""Broad candidates, recall first: every span that may name an entity and every pair of typed mentions that may
+stand in a relation. The trained decision (``classify.py``) picks among them; nothing here decides.
+
+Mention candidates come from the rules (their class and rule name become features), from name shape (capitals,
+digits, hyphens, CamelCase, acronyms) and from title-like runs anywhere in a line (headings, list items, after
+"Accepted to X,", in quotes). Pair candidates are the pairs of typed mentions the knowledge model allows within a
+sentence, the pairs a document's layout gives (a titled entry and the venue or affiliation lines under it, a list
+item and the venue or device of its heading, a paragraph's method and the mentions of a sentence that refers to
+it as "it" or "the model"), and the rules' own relations.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+
+import numpy
+from spacy.attrs import DEP, HEAD, IDX
+from spacy.tokens import Doc, Span
+
+from ..vocab import RELATION_ENDS
+from .components import MENTIONS_KEY, doc_text, sentence_starts
+
+__all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "mention_candidates",
+           "pair_candidates", "ALLOWED", "lexicon"]
+
+PATTERNS = Path(__file__).parent / "patterns"
+
+ALLOWED: dict[tuple[str, str], tuple[str, ...]] = {}
+for _p, _ends in sorted(RELATION_ENDS.items()):
+    for _e in sorted(_ends):
+        ALLOWED.setdefault(_e, ())
+        ALLOWED[_e] += (_p,)
+"""(subject class, object class) -> the properties the knowledge model allows between them."""
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> dict:
+    """The feature lexicon (``patterns/features.json``) and the rules' cue regular expressions (``cues.json``)."""
+    data = json.loads((PATTERNS / "features.json").read_text("utf-8"))
+    cues = json.loads((PATTERNS / "cues.json").read_text("utf-8"))
+    data["cue_res"] = {k: re.compile(r"\b(?:" + v + r")\b", re.I) for k, v in sorted(cues.items())
+                       if isinstance(v, str) and not k.startswith("_")}
+    lex = json.loads((PATTERNS / "lexicon.json").read_text("utf-8"))
+    data["function_words"] = frozenset(w.lower() for w in lex["function_words"]) | frozenset(data["connectors"])
+    for key in ("negation", "hedges", "anaphors", "line_labels"):
+        data[key] = frozenset(data[key])
+    return data
+
+
+@dataclass(frozen=True, slots=True)
+class MentionCandidate:
+    """A span that may name an entity: token and character offsets, where it came from and what the rules said."""
+
+    start: int
+    end: int
+    start_char: int
+    end_char: int
+    source: str
+    """"rule", "shape", "title" or "quote"."""
+    rule_cls: str = ""
+    rule: str = ""
+    canonical: str = ""
+    aliases: tuple[str, ...] = ()
+    forced: bool = False
+    """A rule mention that no name can confirm (an untitled paper): kept as the rules gave it."""
+    also: tuple[str, ...] = ()
+    """The other sources that found the same span."""
+
+
+@dataclass(frozen=True, slots=True)
+class Typed:
+    """A mention candidate given a class (by the model, or by the gold when training)."""
+
+    cand: MentionCandidate
+    cls: str
+    prob: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class PairCandidate:
+    """Two typed mentions (indices into the typed list) that may stand in a relation, and why they were paired."""
+
+    s: int
+    o: int
+    origin: str
+    """"sentence", "entry", "heading", "anaphor" or "rule"."""
+    rules: tuple[tuple[str, str], ...] = ()
+    """(property, rule name) of each rule relation between the two."""
+
+
+@dataclass
+class Layout:
+    """Where lines, sentences and paragraphs start, and what kind of line each is."""
+
+    text: str
+    sent_starts: list[int]
+    line_starts: list[int]
+    line_kind: list[str]
+    line_first: list[str]
+    para_of_line: list[int]
+    token_line: list[int] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+    """Each token as the features see it (``features.word``)."""
+    texts: list[str] = field(default_factory=list)
+    deps: list[str] = field(default_factory=list)
+    heads: list[int] = field(default_factory=list)
+    idx: list[int] = field(default_factory=list)
+    spaced: list[bool] = field(default_factory=list)
+    cues: dict = field(default_factory=dict)
+    """Cue class -> (sorted start offsets, end offsets) of its matches in the text."""
+
+    def line_of_char(self, i: int) -> int:
+        return bisect_right(self.line_starts, i) - 1
+
+    def sent_of(self, tok: int) -> int:
+        return bisect_right(self.sent_starts, tok) - 1
+
+
+_MARKER = re.compile(r"^\s*(?:[-*•>]+|\d{1,3}[.)]|\[\d{1,3}\]|#+)\s+")
+_WORD = re.compile(r"[A-Za-z][\w-]*")
+
+
+def _line_kind(line: str) -> str:
+    s = line.strip()
+    if not s:
+        return "blank"
+    if "|" in s or "\t" in s:
+        return "table"
+    if s.startswith("#"):
+        return "heading"
+    if _MARKER.match(line):
+        return "item"
+    if re.fullmatch(r"[-=_*~]{3,}", s):
+        return "rule"
+    if len(s) < 120 and not re.search(r"[.!?]$", s):
+        return "short"
+    return "text"
+
+
+def layout(doc: Doc) -> Layout:
+    """The line and paragraph structure of ``doc``'s text."""
+    text = doc_text(doc)
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    kinds, firsts, paras = [], [], []
+    para = 0
+    prev_blank = True
+    for k, a in enumerate(starts):
+        b = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
+        line = text[a:b]
+        kind = _line_kind(line)
+        if kind == "blank":
+            prev_blank = True
+        elif prev_blank or kind in {"heading", "item", "rule"}:
+            para += 1
+            prev_blank = False
+        kinds.append(kind)
+        w = _WORD.search(_MARKER.sub("", line, count=1))
+        firsts.append(w.group(0).lower() if w and w.start() < 3 else "")
+        paras.append(para)
+    lay = Layout(text, sentence_starts(doc), starts, kinds, firsts, paras)
+    if len(doc):
+        arr = doc.to_array([IDX, HEAD, DEP])
+        lay.idx = arr[:, 0].tolist()
+        lay.heads = (numpy.arange(len(doc)) + arr[:, 1].astype("int64")).tolist()
+        strings = doc.vocab.strings
+        lay.deps = [strings[int(d)] for d in arr[:, 2].tolist()]
+    lay.texts = [t.text for t in doc]
+    lay.spaced = [bool(t.whitespace_) for t in doc]
+    lay.token_line = [bisect_right(starts, i) - 1 for i in lay.idx]
+    from .features import word_of
+
+    lay.words = [word_of(t) for t in lay.texts]
+    for name, rx in lexicon()["cue_res"].items():
+        found = [(m.start(), m.end()) for m in rx.finditer(text)]
+        lay.cues[name] = ([a for a, _ in found], [b for _, b in found])
+    return lay
+
+
+# ----------------------------------------------------------------------------- mention candidates
+
+def _name_word(w: str) -> bool:
+    """A word that can be (part of) a name: a capital anywhere, or letters with digits ("GPT-4", "wav2vec",
+    "phi-3-mini", "A100")."""
+    w = w.strip("()[]{}\"'“”‘’,;.!?")
+    if not w or not w[0].isalnum():
+        return False
+    if any(c.isupper() for c in w):
+        return True
+    return any(c.isdigit() for c in w) and any(c.isalpha() for c in w)
+
+
+def name_tokens(lay: Layout) -> list[bool]:
+    """For each token, whether the whitespace-delimited word it belongs to is name-like (:func:`_name_word`)."""
+    texts, spaced = lay.texts, lay.spaced
+    n = len(texts)
+    out = [False] * n
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and not spaced[j]:
+            j += 1
+        if _name_word("".join(texts[i:j + 1])):
+            for k in range(i, j + 1):
+                out[k] = texts[k][:1].isalnum()
+        i = j + 1
+    return out
+
+
+def _runs(lay: Layout, fw: frozenset[str], named: list[bool]) -> list[tuple[int, int]]:
+    """Maximal runs of name tokens within a line, joined by hyphens, slashes, numbers, colons and connectors."""
+    runs = []
+    texts, tl = lay.texts, lay.token_line
+    n = len(texts)
+    i = 0
+    while i < n:
+        if not named[i]:
+            i += 1
+            continue
+        j = i + 1
+        last = i + 1
+        while j < n and tl[j] == tl[i]:
+            t = texts[j]
+            if named[j] or t[:1].isdigit():
+                last = j + 1
+            elif t in {"-", "/", "–", ":", "&", "'s", ".", "+"} or t.lower() in fw:
+                if t == "." and lay.spaced[j]:
+                    break
+            else:
+                break
+            j += 1
+        runs.append((i, last))
+        i = max(last, i + 1)
+    return runs
+
+
+def _title_like(lay: Layout, a: int, b: int, fw: frozenset[str]) -> bool:
+    words = [t for t in lay.texts[a:b] if t[:1].isalpha()]
+    if len(words) < 3:
+        return False
+    content = [w for w in words if w.lower() not in fw]
+    return bool(content) and sum(w[0].isupper() for w in content) >= 0.7 * len(content)
+
+
+_QUOTE = re.compile(r"[\"“]([^\"”\n]{6,160})[\"”]")
+
+
+def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
+    """Every candidate span of ``doc``: the rules' mentions first, then shapes, title runs and quotes."""
+    fw = lexicon()["function_words"]
+    text = lay.text
+    out: dict[tuple[int, int], MentionCandidate] = {}
+    for span in doc.spans[MENTIONS_KEY] if MENTIONS_KEY in doc.spans else ():
+        out.setdefault((span.start, span.end), _from_span(span))
+    for s, _, o, _, _, _ in doc._.mlkg_relations or ():
+        for span in (s, o):
+            if (span.start, span.end) not in out:
+                out[(span.start, span.end)] = _from_span(span)
+    named = name_tokens(lay)
+    texts, spaced = lay.texts, lay.spaced
+    for a, b in _runs(lay, fw, named):
+        while b > a and (texts[b - 1].lower() in fw or not texts[b - 1][:1].isalnum()):
+            b -= 1
+        if b <= a:
+            continue
+        if b - a >= 3 and _title_like(lay, a, b, fw):
+            _add(out, lay, a, b, "title")
+        # sub-spans that start and end on whole words, at most seven tokens: "NVIDIA A100" and "A100"
+        key = [named[k] or texts[k][:1].isdigit() for k in range(a, b)]
+        firsts = [k for k in range(a, b) if key[k - a] and (k == a or spaced[k - 1])]
+        lasts = [k for k in range(a, b) if key[k - a] and (k + 1 == b or spaced[k])]
+        if len(firsts) > 6:  # a title: only its words of a name's shape, and what stands before its colon
+            colon = texts.index(":", a, b) if ":" in texts[a:b] else None
+            lasts = [k for k in lasts if not texts[k][:1].isupper() or not texts[k][1:].islower()
+                     or (colon is not None and k < colon)]
+            firsts = [k for k in firsts if k in lasts or (colon is not None and k < colon)]
+        for x in firsts:
+            if texts[x][:1].isdigit() and x > a:
+                continue
+            for y in lasts:
+                if x <= y < x + 7 and ":" not in texts[x:y + 1]:
+                    _add(out, lay, x, y + 1, "shape")
+    _line_segments(doc, lay, out)
+    for m in _QUOTE.finditer(text):
+        x, y = _tokens_within(lay, m.start(1), m.end(1))
+        if x < y:
+            _add(out, lay, x, y, "quote")
+    return [out[k] for k in sorted(out)]
+
+
+_SEGMENT_END = re.compile(r"\s\(|\.\s|\.$|\s[–—]\s|\s\|\s|\s*\[|\t|$")
+_LABEL = re.compile(r"^[^:.]{1,30}:\s+")
+
+
+def _line_segments(doc: Doc, lay: Layout, out: dict) -> None:
+    """The head of every non-blank line (after a list marker, up to a bracket, a full stop or a dash), and the
+    same after a short label ("10:30 Oral: ", "Title: "): a title often stands alone there."""
+    text = lay.text
+    for k, a in enumerate(lay.line_starts):
+        if lay.line_kind[k] in {"blank", "rule"}:
+            continue
+        b = lay.line_starts[k + 1] - 1 if k + 1 < len(lay.line_starts) else len(text)
+        line = text[a:b]
+        m = _MARKER.match(line)
+        starts = [m.end() if m else len(line) - len(line.lstrip())]
+        for _ in range(2):
+            lab = _LABEL.match(line[starts[-1]:])
+            if not lab:
+                break
+            starts.append(starts[-1] + lab.end())
+        for s0 in starts:
+            seg = line[s0:]
+            end = _SEGMENT_END.search(seg, 1)
+            seg = seg[:end.start() if end else len(seg)].rstrip(" :;,")
+            if 2 <= len(seg.split()) <= 30 or (len(seg.split()) == 1 and ":" in line[s0:s0 + len(seg) + 2]):
+                x, y = _tokens_within(lay, a + s0, a + s0 + len(seg))
+                if x < y:
+                    _add(out, lay, x, y, "line")
+
+
+def _tokens_within(lay: Layout, a: int, b: int) -> tuple[int, int]:
+    """The tokens wholly inside the characters ``[a, b)`` (``Doc.char_span``'s "contract", from the offsets)."""
+    x = bisect_left(lay.idx, a)
+    y = x
+    while y < len(lay.idx) and lay.idx[y] + len(lay.texts[y]) <= b:
+        y += 1
+    return x, y
+
+
+def _from_span(span: Span) -> MentionCandidate:
+    return MentionCandidate(span.start, span.end, span.start_char, span.end_char, "rule", span.label_,
+                            span._.mlkg_rule, span._.mlkg_canonical, tuple(span._.mlkg_aliases),
+                            span._.mlkg_rule in _FORCED)
+
+
+def _add(out: dict, lay: Layout, a: int, b: int, source: str) -> None:
+    old = out.get((a, b))
+    if old is not None:
+        if source != old.source and source not in old.also:
+            object.__setattr__(old, "also", (*old.also, source))  # still being built, not yet shared
+    else:
+        out[(a, b)] = MentionCandidate(a, b, lay.idx[a], lay.idx[b - 1] + len(lay.texts[b - 1]), source)
+
+
+# ----------------------------------------------------------------------------- pair candidates
+
+_FORCED = frozenset({"paper.untitled_abstract"})
+"""Rule mentions no name can confirm: a paper known only by what it introduces."""
+
+
+def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[tuple]) -> list[PairCandidate]:
+    """The pairs of ``typed`` that may stand in a relation (the knowledge model allows their classes)."""
+    found: dict[tuple[int, int], set[str]] = {}
+    by_sent: dict[int, list[int]] = {}
+    for k, m in enumerate(typed):
+        by_sent.setdefault(lay.sent_of(m.cand.start), []).append(k)
+    for members in by_sent.values():
+        for a in members:
+            for b in members:
+                if a != b and (typed[a].cls, typed[b].cls) in ALLOWED and abs(typed[a].cand.start - typed[b].cand.start) < 60:
+                    found.setdefault((a, b), set()).add("sentence")
+    _entry_pairs(lay, typed, found)
+    _heading_pairs(lay, typed, found)
+    _anaphor_pairs(doc, lay, typed, by_sent, found)
+    index = {(m.cand.start, m.cand.end): k for k, m in enumerate(typed)}
+    rules: dict[tuple[int, int], list] = {}
+    for s, p, o, _, rule, _ in rule_rels:
+        a, b = index.get((s.start, s.end)), index.get((o.start, o.end))
+        if a is not None and b is not None and a != b and (typed[a].cls, typed[b].cls) in ALLOWED:
+            rules.setdefault((a, b), []).append((p, rule))
+            found.setdefault((a, b), set()).add("rule")
+    return [PairCandidate(a, b, "+".join(sorted(found[(a, b)])), tuple(sorted(set(rules.get((a, b), ())))))
+            for a, b in sorted(found)]
+
+
+def _line_start_paper(lay: Layout, m: Typed) -> bool:
+    line = lay.line_of_char(m.cand.start_char)
+    head = lay.text[lay.line_starts[line]:m.cand.start_char]
+    return m.cls == "Paper" and len(_MARKER.sub("", head, count=1).strip()) <= 1
+
+
+def _entry_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
+    """A paper that starts a line and the venues, organizations, methods and datasets of the lines of its entry."""
+    heads = [k for k, m in enumerate(typed) if _line_start_paper(lay, m)]
+    for n, k in enumerate(heads):
+        first = lay.line_of_char(typed[k].cand.start_char)
+        stop = typed[heads[n + 1]].cand.start_char if n + 1 < len(heads) else len(lay.text)
+        for j, m in enumerate(typed):
+            if j == k or not typed[k].cand.start_char <= m.cand.start_char < stop:
+                continue
+            if lay.line_of_char(m.cand.start_char) - first > 40 or (typed[k].cls, m.cls) not in ALLOWED:
+                continue
+            found.setdefault((k, j), set()).add("entry")
+
+
+def _heading_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
+    """A paper or method in a list item or table row, and the venue, device or organization of the heading above."""
+    heads_of_line: dict[int, list[int]] = {}
+    for k, m in enumerate(typed):
+        line = lay.line_of_char(m.cand.start_char)
+        if lay.line_kind[line] in {"heading", "short"} or line == 0:
+            heads_of_line.setdefault(line, []).append(k)
+    lines = sorted(heads_of_line)
+    for j, m in enumerate(typed):
+        line = lay.line_of_char(m.cand.start_char)
+        if lay.line_kind[line] not in {"item", "table", "short", "text"} or m.cls not in {"Paper", "Method"}:
+            continue
+        pos = bisect_right(lines, line - 1) - 1
+        for h in {lines[pos] if pos >= 0 else None, 0 if lines and lines[0] == 0 else None} - {None}:
+            for k in heads_of_line[h]:
+                if k != j and typed[k].cls in {"Venue", "Hardware", "Organization"} and (m.cls, typed[k].cls) in ALLOWED:
+                    found.setdefault((j, k), set()).add("heading")
+
+
+def _anaphor_pairs(doc: Doc, lay: Layout, typed: list[Typed], by_sent: dict, found: dict) -> None:
+    """The paragraph's last method named as a subject, and what a later sentence whose subject is "it" or "the
+    model" names."""
+    topic: dict[int, int] = {}
+    anaphors = lexicon()["anaphors"]
+    for si in sorted(by_sent):
+        members = by_sent[si]
+        para = lay.para_of_line[lay.token_line[lay.sent_starts[si]]]
+        a = lay.sent_starts[si]
+        b = lay.sent_starts[si + 1] if si + 1 < len(lay.sent_starts) else len(doc)
+        subj = [t for t in range(a, b) if lay.deps[t] in {"nsubj", "nsubjpass"}]
+        if subj and lay.texts[subj[0]].lower() in anaphors and para in topic:
+            k = topic[para]
+            for j in members:
+                if j != k and (typed[k].cls, typed[j].cls) in ALLOWED:
+                    found.setdefault((k, j), set()).add("anaphor")
+        for j in members:
+            m = typed[j]
+            if m.cls in {"Method", "Paper"} and any(m.cand.start <= t < m.cand.end for t in subj):
+                topic[para] = j

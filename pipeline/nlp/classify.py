@@ -1,0 +1,237 @@
+"""The trained decision: which candidate names an entity of which class, and which pair stands in which relation.
+
+Two linear models (one logistic output per class or property, over the string features of ``features.py``) are
+read from ``patterns/weights.json``, a plain JSON file that ``mlkg train`` writes. The ``mlkg_learned`` component
+runs after the rules: it replaces ``doc.spans["mlkg_mentions"]`` with the mentions the model keeps and
+``doc._.mlkg_relations`` with the relations it keeps, each with the model's probability as its confidence.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+
+import numpy
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from .candidates import ALLOWED, Layout, MentionCandidate, PairCandidate, Typed, layout, mention_candidates, pair_candidates
+from ..resolve import norm
+from .components import MENTIONS_KEY
+from .features import doc_context, list_heads, mention_features, pair_features
+
+__all__ = ["LinearModel", "Models", "load_models", "WEIGHTS", "Decision", "decide", "select", "apply_decision",
+           "THRESHOLD", "REL_THRESHOLD", "RULE_THRESHOLD"]
+
+WEIGHTS = Path(__file__).parent / "patterns" / "weights.json"
+THRESHOLD = 0.8
+"""A mention candidate the rules did not give is kept from this probability on."""
+REL_THRESHOLD = 0.95
+"""A relation the rules did not give is kept from this probability on (pairs are many more, and most are not
+related: a high bar keeps precision)."""
+_ONE_VALUED = frozenset({"presentedAt", "demoedAt"})
+RULE_THRESHOLD = 0.0
+"""A mention or relation the rules gave is kept from this probability on. Leave-one-set-out scored every veto
+bar tried (0.2, 0.1, 0.05) below keeping all of it: the rules are precise where they fire, so the model adds what
+they miss and may give a rule mention another class, but does not remove rule output."""
+
+
+@dataclass(frozen=True)
+class LinearModel:
+    """One logistic output per label over string features: ``sigmoid(bias + sum of the features' weights)``."""
+
+    labels: tuple[str, ...]
+    weights: dict[str, numpy.ndarray]
+    bias: numpy.ndarray
+
+    @cached_property
+    def _table(self) -> tuple[dict[str, int], numpy.ndarray]:
+        """Feature -> row of one weight matrix, whose last row (zeros) pads rows with no known feature."""
+        names = sorted(self.weights)
+        matrix = numpy.zeros((len(names) + 1, len(self.labels)))
+        for i, f in enumerate(names):
+            matrix[i] = self.weights[f]
+        return {f: i for i, f in enumerate(names)}, matrix
+
+    def probs(self, rows: list[list[str]]) -> numpy.ndarray:
+        """The probability of each label for each row of features (rows x labels)."""
+        if not rows:
+            return numpy.zeros((0, len(self.labels)))
+        index, matrix = self._table
+        pad = len(matrix) - 1
+        flat, starts = [], []
+        for row in rows:
+            starts.append(len(flat))
+            flat.append(pad)
+            flat += [i for i in map(index.get, row) if i is not None]
+        z = numpy.add.reduceat(matrix[flat], starts, axis=0) + self.bias
+        return 1.0 / (1.0 + numpy.exp(-z))
+
+    def to_json(self) -> dict:
+        return {"labels": list(self.labels), "bias": [round(float(x), 5) for x in self.bias],
+                "weights": {f: [round(float(x), 5) for x in v] for f, v in sorted(self.weights.items())}}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "LinearModel":
+        return cls(tuple(data["labels"]), {f: numpy.asarray(v, dtype=float) for f, v in data["weights"].items()},
+                   numpy.asarray(data["bias"], dtype=float))
+
+
+@dataclass(frozen=True)
+class Models:
+    """The mention model (labels: classes) and the relation model (labels: properties)."""
+
+    mentions: LinearModel
+    relations: LinearModel
+
+    def to_json(self) -> dict:
+        return {"format": 1, "mentions": self.mentions.to_json(), "relations": self.relations.to_json()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Models":
+        return cls(LinearModel.from_json(data["mentions"]), LinearModel.from_json(data["relations"]))
+
+
+@lru_cache(maxsize=1)
+def load_models(path: Path = WEIGHTS) -> Models | None:
+    """The committed weights, or None when there are none yet (the rules' output then stands)."""
+    if not Path(path).is_file():
+        return None
+    return Models.from_json(json.loads(Path(path).read_text("utf-8")))
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the model kept of one document: typed mentions and (subject, property, object, probability, pair)."""
+
+    typed: tuple[Typed, ...]
+    relations: tuple[tuple[int, str, int, float, PairCandidate], ...]
+
+
+def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[str, ...],
+           threshold: float = THRESHOLD, rule_threshold: float = RULE_THRESHOLD) -> list[Typed]:
+    """The typed mentions: each candidate's most probable class above ``threshold``; of overlapping ones the most
+    probable (then the longest) wins, except that a paper's title may hold other mentions. A forced candidate
+    keeps its rule class."""
+    picks = []
+    for k, c in enumerate(cands):
+        if c.forced:
+            picks.append(Typed(c, c.rule_cls, 1.0))
+            continue
+        j = int(numpy.argmax(probs[k]))
+        if probs[k, j] >= threshold:
+            picks.append(Typed(c, labels[j], float(probs[k, j])))
+        elif c.rule_cls and probs[k, labels.index(c.rule_cls)] >= rule_threshold:
+            picks.append(Typed(c, c.rule_cls, float(probs[k, labels.index(c.rule_cls)])))
+    # what the rules found first (the model may change its class, not its span), then the most probable
+    picks.sort(key=lambda t: (not t.cand.rule_cls, -t.prob, -(t.cand.end - t.cand.start), t.cand.start))
+    size = max((t.cand.end for t in picks), default=0) + 1
+    taken = {True: numpy.zeros(size, dtype=bool), False: numpy.zeros(size, dtype=bool)}
+    out = []
+    for t in picks:  # a paper's title may hold the names of what it is about: papers overlap only papers
+        used = taken[t.cls == "Paper"]
+        if t.cand.forced or not used[t.cand.start:t.cand.end].any():
+            used[t.cand.start:t.cand.end] = True
+            out.append(t)
+    out.sort(key=lambda t: (t.cand.start, t.cand.end, t.cls))
+    return out
+
+
+def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[MentionCandidate] | None = None,
+           mfeats: list[list[str]] | None = None, rule_rels: list | None = None,
+           threshold: float = THRESHOLD, rule_threshold: float = RULE_THRESHOLD,
+           rel_threshold: float = REL_THRESHOLD) -> Decision:
+    """Run the candidates through both models (what was computed already may be passed in)."""
+    lay = lay or layout(doc)
+    if cands is None:
+        cands = mention_candidates(doc, lay)
+    if mfeats is None:
+        ctx = doc_context(doc, lay, cands)
+        mfeats = [mention_features(doc, lay, c, ctx) for c in cands]
+    typed = select(cands, models.mentions.probs(mfeats), models.mentions.labels, threshold, rule_threshold)
+    rels = list(doc._.mlkg_relations or ()) if rule_rels is None else rule_rels
+    pairs = pair_candidates(doc, lay, typed, rels)
+    heads = list_heads(lay, typed)
+    probs = models.relations.probs([pair_features(doc, lay, typed, p, heads) for p in pairs])
+    col = {p: k for k, p in enumerate(models.relations.labels)}
+    # a paper's venue the rules stated is not second-guessed by another the layout suggests
+    stated = {(p.s, prop) for p in pairs for prop, _ in p.rules if prop in _ONE_VALUED}
+    rule_pairs = {_names(typed, p) for p in pairs if p.rules}  # a pair the rules related keeps their property
+    out = []
+    for i, pair in enumerate(pairs):
+        ruled = {p for p, _ in pair.rules}
+        # an untitled paper is known only by what the rules say of it: the model adds nothing to it
+        forced = typed[pair.s].cand.forced
+        for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
+            pr = float(probs[i, col[prop]])
+            if prop in ruled and (pr >= rule_threshold or forced) or (
+                    not forced and pr >= rel_threshold and (pair.s, prop) not in stated and pair.origin != "heading"
+                    and not _rule_pair_of(pair, typed, rule_pairs)):
+                out.append((pair.s, prop, pair.o, pr, pair))
+    return Decision(tuple(typed), tuple(out))
+
+
+def _names(typed: list[Typed], pair: PairCandidate) -> tuple[str, str]:
+    a, b = typed[pair.s].cand, typed[pair.o].cand
+    return (norm(a.canonical) or str(a.start), norm(b.canonical) or str(b.start))
+
+
+def _rule_pair_of(pair: PairCandidate, typed: list[Typed], rule_pairs: set) -> bool:
+    return bool(pair.rules) or _names(typed, pair) in rule_pairs
+
+
+def apply_decision(doc: Doc, lay: Layout, decision: Decision) -> Doc:
+    """Write a decision into ``doc``: its mentions as ``doc.spans["mlkg_mentions"]``, its relations as
+    ``doc._.mlkg_relations`` (subject, property, object, sentence, rule summary, confidence)."""
+    text = lay.text
+    spans = []
+    for t in decision.typed:
+        c = t.cand
+        span = doc[c.start:c.end]
+        span.label_ = t.cls
+        surface = text[c.start_char:c.end_char]
+        span._.mlkg_canonical = c.canonical or surface
+        span._.mlkg_aliases = c.aliases
+        span._.mlkg_rule = c.rule or f"learned.{c.source}"
+        spans.append(span)
+    doc.spans[MENTIONS_KEY] = spans
+    n = len(doc)
+    rels = []
+    best: dict[tuple, int] = {}
+    for s, prop, o, pr, pair in sorted(decision.relations, key=lambda r: -r[3]):
+        ends = (spans[s], spans[o])
+        anchor = ends[0] if "sentence" in pair.origin or "rule" in pair.origin else ends[1]
+        si = lay.sent_of(anchor.start)
+        a = lay.sent_starts[si]
+        b = lay.sent_starts[si + 1] if si + 1 < len(lay.sent_starts) else n
+        # one statement per sentence: the same names may be paired twice in it (two mentions of one name)
+        key = (norm(spans[s]._.mlkg_canonical), spans[s].label_, prop, norm(spans[o]._.mlkg_canonical),
+               spans[o].label_, a, b)
+        if key in best:
+            continue
+        best[key] = len(rels)
+        rule = "learned." + pair.origin + ("(" + ",".join(r for _, r in pair.rules) + ")" if pair.rules else "")
+        rels.append((spans[s], prop, spans[o], doc[a:b], rule, round(pr, 3)))
+    rels.sort(key=lambda r: (r[0].start, r[2].start, r[1]))
+    doc._.mlkg_relations = rels
+    return doc
+
+
+@Language.factory("mlkg_learned", assigns=["doc.spans", "doc._.mlkg_relations"], requires=["doc.spans"])
+def make_learned(nlp: Language, name: str) -> "Learned":
+    return Learned()
+
+
+class Learned:
+    """The trained decision over the broad candidates (a no-op while no weights exist)."""
+
+    def __init__(self, models: Models | None = None) -> None:
+        self.models = models if models is not None else load_models()
+
+    def __call__(self, doc: Doc) -> Doc:
+        if self.models is None or not len(doc):
+            return doc
+        lay = layout(doc)
+        return apply_decision(doc, lay, decide(doc, self.models, lay))

@@ -1,0 +1,268 @@
+"""Features that carry over between documents, as strings: name shape, the common words and the dependency
+relations around a span or between two spans, cue-lexicon classes, negation and hedges, line and list position.
+
+Only lower-case words (and the rules' class and rule names) become lexical features: a name itself never does, so
+the model learns how names are written about, not which names exist. Everything is read from the per-document
+arrays of :class:`~pipeline.nlp.candidates.Layout` (token texts, heads, dependency labels, cue matches), not from
+spaCy's token objects, which cost more than the features themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections import defaultdict
+from functools import lru_cache
+
+from spacy.tokens import Doc
+
+from ..resolve import norm
+from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon
+
+__all__ = ["mention_features", "pair_features", "doc_context", "word_of", "shape", "list_heads"]
+
+
+@lru_cache(maxsize=1 << 16)
+def word_of(s: str) -> str:
+    """A token as a feature: a lower-case word with a plain suffix stripped, a shape for anything else."""
+    if s.isalpha() and s.islower():
+        for suf in lexicon()["suffixes"]:
+            if len(s) > len(suf) + 3 and s.endswith(suf):
+                return s[: -len(suf)]
+        return s
+    return shape(s)
+
+
+@lru_cache(maxsize=1 << 16)
+def shape(s: str) -> str:
+    """The shape of a word: X for capitals, x for lower-case runs, d for digits, punctuation as itself."""
+    out = []
+    for ch in s[:12]:
+        c = "X" if ch.isupper() else "x" if ch.isalpha() else "d" if ch.isdigit() else ch
+        if not out or out[-1] != c:
+            out.append(c)
+    return "".join(out)
+
+
+def _root(lay: Layout, a: int, b: int) -> int:
+    """The token of ``[a, b)`` whose head lies outside it (spaCy's ``Span.root``, from the arrays)."""
+    heads = lay.heads
+    for k in range(a, b):
+        h = heads[k]
+        if h < a or h >= b or h == k:
+            return k
+    return a
+
+
+def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
+    """What a whole document says about a name: the classes the rules gave it anywhere in the document, and the
+    words just before and after each of its occurrences."""
+    classes: dict[str, set[str]] = defaultdict(set)
+    around: dict[str, set[str]] = defaultdict(set)
+    text, words, n = lay.text, lay.words, len(lay.words)
+    for c in cands:
+        if c.rule_cls:
+            classes[norm(c.canonical)].add(c.rule_cls)
+        key = norm(text[c.start_char:c.end_char])
+        if c.start > 0:
+            around[key].add("any_p1=" + words[c.start - 1])
+        if c.end < n:
+            around[key].add("any_n1=" + words[c.end])
+    return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()}}
+
+
+def _bucket(n: int) -> str:
+    return "0" if n <= 0 else "1" if n == 1 else "2" if n == 2 else "3-5" if n <= 5 else "6-10" if n <= 10 else "11+"
+
+
+def _cues_in(lay: Layout, a: int, b: int, tag: str) -> list[str]:
+    """``tag`` + each cue class with a match inside the characters ``[a, b)``."""
+    out = []
+    for name, (starts, ends) in lay.cues.items():
+        k = bisect_left(starts, a)
+        if k < len(starts) and ends[k] <= b:
+            out.append(tag + name)
+    return out
+
+
+def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
+    """The features of one mention candidate."""
+    text = lay.text[c.start_char:c.end_char]
+    words, texts, n = lay.words, lay.texts, len(lay.words)
+    f = [f"src={x}" for x in (c.source, *c.also)] + [f"n={_bucket(c.end - c.start)}"]
+    if c.rule_cls:
+        f += [f"rc={c.rule_cls}", f"rr={c.rule}", f"rrp={c.rule.split('.')[0]}"]
+    key = norm(text)
+    f += [f"doc_rc={cls}" for cls in sorted(ctx["rule_classes"].get(norm(c.canonical or text), ()))]
+    f += ctx["around"].get(key, ())
+    multi = c.end - c.start > 1 or " " in text
+    f.append(f"shape={'multi' if multi else shape(text)}")
+    if any(ch.isdigit() for ch in text):
+        f.append("digit")
+    if re.search(r"[a-z][A-Z]", text):
+        f.append("camel")
+    if "-" in text:
+        f.append("hyphen")
+    if ":" in text:
+        f.append("colon")
+    if not multi and text.isupper() and len(text) > 1:
+        f.append("acronym")
+    low = sorted({words[k] for k in range(c.start, c.end) if texts[k].isalpha() and texts[k].islower()})
+    f += [f"in={w}" for w in low[:6]]
+    last = texts[c.end - 1]
+    f.append(f"last_suf={last[-3:].lower()}" if last[:1].isupper() and len(last) > 4 else f"last={words[c.end - 1]}")
+    f.append(f"first={words[c.start]}")
+    p1 = words[c.start - 1] if c.start > 0 else "<s>"
+    n1 = words[c.end] if c.end < n else "</s>"
+    f += [f"p1={p1}", f"p2={words[c.start - 2] if c.start > 1 else '<s>'}", f"n1={n1}",
+          f"n2={words[c.end + 1] if c.end + 1 < n else '</s>'}", f"around={p1}_{n1}"]
+    root = _root(lay, c.start, c.end)
+    dep = lay.deps[root]
+    f.append(f"dep={dep}")
+    head = lay.heads[root]
+    if head != root:
+        f += [f"head={words[head]}", f"head_dep={dep}_{words[head]}"]
+        if lay.deps[head] == "prep":
+            f.append(f"prep={words[head]}_{words[lay.heads[head]]}")
+    f += _line_features(lay, c.start_char, c.end_char, "")
+    f += _cues_in(lay, max(0, c.start_char - 40), c.start_char, "cue_before=")
+    return f
+
+
+def _line_features(lay: Layout, a: int, b: int, tag: str) -> list[str]:
+    line = lay.line_of_char(a)
+    start = lay.line_starts[line]
+    end = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
+    head = lay.text[start:a].strip()
+    tail = lay.text[b:end].strip()
+    first = lay.line_first[line]
+    f = [f"{tag}line={lay.line_kind[line]}", f"{tag}line_first={first if first in lexicon()['line_labels'] else '-'}"]
+    if len(re.sub(r"^[-*•>#\[\]\d.) ]*", "", head)) == 0:
+        f.append(f"{tag}line_start")
+        if not tail or tail[:1] in "(.:–—[":
+            f.append(f"{tag}line_whole_{tail[:1] or 'end'}")
+    if line == 0:
+        f.append(f"{tag}first_line")
+    return f
+
+
+def _path(lay: Layout, a: int, b: int) -> tuple[list[int], list[int]]:
+    """The tokens from ``a`` up to the lowest common ancestor with ``b``, and from it down to ``b``."""
+    heads = lay.heads
+    up = [a]
+    while heads[up[-1]] != up[-1] and len(up) < 12:
+        up.append(heads[up[-1]])
+    seen = {t: k for k, t in enumerate(up)}
+    down = [b]
+    while down[-1] not in seen and heads[down[-1]] != down[-1] and len(down) < 12:
+        down.append(heads[down[-1]])
+    if down[-1] not in seen:
+        return up, down
+    return up[: seen[down[-1]] + 1], down
+
+
+_NP = frozenset({"compound", "nummod", "amod", "nmod", "poss"})
+
+
+def _phrase_head(lay: Layout, t: int) -> int:
+    """The head of the noun phrase a token is part of ("Mistral 7B architecture" -> "architecture"), then the
+    first member of its coordination."""
+    heads, deps = lay.heads, lay.deps
+    for _ in range(3):
+        if deps[t] in _NP and heads[t] != t:
+            t = heads[t]
+    while deps[t] == "conj" and heads[t] != t:
+        t = heads[t]
+    return t
+
+
+def _gov(lay: Layout, t: int, tag: str) -> list[str]:
+    t = _phrase_head(lay, t)
+    heads, deps, words = lay.heads, lay.deps, lay.words
+    f = [f"{tag}dep={deps[t]}"]
+    h = heads[t]
+    if h == t:
+        return f
+    f.append(f"{tag}head={words[h]}")
+    if deps[h] in {"prep", "agent"} and heads[h] != h:
+        f += [f"{tag}prep={words[h]}_{words[heads[h]]}", f"{tag}gov={words[heads[h]]}"]
+    elif deps[h] == "appos" or deps[t] == "appos":
+        f.append(f"{tag}appos")
+    return f
+
+
+_COORDINATORS = frozenset({",", "and", ", and", "or", ", or", "/", ";", "&"})
+
+
+def list_heads(lay: Layout, typed: list[Typed]) -> list[int]:
+    """For each typed mention, the first mention of the list it is part of ("on A, B and C": A for all three), by
+    the text between neighbours (the parser often attaches later list members elsewhere)."""
+    order = sorted(range(len(typed)), key=lambda k: typed[k].cand.start)
+    heads = list(range(len(typed)))
+    for a, b in zip(order, order[1:]):
+        ca, cb = typed[a].cand, typed[b].cand
+        if ca.end_char <= cb.start_char and lay.sent_of(ca.start) == lay.sent_of(cb.start):
+            if lay.text[ca.end_char:cb.start_char].strip() in _COORDINATORS and typed[a].cls == typed[b].cls:
+                heads[b] = heads[a]
+    return heads
+
+
+def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, heads: list[int]) -> list[str]:
+    """The features of one pair candidate (``heads``: :func:`list_heads` of ``typed``)."""
+    s, o = typed[p.s], typed[p.o]
+    sc, oc = s.cand, o.cand
+    f = [f"cls={s.cls}>{o.cls}"] + [f"origin={x}" for x in p.origin.split("+")]
+    for prop, rule in p.rules:
+        f += [f"rule_p={prop}", f"rule={rule}"]
+    for tag, m in (("s_", sc), ("o_", oc)):
+        if m.rule_cls:
+            f.append(f"{tag}rr={m.rule}")
+        f += _line_features(lay, m.start_char, m.end_char, tag)
+    first, second = (sc, oc) if sc.start <= oc.start else (oc, sc)
+    f.append("s_first" if first is sc else "o_first")
+    ss, so = lay.sent_of(sc.start), lay.sent_of(oc.start)
+    ls, lo = lay.line_of_char(sc.start_char), lay.line_of_char(oc.start_char)
+    f.append(f"lines={_bucket(abs(lo - ls))}")
+    f.append("same_para" if lay.para_of_line[ls] == lay.para_of_line[lo] else "other_para")
+    if ss == so:
+        f += _between(lay, first, second)
+        up, down = _path(lay, _root(lay, sc.start, sc.end), _root(lay, oc.start, oc.end))
+        if len(up) + len(down) <= 8:
+            f.append("path=" + "^".join(lay.deps[t] for t in up[:-1]) + "|" + lay.words[up[-1]] + "|"
+                     + "v".join(lay.deps[t] for t in reversed(down[:-1])))
+        f += [f"lca={lay.words[up[-1]]}", f"path_len={_bucket(len(up) + len(down) - 2)}"]
+    else:
+        f.append("cross_sent")
+        f += _cues_in(lay, lay.line_starts[lo], oc.start_char, "cue_oline=")
+        a = lay.sent_starts[ss]
+        b = lay.sent_starts[ss + 1] if ss + 1 < len(lay.sent_starts) else len(lay.idx)
+        f += _cues_in(lay, lay.idx[a], lay.idx[b - 1], "cue_ssent=")
+    hs, ho = typed[heads[p.s]].cand, typed[heads[p.o]].cand
+    f += _gov(lay, _root(lay, hs.start, hs.end), "s_") + _gov(lay, _root(lay, ho.start, ho.end), "o_")
+    if heads[p.o] != p.o:
+        f.append("o_listed")
+    if heads[p.s] != p.s:
+        f.append("s_listed")
+    return f
+
+
+def _between(lay: Layout, first: MentionCandidate, second: MentionCandidate) -> list[str]:
+    """Distance, the words between two mentions of one sentence, coordination, cues, negation and hedges."""
+    gap = second.start - first.end
+    f = [f"dist={_bucket(gap)}"]
+    texts, words = lay.texts, lay.words
+    if gap <= 12:
+        f += [f"bw={w}" for w in sorted({words[k] for k in range(first.end, second.start)
+                                          if texts[k].isalpha() and texts[k].islower()})]
+        btext = lay.text[first.end_char:second.start_char].strip()
+        if btext in _COORDINATORS:
+            f.append(f"coord={btext}")
+    f += _cues_in(lay, first.end_char, second.start_char, "cue_bw=")
+    lex = lexicon()
+    sent_a = lay.sent_starts[lay.sent_of(first.start)]
+    scope = [texts[k].lower() for k in (*range(max(sent_a, first.start - 6), first.start), *range(first.end, second.start))]
+    if any(w in lex["negation"] for w in scope):
+        f.append("neg")
+    if any(w in lex["hedges"] for w in scope):
+        f.append("hedge")
+    return f

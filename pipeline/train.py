@@ -1,0 +1,333 @@
+"""Train the extractor's decision (``nlp/classify.py``) from the annotated sets in the repository, and score it
+honestly: leave one set out, train on the rest, build the left-out set's graph and score it.
+
+Labels come from the gold by distant supervision: a candidate span is positive for class C when its normalised
+name equals the label or an alias of a gold entity of class C listed for that document; a pair is positive for a
+property when a gold relation of that document joins the two ends. Everything is deterministic: features are
+sorted, the optimiser is full-batch with no random draws, and weights are rounded before they are written.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy
+
+from .model import Document
+from .resolve import norm
+from .vocab import ENTITY_CLASSES, RELATIONS, local_name
+
+__all__ = ["AnnotatedSet", "annotated_sets", "Prepared", "prepare", "fit_models", "train", "cross_validate",
+           "format_cross_validation"]
+
+ROOT = Path(__file__).resolve().parent.parent
+CLASSES = tuple(local_name(c) for c in ENTITY_CLASSES)
+PROPERTIES = tuple(local_name(p) for p in RELATIONS)
+
+
+@dataclass(frozen=True)
+class AnnotatedSet:
+    """A folder of documents with its gold annotation, known by a name so it can be left out."""
+
+    name: str
+    docs: Path
+    gold: Path
+
+
+def annotated_sets(root: Path = ROOT) -> list[AnnotatedSet]:
+    """Every ``tests/data/*/`` folder with ``docs/`` and ``gold.json``, and the bundled corpus with its gold."""
+    sets = []
+    corpus, seeds = root / "corpus", root / "tests" / "data" / "eval" / "gold-seeds.json"
+    if corpus.is_dir() and seeds.is_file():
+        sets.append(AnnotatedSet("corpus", corpus, seeds))
+    for folder in sorted((root / "tests" / "data").glob("*/")):
+        if (folder / "docs").is_dir() and (folder / "gold.json").is_file():
+            sets.append(AnnotatedSet(folder.name, folder / "docs", folder / "gold.json"))
+    return sets
+
+
+@dataclass
+class PreparedDoc:
+    """One parsed document with its candidates, features and distant labels (computed once, reused per fold)."""
+
+    set_name: str
+    document: Document
+    doc: object
+    lay: object
+    cands: list
+    mfeats: list[list[str]]
+    mlabels: numpy.ndarray
+    rule_rels: list
+    rule_spans: list = field(default_factory=list)
+    pfeats: list[list[str]] = field(default_factory=list)
+    plabels: numpy.ndarray | None = None
+    pmask: numpy.ndarray | None = None
+
+
+@dataclass
+class Prepared:
+    sets: list[AnnotatedSet]
+    golds: dict[str, dict]
+    docs: list[PreparedDoc]
+
+
+def _gold_index(gold: dict, doc_name: str):
+    names: dict[tuple[str, str], set[str]] = defaultdict(set)
+    untitled = set()
+    for e in gold["entities"]:
+        if doc_name not in e.get("docs", [doc_name]):
+            continue
+        if e.get("label") is None:
+            untitled.add(e["id"])
+            continue
+        for n in {norm(e["label"]), *(norm(a) for a in e.get("aliases", []))}:
+            if n:
+                names[(e["type"], n)].add(e["id"])
+    rels = {(r["s"], r["p"], r["o"]) for r in gold["relations"] if r.get("doc", doc_name) == doc_name}
+    return names, untitled, rels
+
+
+def _mention_names(c, text: str) -> set[str]:
+    return {norm(n) for n in (text[c.start_char:c.end_char], c.canonical, *c.aliases) if n and norm(n)}
+
+
+def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
+    """Parse every document of ``sets`` once (rules included, the trained decision not) and compute its
+    candidates, features and labels."""
+    from . import ingest
+    from .nlp import load_nlp
+    from .nlp.candidates import layout, mention_candidates, pair_candidates
+    from .nlp.classify import select
+    from .nlp.extract import _make_doc
+    from .nlp.features import doc_context, list_heads, mention_features, pair_features
+
+    nlp = nlp or load_nlp()
+    golds = {s.name: json.loads(s.gold.read_text("utf-8")) for s in sets}
+    out = []
+    disable = [n for n in ("mlkg_learned",) if n in nlp.pipe_names]
+    for s in sets:
+        docs = list(ingest.read_documents([s.docs], 10_000_000, []))
+        t = time.perf_counter()
+        for document, doc in zip(docs, nlp.pipe((_make_doc(nlp, d.text) for d in docs), disable=disable)):
+            name = Path(document.id).name
+            names, untitled, rels = _gold_index(golds[s.name], name)
+            lay = layout(doc)
+            cands = mention_candidates(doc, lay)
+            ctx = doc_context(doc, lay, cands)
+            mfeats = [mention_features(doc, lay, c, ctx) for c in cands]
+            ml = numpy.zeros((len(cands), len(CLASSES)))
+            ids: list[set[str]] = []
+            for k, c in enumerate(cands):
+                got = set()
+                for j, cls in enumerate(CLASSES):
+                    hit = {g for n in _mention_names(c, lay.text) for g in names.get((cls, n), ())}
+                    if hit:
+                        ml[k, j] = 1.0
+                        got |= hit
+                ids.append(got)
+            # the pairs the relation model learns from: candidates typed by the gold (or by the rules when the gold
+            # knows nothing of them), overlaps resolved as at run time
+            oracle = ml.copy()
+            for k, c in enumerate(cands):
+                if not oracle[k].any() and c.rule_cls:
+                    oracle[k, CLASSES.index(c.rule_cls)] = 0.6
+            typed = select(cands, oracle, CLASSES)
+            rule_rels = list(doc._.mlkg_relations or ())
+            pairs = pair_candidates(doc, lay, typed, rule_rels)
+            cand_ids = {(c.start, c.end): ids[k] for k, c in enumerate(cands)}
+            pd = PreparedDoc(s.name, document, doc, lay, cands, mfeats, ml, rule_rels, list(doc.spans["mlkg_mentions"]))
+            heads = list_heads(lay, typed)
+            pd.pfeats = [pair_features(doc, lay, typed, p, heads) for p in pairs]
+            pd.plabels = numpy.zeros((len(pairs), len(PROPERTIES)))
+            pd.pmask = numpy.zeros((len(pairs), len(PROPERTIES)))
+            from .nlp.candidates import ALLOWED
+            for i, p in enumerate(pairs):
+                a, b = typed[p.s], typed[p.o]
+                sid = cand_ids[(a.cand.start, a.cand.end)] or (untitled if a.cand.forced else set())
+                oid = cand_ids[(b.cand.start, b.cand.end)]
+                for prop in ALLOWED[(a.cls, b.cls)]:
+                    j = PROPERTIES.index(prop)
+                    pd.pmask[i, j] = 1.0
+                    if any((x, prop, y) in rels for x in sid for y in oid):
+                        pd.plabels[i, j] = 1.0
+            out.append(pd)
+        if log:
+            log(f"prepared {s.name}: {len(docs)} documents in {time.perf_counter() - t:.1f} s")
+    return Prepared(sets, golds, out)
+
+
+# ----------------------------------------------------------------------------- the optimiser
+
+def _fit(rows: list[list[str]], y: numpy.ndarray, mask: numpy.ndarray, labels: tuple[str, ...],
+         iters: int = 200, l2: float = 1e-4, lr: float = 0.15, min_count: int = 2):
+    """Logistic outputs (one per label, each trained where ``mask`` is 1) by full-batch Adam: deterministic."""
+    from .nlp.classify import LinearModel
+
+    counts: dict[str, int] = defaultdict(int)
+    for row in rows:
+        for f in set(row):
+            counts[f] += 1
+    vocab = sorted(f for f, n in counts.items() if n >= min_count)
+    col = {f: i for i, f in enumerate(vocab)}
+    indices, indptr = [], [0]
+    for row in rows:
+        idx = sorted({col[f] for f in row if f in col})
+        indices += idx
+        indptr.append(len(indices))
+    indices = numpy.asarray(indices, dtype=numpy.int64)
+    lengths = numpy.diff(indptr)
+    rowid = numpy.repeat(numpy.arange(len(rows)), lengths)
+    perm = numpy.argsort(indices, kind="stable")
+    cs, rs = indices[perm], rowid[perm]
+    starts = numpy.flatnonzero(numpy.r_[True, cs[1:] != cs[:-1]]) if len(cs) else numpy.zeros(0, dtype=int)
+    nz_rows = numpy.flatnonzero(lengths > 0)
+    row_starts = numpy.asarray(indptr[:-1])[nz_rows]
+    n, k = y.shape
+    y, mask = y.astype(numpy.float32), mask.astype(numpy.float32)
+    w = numpy.zeros((len(vocab), k), dtype=numpy.float32)
+    b = numpy.zeros(k, dtype=numpy.float32)
+    m1w, m2w, m1b, m2b = numpy.zeros_like(w), numpy.zeros_like(w), numpy.zeros_like(b), numpy.zeros_like(b)
+    norm_ = numpy.maximum(mask.sum(axis=0), 1.0)
+    for it in range(1, iters + 1):
+        z = numpy.tile(b, (n, 1))
+        if len(indices):
+            z[nz_rows] += numpy.add.reduceat(w[indices], row_starts, axis=0)
+        p = 1.0 / (1.0 + numpy.exp(-z))
+        g = (p - y) * mask / norm_
+        gw = numpy.zeros_like(w)
+        if len(cs):
+            gw[cs[starts]] = numpy.add.reduceat(g[rs], starts, axis=0)
+        gw += l2 * w
+        gb = g.sum(axis=0)
+        for param, grad, m1, m2 in ((w, gw, m1w, m2w), (b, gb, m1b, m2b)):
+            m1 *= 0.9
+            m1 += 0.1 * grad
+            m2 *= 0.999
+            m2 += 0.001 * grad * grad
+            param -= lr * (m1 / (1 - 0.9 ** it)) / (numpy.sqrt(m2 / (1 - 0.999 ** it)) + 1e-8)
+    weights = {f: numpy.round(w[i].astype(float), 4) for i, f in enumerate(vocab) if numpy.abs(w[i]).max() >= 5e-4}
+    return LinearModel(labels, weights, numpy.round(b.astype(float), 4))
+
+
+_RULE_FEATURES = ("rc=", "rr=", "rrp=", "doc_rc=", "src=rule", "rule_p=", "rule=", "origin=rule", "s_rr=", "o_rr=")
+
+
+def _without_rules(rows: list[list[str]], y: numpy.ndarray, mask: numpy.ndarray):
+    """Copies of the rows the rules had a say in, with what the rules said taken out: on the sets they were tuned
+    to the rules explain nearly everything, and a model trained only with them learns nothing for the documents
+    where they fail."""
+    keep = [i for i, r in enumerate(rows) if any(f.startswith(_RULE_FEATURES) for f in r)]
+    return ([[f for f in rows[i] if not f.startswith(_RULE_FEATURES)] for i in keep], y[keep], mask[keep])
+
+
+def _stack(rows, y, mask):
+    r2, y2, m2 = _without_rules(rows, y, mask)
+    return rows + r2, numpy.concatenate([y, y2]), numpy.concatenate([mask, m2])
+
+
+def fit_models(docs: list[PreparedDoc]):
+    """Both models from the prepared documents ``docs``."""
+    from .nlp.classify import Models
+
+    mrows = [f for d in docs for f in d.mfeats]
+    my = numpy.concatenate([d.mlabels for d in docs]) if docs else numpy.zeros((0, len(CLASSES)))
+    rrows = [f for d in docs for f in d.pfeats]
+    ry = numpy.concatenate([d.plabels for d in docs])
+    rm = numpy.concatenate([d.pmask for d in docs])
+    mentions = _fit(*_stack(mrows, my, numpy.ones_like(my)), CLASSES)
+    relations = _fit(*_stack(rrows, ry, rm), PROPERTIES)
+    return Models(mentions, relations)
+
+
+def train(out: Path | None = None, root: Path = ROOT, log=None) -> dict:
+    """Train on every annotated set and write the weights (``nlp/patterns/weights.json`` by default)."""
+    from .nlp.classify import WEIGHTS, load_models
+
+    sets = annotated_sets(root)
+    prepared = prepare(sets, log=log)
+    models = fit_models(prepared.docs)
+    data = models.to_json()
+    data["trained_on"] = [s.name for s in sets]
+    target = Path(out or WEIGHTS)
+    target.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n", "utf-8")
+    load_models.cache_clear()
+    return {"sets": [s.name for s in sets], "documents": len(prepared.docs), "path": str(target),
+            "mention_features": len(models.mentions.weights), "relation_features": len(models.relations.weights)}
+
+
+# ----------------------------------------------------------------------------- leave one set out
+
+def _score_set(docs: list[PreparedDoc], models, gold: dict, **thresholds) -> dict:
+    import tempfile
+
+    from .evaluate import evaluate
+    from .nlp.classify import apply_decision, decide
+    from .nlp.extract import extract
+    from .rdf import to_graph
+    from .resolve import resolve
+    from .write import turtle_bytes
+
+    extractions = []
+    for d in docs:
+        if models is None:  # the rules alone
+            d.doc.spans["mlkg_mentions"] = d.rule_spans
+            d.doc._.mlkg_relations = d.rule_rels
+            extractions.append(extract(d.document, d.doc))
+            continue
+        decision = decide(d.doc, models, d.lay, d.cands, d.mfeats, d.rule_rels, **thresholds)
+        extractions.append(extract(d.document, apply_decision(d.doc, d.lay, decision)))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "graph.ttl"
+        path.write_bytes(turtle_bytes(to_graph(resolve(extractions))))
+        return evaluate(path, gold)
+
+
+def cross_validate(root: Path = ROOT, only: list[str] | None = None, log=None, rules_only: bool = False) -> dict:
+    """Leave each annotated set out in turn: train on the others, score the one left out. Returns each set's
+    scores and the pooled counts."""
+    sets = annotated_sets(root)
+    prepared = prepare(sets, log=log)
+    results = {}
+    for s in sets:
+        if only and s.name not in only:
+            continue
+        t = time.perf_counter()
+        models = None if rules_only else fit_models([d for d in prepared.docs if d.set_name != s.name])
+        results[s.name] = _score_set([d for d in prepared.docs if d.set_name == s.name], models, prepared.golds[s.name])
+        if log:
+            e, r = results[s.name]["entities"]["overall"], results[s.name]["relations"]["overall"]
+            log(f"held out {s.name}: entities {e['f1']:.3f} relations {r['f1']:.3f} ({time.perf_counter() - t:.1f} s)")
+    return {"sets": results, "pooled": _pool(results)}
+
+
+def _pool(results: dict) -> dict:
+    from .evaluate import _prf
+
+    pooled = {}
+    for part in ("entities", "relations"):
+        names = {n for r in results.values() for n in r[part]}
+        pooled[part] = {}
+        for n in sorted(names, key=lambda x: (x != "overall", x)):
+            c = [sum(r[part][n][k] for r in results.values() if n in r[part]) for k in ("tp", "fp", "fn")]
+            pooled[part][n] = _prf(*c)
+    return pooled
+
+
+def format_cross_validation(cv: dict) -> str:
+    """The per-set table, the pooled figures and the pooled F1 per class and property, as text."""
+    lines = [f"{'held out':<20}{'ent P':>7}{'ent R':>7}{'ent F1':>8}{'rel P':>7}{'rel R':>7}{'rel F1':>8}"]
+    for name, r in [*cv["sets"].items(), ("pooled", cv["pooled"])]:
+        e, x = r["entities"]["overall"], r["relations"]["overall"]
+        lines.append(f"{name:<20}{e['precision']:>7.3f}{e['recall']:>7.3f}{e['f1']:>8.3f}"
+                     f"{x['precision']:>7.3f}{x['recall']:>7.3f}{x['f1']:>8.3f}")
+    for part in ("entities", "relations"):
+        lines.append("")
+        lines.append(f"pooled {part:<13}{'P':>7}{'R':>7}{'F1':>8}{'tp':>6}{'fp':>6}{'fn':>6}")
+        for n, m in cv["pooled"][part].items():
+            if n != "overall" and m["tp"] + m["fn"] + m["fp"]:
+                lines.append(f"  {n:<18}{m['precision']:>7.3f}{m['recall']:>7.3f}{m['f1']:>8.3f}{m['tp']:>6}{m['fp']:>6}{m['fn']:>6}")
+    return "\n".join(lines)

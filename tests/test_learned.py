@@ -1,0 +1,166 @@
+"""The trained extractor: candidates and features for each construction, deterministic training, committed weights."""
+
+from __future__ import annotations
+
+import json
+
+import numpy
+import pytest
+
+from pipeline.nlp.candidates import layout, mention_candidates, pair_candidates, Typed
+from pipeline.nlp.classify import WEIGHTS, Models, load_models
+from pipeline.nlp.extract import _make_doc
+from pipeline.nlp.features import doc_context, list_heads, mention_features, pair_features
+
+
+@pytest.fixture(scope="module")
+def parse(nlp):
+    """Parse a text with the rules but without the trained decision: what the candidates are built from."""
+    def run(text):
+        return nlp(_make_doc(nlp, text), disable=["mlkg_learned"])
+    return run
+
+
+def _cand(doc, lay, surface):
+    for c in mention_candidates(doc, lay):
+        if lay.text[c.start_char:c.end_char] == surface:
+            return c
+    raise AssertionError(f"no candidate {surface!r} among " + repr(
+        sorted({lay.text[c.start_char:c.end_char] for c in mention_candidates(doc, lay)})))
+
+
+def _pair(parse, text, s, s_cls, o, o_cls, others=()):
+    """The features of the pair candidate (s, o), with both (and ``others``: (name, class)) typed as given."""
+    doc = parse(text)
+    lay = layout(doc)
+    typed = [Typed(_cand(doc, lay, s), s_cls), Typed(_cand(doc, lay, o), o_cls)]
+    typed += [Typed(_cand(doc, lay, n), c) for n, c in others]
+    pairs = [p for p in pair_candidates(doc, lay, typed, []) if (p.s, p.o) == (0, 1)]
+    assert pairs, f"{s} -> {o} is no pair candidate"
+    return pairs[0], pair_features(doc, lay, typed, pairs[0], list_heads(lay, typed))
+
+
+def test_passive_venue_phrase_governs_the_venue(parse):
+    _, f = _pair(parse, "Glint: Sparse Attention for Long Videos was accepted to CVPR 2025.",
+                 "Glint: Sparse Attention for Long Videos", "Paper", "CVPR 2025", "Venue")
+    assert "o_prep=to_accept" in f and "s_dep=nsubjpass" in f
+
+
+def test_title_after_a_venue_phrase_is_a_candidate(parse):
+    doc = parse("Accepted to CVPR 2025, Glint: Sparse Attention for Long Videos addresses long inputs.")
+    _cand(doc, layout(doc), "Glint: Sparse Attention for Long Videos")
+
+
+def test_coordination_list_members_share_the_governing_verb(parse):
+    text = "Kestrel is evaluated on TriviaQA, HotpotQA and PIQA."
+    names = ("TriviaQA", "HotpotQA", "PIQA")
+    for name in names:
+        _, f = _pair(parse, text, "Kestrel", "Method", name, "Dataset",
+                     [(n, "Dataset") for n in names if n != name])
+        assert "o_prep=on_evaluat" in f, (name, f)
+
+
+def test_apposition_of_a_benchmark(parse):
+    doc = parse("We test on Quorra, a benchmark of long documents.")
+    lay = layout(doc)
+    c = _cand(doc, lay, "Quorra")
+    f = mention_features(doc, lay, c, doc_context(doc, lay, mention_candidates(doc, lay)))
+    assert "n1=," in f and "n2=a" in f
+
+
+def test_copula_with_a_noun_is_on_the_path(parse):
+    _, f = _pair(parse, "Osprey-7B is a variant of the Mistral 7B architecture.", "Osprey-7B", "Method",
+                 "Mistral 7B", "Method")
+    assert "o_prep=of_variant" in f
+
+
+def test_relative_clause(parse):
+    _, f = _pair(parse, "We release Lark, which runs on the Jetson Orin Nano.", "Lark", "Method",
+                 "Jetson Orin Nano", "Hardware")
+    assert "o_prep=on_run" in f or "o_prep=on_runs" in f
+
+
+def test_it_refers_to_the_paragraphs_method(parse):
+    pair, f = _pair(parse, "Heron is a small speech model. It runs on the Raspberry Pi 5.", "Heron", "Method",
+                    "Raspberry Pi 5", "Hardware")
+    assert "anaphor" in pair.origin and "cross_sent" in f
+
+
+def test_the_model_refers_to_the_paragraphs_method(parse):
+    pair, _ = _pair(parse, "Heron is a small speech model. The model runs on the Raspberry Pi 5.", "Heron",
+                    "Method", "Raspberry Pi 5", "Hardware")
+    assert "anaphor" in pair.origin
+
+
+def test_negation(parse):
+    _, f = _pair(parse, "Heron does not run on the Raspberry Pi 5.", "Heron", "Method", "Raspberry Pi 5", "Hardware")
+    assert "neg" in f and "hedge" not in f
+
+
+def test_hedge(parse):
+    _, f = _pair(parse, "Heron may be deployed on the Raspberry Pi 5.", "Heron", "Method", "Raspberry Pi 5",
+                 "Hardware")
+    assert "hedge" in f and "neg" not in f
+
+
+def test_table_row(parse):
+    doc = parse("Results\n\nMMLU | 69.0\nGSM8K | 80.1\n")
+    lay = layout(doc)
+    c = _cand(doc, lay, "MMLU")
+    f = mention_features(doc, lay, c, doc_context(doc, lay, mention_candidates(doc, lay)))
+    assert "line=table" in f and "line_start" in f
+
+
+def test_list_item_and_heading_venue(parse):
+    text = "Our papers at NeurIPS 2024\n\n- Sparse High Rank Adapters (poster). It adapts models.\n"
+    pair, _ = _pair(parse, text, "Sparse High Rank Adapters", "Paper", "NeurIPS 2024", "Venue")
+    assert "heading" in pair.origin
+
+
+def test_entry_and_its_affiliation_line(parse):
+    text = "[1] Scaling Flow Transformers for Image Synthesis\nAffiliations: Stability AI\n\nAn abstract.\n"
+    pair, f = _pair(parse, text, "Scaling Flow Transformers for Image Synthesis", "Paper", "Stability AI",
+                    "Organization")
+    assert "entry" in pair.origin and "o_line_first=affiliations" in f
+
+
+def test_names_are_never_lexical_features(parse):
+    doc = parse("Kestrel outperforms Heron on TriviaQA.")
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    ctx = doc_context(doc, lay, cands)
+    feats = {f for c in cands for f in mention_features(doc, lay, c, ctx)}
+    assert not any(n in f.lower() for f in feats for n in ("kestrel", "heron", "triviaqa"))
+
+
+def test_committed_weights_load():
+    assert WEIGHTS.is_file(), "run `mlkg train` and commit pipeline/nlp/patterns/weights.json"
+    models = load_models()
+    assert isinstance(models, Models)
+    assert set(models.relations.labels) >= {"presentedAt", "uses", "affiliatedWith"}
+    assert all(numpy.isfinite(v).all() for v in models.mentions.weights.values())
+    data = json.loads(WEIGHTS.read_text("utf-8"))
+    assert "trained_on" in data and "corpus" in data["trained_on"]
+
+
+def test_training_is_deterministic(nlp):
+    from pipeline.train import annotated_sets, fit_models, prepare
+
+    sets = [s for s in annotated_sets() if s.name == "generalisation"]
+    prepared = prepare(sets, nlp=nlp)
+    one = json.dumps(fit_models(prepared.docs).to_json(), sort_keys=True)
+    again = json.dumps(fit_models(prepare(sets, nlp=nlp).docs).to_json(), sort_keys=True)
+    assert one == again
+
+
+def test_every_feature_lexicon_key_is_read():
+    from pathlib import Path
+
+    import pipeline.nlp.candidates as candidates
+    import pipeline.nlp.features as features
+
+    source = Path(candidates.__file__).read_text("utf-8") + Path(features.__file__).read_text("utf-8")
+    keys = json.loads((Path(candidates.__file__).parent / "patterns" / "features.json").read_text("utf-8"))
+    for key in keys:
+        if not key.startswith("_"):
+            assert f'"{key}"' in source or f"'{key}'" in source, key
