@@ -348,6 +348,7 @@ def _streamed_plan(b: Build) -> BuildReport:
     spill = Spill(b.out)
     try:
         resolver = StreamResolver()
+        resolver.documents = {d: k.document for d, k in b.kept.items()}
         _feed(b, resolver, spill)
         exact = resolver.finish(keep=b.store is not None)  # the tables stay for the state (incremental.py)
         if exact and (b.config.validate is False or resolver.min_triples > VALIDATE_AUTO_LIMIT):
@@ -438,7 +439,8 @@ def _patched_plan(b: Build) -> BuildReport | None:
                                                            put=False, consume=True, **b.extract_options(stats))]
     failed = sorted(want - {g.doc_id for g in got})  # processing failed: skipped, and its old facts go
     b.lap("parse+extract")
-    rebuilt = incremental.rebuild(b.state, b.out, b.store, got, changes.removed + failed)
+    rebuilt = incremental.rebuild(b.state, b.out, b.store, got, changes.removed + failed,
+                                  {d: k.document for d, k in b.kept.items()})
     if rebuilt is not None and b.config.validate is None and rebuilt.resolver.min_triples <= VALIDATE_AUTO_LIMIT:
         rebuilt = None  # small enough to validate now: the full path does
     if rebuilt is None:

@@ -68,7 +68,12 @@ class ExtractionCache:
         self.used: set[str] = set()  # entry paths this build read or wrote (strings: thousands of them)
 
     def _path(self, document: Document) -> str:
-        h = hashlib.sha256(f"{self.version}\0{document.id}\0".encode() + document.text.encode("utf-8", "surrogatepass"))
+        # what the graph says of a document besides its facts (rdf.document_metadata) is in the key: a page
+        # whose metadata alone changed is built again
+        meta = "\0".join((document.format, document.title, document.url, document.date, document.author,
+                          document.description))
+        h = hashlib.sha256(f"{self.version}\0{document.id}\0{meta}\0".encode("utf-8", "surrogatepass")
+                           + document.text.encode("utf-8", "surrogatepass"))
         d = h.hexdigest()
         return os.path.join(self._root, d[:2], d + ".pkl")
 

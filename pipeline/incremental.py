@@ -212,18 +212,22 @@ def no_cycle_collection():
             gc.enable()
 
 
-def rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], removed: list[str]) -> Rebuilt | None:
+def rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], removed: list[str],
+            documents: dict | None = None) -> Rebuilt | None:
     """Patch the outputs of the build that left ``state``.
 
-    ``changes``: each changed or new document; ``removed``: the ids of the documents gone (or failed now).
+    ``changes``: each changed or new document; ``removed``: the ids of the documents gone (or failed now);
+    ``documents``: the documents by id, for what their graph nodes say of them (``rdf.document_metadata``).
     Returns None when only a full build gives the exact graph.
     """
     with no_cycle_collection():
-        return _rebuild(state, out_dir, store, changes, removed)
+        return _rebuild(state, out_dir, store, changes, removed, documents or {})
 
 
-def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], removed: list[str]) -> Rebuilt | None:
+def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], removed: list[str],
+             documents: dict) -> Rebuilt | None:
     r = state.resolver()
+    r.documents = documents
     docs = dict(state.docs)
     old_entities = dict(r.entities)
     old_iri = dict(r.iri)

@@ -194,6 +194,9 @@ class Resolution:
     """Entities sorted by key."""
     relations: tuple[Relation, ...]
     """Relations sorted by (subject, predicate, object)."""
+    documents: dict[str, Document] = field(default_factory=dict)
+    """The documents some entity is mentioned in, by id, without their text: what is known of them
+    (``rdf.document_metadata``)."""
 
 
 @dataclass(frozen=True, slots=True)

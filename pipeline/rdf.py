@@ -8,16 +8,17 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring as _js
 from functools import lru_cache
-from urllib.parse import quote
+from datetime import date, datetime
+from urllib.parse import quote, urlsplit
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SKOS, XSD
 
-from .model import Resolution
-from .vocab import MLKG, RES, bind_prefixes, local_name
+from .model import Document, Resolution
+from .vocab import DCTERMS, MLKG, RES, SCHEMA, bind_prefixes, local_name
 from .write import json_bytes
 
-__all__ = ["to_graph", "triples", "entity_iri", "entity_iri_text", "document_iri", "document_iri_text", "evidence_iri",
+__all__ = ["to_graph", "triples", "document_metadata", "entity_iri", "entity_iri_text", "document_iri", "document_iri_text", "evidence_iri",
            "literal", "confidence_literal", "slug", "merge_log", "merges_json", "resolution_merges", "merges_frame",
            "merge_section"]
 
@@ -95,6 +96,55 @@ def confidence_literal(conf: float) -> Literal:
     return Literal(f"{conf:.2f}", datatype=XSD.decimal)
 
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?")
+_IRI_BAD = re.compile(r'[\x00-\x20<>"{}|\\^`]')
+
+
+def date_literal(value: str) -> Literal:
+    """An ISO 8601 date as ``xsd:date`` or ``xsd:dateTime`` when it is one (as written); else a plain literal."""
+    try:
+        if _DATE.fullmatch(value):
+            date.fromisoformat(value)
+            return Literal(value, datatype=XSD.date, normalize=False)
+        if _DATETIME.fullmatch(value):
+            datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return Literal(value, datatype=XSD.dateTime, normalize=False)
+    except ValueError:
+        pass
+    return Literal(value)
+
+
+def web_iri(value: str) -> URIRef | None:
+    """``value`` as an IRI when it is an absolute ``http(s)`` IRI, else None."""
+    if _IRI_BAD.search(value):
+        return None
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return None
+    return URIRef(value) if parts.scheme.lower() in ("http", "https") and parts.netloc else None
+
+
+def document_metadata(document: Document) -> list[tuple]:
+    """The ``(predicate, object)`` of what is known of a document (DCTERMS and schema.org terms): the one
+    definition both the plain writer (:func:`triples`) and the streaming one (``stream.py``) render."""
+    out: list[tuple] = []
+    if document.title:
+        out.append((DCTERMS.title, Literal(document.title)))
+    if document.format:
+        out.append((DCTERMS.format, Literal(document.format)))
+    if document.date:
+        out.append((DCTERMS.date, date_literal(document.date)))
+    out.extend((DCTERMS.creator, Literal(a)) for a in dict.fromkeys(x.strip() for x in document.author.split(";")) if a)
+    if document.description:
+        out.append((DCTERMS.description, Literal(document.description)))
+    url = web_iri(document.url) if document.url else None
+    if url is not None:
+        out.append((SCHEMA.url, url))
+    return out
+
+
 def triples(resolution: Resolution) -> Iterator[tuple]:
     """The triples of the knowledge graph one by one (some more than once), without holding a Graph."""
     for e in resolution.entities:
@@ -108,6 +158,10 @@ def triples(resolution: Resolution) -> Iterator[tuple]:
             yield (iri, MLKG.mentionedIn, doc)
             yield (doc, RDF.type, MLKG.Document)
             yield (doc, RDFS.label, Literal(d))
+    for d, document in sorted(resolution.documents.items()):
+        doc = document_iri(d)
+        for p, o in document_metadata(document):
+            yield (doc, p, o)
     for r in resolution.relations:
         s, o = entity_iri(r.subject), entity_iri(r.object)
         yield (s, r.predicate, o)

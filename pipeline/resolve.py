@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .facts import compact, mentions_of
 from .model import MERGE_RULES, Entity, Extraction, MergeRecord, Relation, Resolution
@@ -447,7 +447,9 @@ def resolve(extractions: Sequence[Extraction]) -> Resolution:
         Relation(subject=s, predicate=URIRef(p), object=o,
                  evidence=tuple(sorted(evs, key=lambda e: (e[0].doc_id, e[0].start_char, e[0].end_char, e[1], e[2]))))
         for (s, p, o), evs in sorted(rel_ev.items()))
-    return Resolution(entities=entities, relations=relations)
+    named = {d for e in entities for d in e.doc_ids}  # the documents that get a node in the graph
+    documents = {ex.document.id: replace(ex.document, text="") for ex in extractions if ex.document.id in named}
+    return Resolution(entities=entities, relations=relations, documents=documents)
 
 
 def _by_document(extractions: Sequence[Extraction]) -> list[Extraction]:

@@ -249,6 +249,9 @@ class RenderMemo:
 class StreamResolver(NameTable):
     """A :class:`~pipeline.resolve.NameTable` that renders its graph's blocks document by document (pass 2)."""
 
+    documents: dict = {}
+    """The documents by id (their text not needed): what :meth:`document_block` says of each (set by the build)."""
+
     def finish(self, keep: bool = False) -> bool:
         """Merge names into entities and relations; False when only the plain path gives the exact graph (two
         entities with one IRI). With ``keep`` the name tables stay: ``incremental.save_state`` keeps them for
@@ -267,9 +270,14 @@ class StreamResolver(NameTable):
 
     def count(self) -> None:
         """Count the triples (the bounds before rendering: whether the graph is small enough to validate)."""
-        # rdf.triples yields per entity 2 + alt labels + 3 per document, per relation 1 + 11 per distinct
-        # (sentence, rule, confidence): exact after render(); before, the least count decides whether to validate
+        # rdf.triples yields per entity 2 + alt labels + 3 per document, per document named the metadata of
+        # rdf.document_metadata, per relation 1 + 11 per distinct (sentence, rule, confidence): exact after
+        # render(); before, the least count decides whether to validate
+        from .rdf import document_metadata
+
         self._entity_triples = sum(2 + len(alts) + 3 * len(docs) for _, _, alts, docs in self.entities.values())
+        named = {d for *_, docs in self.entities.values() for d in docs}
+        self._entity_triples += sum(len(document_metadata(self.documents[d])) for d in named if d in self.documents)
         self.min_triples = self._entity_triples + 12 * len(self.relations)
         self.evidence_records = 0
 
@@ -378,10 +386,16 @@ class StreamResolver(NameTable):
         """``(subject, text, prefixes)`` of the Turtle block of a document named by some entity."""
         from .write import turtle_block, quote_string
 
+        from .rdf import document_metadata
+
         P = self._p
         self._used.update((self._doc_cls, P["label"]))
         subject = self.doc_iri(doc_id)
         pairs = {(P["type"], self._doc_cls), (P["label"], quote_string(doc_id))}
+        document = self.documents.get(doc_id)
+        if document is not None:
+            term = self.terms.term
+            pairs.update((term(p), term(o)) for p, o in document_metadata(document))
         return subject, turtle_block(subject, pairs), _pairs_prefixes(subject, pairs)
 
     def _iri_term(self, iri: str) -> str:

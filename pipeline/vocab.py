@@ -5,7 +5,7 @@ from __future__ import annotations
 from rdflib import Graph, Namespace, URIRef
 from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, XSD, DefinedNamespace
 
-__all__ = ["MLKG", "RES", "SCHEMA", "PREFIXES", "ENTITY_CLASSES", "RELATIONS", "RELATION_ENDS", "bind_prefixes", "local_name"]
+__all__ = ["MLKG", "RES", "SCHEMA", "DCTERMS", "PREFIXES", "ENTITY_CLASSES", "RELATIONS", "RELATION_ENDS", "bind_prefixes", "local_name"]
 
 
 class MLKG(DefinedNamespace):
