@@ -14,7 +14,7 @@ from typing import List, Optional
 import typer
 from typer.core import TyperGroup
 
-from .config import MAX_BYTES, VALIDATE_AUTO_LIMIT
+from .config import MAX_BYTES
 from .errors import ExitCode, InputError, MlkgError, printable
 
 __all__ = ["app"]
@@ -219,7 +219,7 @@ def build(
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address (default: start a local cluster)."),
     cache: Optional[Path] = typer.Option(None, help="Incremental cache folder (default: OUT/.mlkg-cache)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Parse every document and write the whole graph; neither read nor write the cache (nor the state a later build patches from)."),
-    validate: Optional[bool] = typer.Option(None, "--validate/--no-validate", help=f"Check the graph against ontology/shapes.ttl (default: graphs up to {VALIDATE_AUTO_LIMIT:,} triples; the report says when a larger one was not checked)."),
+    validate: Optional[bool] = typer.Option(None, "--validate/--no-validate", help="Check the graph against ontology/shapes.ttl (default: on at every size; the shapes run as SPARQL queries on pyoxigraph)."),
 ) -> None:
     """Read documents, extract entities and relations, and write the graph."""
     from .build import exit_code_for, report_dict, run_build
