@@ -58,8 +58,6 @@ def fold(s: str) -> str:
     return "".join(ch for ch in s.casefold() if ch.isalnum())
 
 
-_norm = fold  # the name the tests and older callers use
-
 
 @lru_cache(maxsize=1)
 def fold_table() -> dict[str, str]:
