@@ -375,14 +375,30 @@ def test_expand_shows_the_neighbours_and_click_highlights_them(open_page, tmp_pa
     page.click("#expand")
     drawn = set(_drawn_ids(page))
     assert neighbours <= drawn
-    dim = page.evaluate("""() => mlkgData.nodes.get().filter(v => typeof v.color === 'string' && v.color.startsWith('rgba(200'))
-        .map(v => v.id)""")
-    assert dim and set(dim) == drawn - neighbours - {nid}
+    assert set(page.evaluate("() => mlkgData.highlighted()")) == (neighbours | {nid}) & drawn
+    # a node outside the neighbourhood is veiled: its pixels are paler than without the highlight
+    far = next(i for i in drawn if i not in neighbours and i != nid)
+    page.evaluate("(id) => mlkgNetwork.focus(id, {scale: 1.5, animation: false})", far)
+    veiled = _pixel_darkness(page, far)
+    page.evaluate("() => mlkgData.setFocus(null)")
+    assert _pixel_darkness(page, far) > veiled + 50
+    page.evaluate("(id) => mlkgData.setFocus(id)", nid)
     # a click on empty canvas ends the highlight
     page.evaluate("() => mlkgNetwork.moveTo({position: {x: 1e6, y: 1e6}, animation: false})")
     box = page.evaluate("() => { const r = document.getElementById('graph').getBoundingClientRect(); return [r.left + 20, r.top + 20]; }")
     page.mouse.click(*box)
-    assert page.evaluate("() => mlkgData.nodes.get().filter(v => typeof v.color === 'string' && v.color.startsWith('rgba(200')).length") == 0
+    assert page.evaluate("() => mlkgData.highlighted()") == []
+
+
+def _pixel_darkness(page, node_id: int) -> int:
+    """765 minus the sum of R, G and B at a node's centre on the canvas, after a redraw."""
+    return page.evaluate("""async (id) => {
+        const net = mlkgNetwork;
+        await new Promise(r => { net.once('afterDrawing', r); net.redraw(); });
+        const c = document.querySelector('#graph canvas'), p = net.canvasToDOM(net.getPositions([id])[id]);
+        const k = c.width / c.clientWidth, d = c.getContext('2d').getImageData(Math.round(p.x * k), Math.round(p.y * k), 1, 1).data;
+        return 765 - d[0] - d[1] - d[2];
+    }""", node_id)
 
 
 def test_degree_and_component_filters(open_page, tmp_path):
