@@ -75,7 +75,9 @@ def fold_table() -> dict[str, str]:
 
 
 def _entities(graph: Graph) -> tuple[list[dict], dict, list[str]]:
-    """Entity nodes (class order, then IRI), the IRI -> index map and the table of document labels."""
+    """Entity nodes (class order, then IRI), the IRI -> index map and the table of document labels.
+
+    A node's position in the list is its id; the page shortens long labels itself."""
     nodes, index, doc_ids = [], {}, {}
     for cls_iri in ENTITY_CLASSES:
         cls = local_name(cls_iri)
@@ -85,51 +87,59 @@ def _entities(graph: Graph) -> tuple[list[dict], dict, list[str]]:
             docs = sorted(str(graph.value(d, RDFS.label) or d) for d in graph.objects(s, MLKG.mentionedIn))
             index[s] = len(nodes)
             nodes.append({
-                "id": len(nodes), "iri": str(s), "label": label if len(label) <= 40 else label[:38] + "…",
-                "fullLabel": label, "group": cls, "altLabels": alts,
+                "iri": str(s), "fullLabel": label, "group": cls, "altLabels": alts,
                 "docs": [doc_ids.setdefault(d, len(doc_ids)) for d in docs],
                 "names": sorted({fold(label), *(fold(a) for a in alts)} - {""}),
             })
     return nodes, index, list(doc_ids)
 
 
-def _evidence(graph: Graph, doc_ids: dict[str, int], doc_table: list[str]) -> dict[tuple, list]:
+class _Table(dict):
+    """Strings numbered in order of first use: the page gets the list once and numbers everywhere else."""
+
+    def id(self, s: str) -> int:
+        return self.setdefault(s, len(self))
+
+
+def _evidence(graph: Graph, tables: dict[str, _Table]) -> dict[tuple, list]:
+    """(s, p, o) -> evidence records ``[sentence, document, rule, confidence]``, each a number in ``tables``."""
+    field = {p: dict(graph.subject_objects(p)) for p in (RDF.subject, RDF.predicate, RDF.object, MLKG.sentence,
+                                                          MLKG.source, MLKG.rule, MLKG.confidence)}
+    label = dict(graph.subject_objects(RDFS.label))
     evidence: dict[tuple, list] = {}
     for ev in graph.subjects(RDF.type, MLKG.Evidence):
-        key = (graph.value(ev, RDF.subject), graph.value(ev, RDF.predicate), graph.value(ev, RDF.object))
-        doc = str(graph.value(graph.value(ev, MLKG.source), RDFS.label))
-        if doc not in doc_ids:
-            doc_ids[doc] = len(doc_table)
-            doc_table.append(doc)
-        evidence.setdefault(key, []).append({
-            "sentence": str(graph.value(ev, MLKG.sentence)), "doc": doc_ids[doc],
-            "rule": str(graph.value(ev, MLKG.rule)), "confidence": str(graph.value(ev, MLKG.confidence)),
-        })
+        key = (field[RDF.subject].get(ev), field[RDF.predicate].get(ev), field[RDF.object].get(ev))
+        source = field[MLKG.source].get(ev)
+        evidence.setdefault(key, []).append([
+            tables["sentences"].id(str(field[MLKG.sentence].get(ev))), tables["docs"].id(str(label.get(source))),
+            tables["rules"].id(str(field[MLKG.rule].get(ev))), str(field[MLKG.confidence].get(ev))])
     return evidence
 
 
-def _relations(graph: Graph, index: dict, doc_table: list[str]) -> list[dict]:
-    evidence = _evidence(graph, {d: i for i, d in enumerate(doc_table)}, doc_table)
+def _relations(graph: Graph, index: dict, tables: dict[str, _Table]) -> list[list]:
+    """Relations between entities as ``[from, to, property number, evidence records]``, in property order."""
+    evidence = _evidence(graph, tables)
+    docs, sentences = list(tables["docs"]), list(tables["sentences"])
     edges = []
-    for p in RELATIONS:
+    for k, p in enumerate(RELATIONS):
         for s, o in sorted(graph.subject_objects(p), key=lambda so: (str(so[0]), str(so[1]))):
             if s in index and o in index:
-                evs = sorted(evidence.get((s, p, o), []), key=lambda e: (doc_table[e["doc"]], e["sentence"]))
-                edges.append({"id": len(edges), "from": index[s], "to": index[o], "label": local_name(p), "evidence": evs})
+                evs = sorted(evidence.get((s, p, o), []), key=lambda e: (docs[e[1]], sentences[e[0]]))
+                edges.append([index[s], index[o], k, evs])
     return edges
 
 
-def _structure(nodes: list[dict], edges: list[dict]) -> tuple[list[int], int]:
+def _structure(nodes: list[dict], edges: list[list]) -> tuple[list[int], int]:
     """Degree, component (0 = largest) and community (0 = largest) of each node, in place: the component
     sizes and the number of communities. Ties are broken by the smallest node id, so the result is stable."""
     g = nx.Graph()
     g.add_nodes_from(range(len(nodes)))
-    g.add_edges_from((e["from"], e["to"]) for e in edges)
+    g.add_edges_from((e[0], e[1]) for e in edges)
     for n in nodes:
         n["degree"] = 0
     for e in edges:
-        nodes[e["from"]]["degree"] += 1
-        nodes[e["to"]]["degree"] += 1
+        nodes[e[0]]["degree"] += 1
+        nodes[e[1]]["degree"] += 1
     comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
     for rank, comp in enumerate(comps):
         for i in comp:
@@ -145,7 +155,7 @@ def _structure(nodes: list[dict], edges: list[dict]) -> tuple[list[int], int]:
     return [len(c) for c in comps], len(comms)
 
 
-def _options(nodes: list[dict], edges: list[dict]) -> dict:
+def _options(nodes: list[dict], edges: list[list]) -> dict:
     """vis-network options; above the layout threshold, positions from :mod:`pipeline.layout`, physics off."""
     options = {"physics": {"enabled": True, "stabilization": {"iterations": 150}, "solver": "forceAtlas2Based"},
                "interaction": {"hover": True, "tooltipDelay": 150},
@@ -154,7 +164,7 @@ def _options(nodes: list[dict], edges: list[dict]) -> dict:
         # labels appear as one zooms in (hubs' first): none in the overview, where they would only overlap
         options["nodes"]["scaling"]["label"] = {"enabled": True, "min": 12, "max": 24, "drawThreshold": 8, "maxVisible": 30}
         options["edges"]["scaling"] = {"label": {"drawThreshold": 8}}
-        pos = force_layout(len(nodes), [(e["from"], e["to"]) for e in edges])
+        pos = force_layout(len(nodes), [(e[0], e[1]) for e in edges])
         for n, (x, y) in zip(nodes, pos):
             n["x"], n["y"] = x, y
         options["physics"] = {"enabled": False}
@@ -166,10 +176,11 @@ def _options(nodes: list[dict], edges: list[dict]) -> dict:
 
 def render_html(graph: Graph) -> str:
     """The HTML page for ``graph``."""
-    nodes, index, doc_table = _entities(graph)
-    edges = _relations(graph, index, doc_table)
+    nodes, index, docs = _entities(graph)
+    tables = {"docs": _Table((d, i) for i, d in enumerate(docs)), "sentences": _Table(), "rules": _Table()}
+    edges = _relations(graph, index, tables)
     components, n_communities = _structure(nodes, edges)
-    data = {"nodes": nodes, "edges": edges, "docs": doc_table, "options": _options(nodes, edges),
+    data = {"nodes": nodes, "edges": edges, **{k: list(v) for k, v in tables.items()}, "options": _options(nodes, edges),
             "colors": CLASS_COLORS, "shapes": CLASS_SHAPES, "properties": [local_name(p) for p in RELATIONS],
             "components": components, "communities": n_communities, "summarySize": SUMMARY_SIZE,
             "fold": fold_table()}
