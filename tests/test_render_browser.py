@@ -245,7 +245,7 @@ QuillNet, a new method </script><script>window.mlkgPwned=1;alert(1)</script>, ou
 
 We will demo QuillNet <img src=x onerror="window.mlkgPwned=2"> on the iPhone 16 Pro at ICLR 2025.
 """
-HOSTILE_NAME = "<img src=x onerror=alert(3)> href.md"
+HOSTILE_NAME = "<img src=x onerror=alert(3)> href.txt"  # .txt: read as it is (a .md would drop its inline HTML as markup)
 
 
 def test_hostile_document_shows_text_and_runs_nothing(open_page, tmp_path):
