@@ -107,7 +107,7 @@ def _evidence(graph: Graph, tables: dict[str, _Table]) -> dict[tuple, list]:
                                                           MLKG.source, MLKG.rule, MLKG.confidence)}
     label = dict(graph.subject_objects(RDFS.label))
     evidence: dict[tuple, list] = {}
-    for ev in graph.subjects(RDF.type, MLKG.Evidence):
+    for ev in sorted(graph.subjects(RDF.type, MLKG.Evidence), key=str):  # tables numbered the same however read
         key = (field[RDF.subject].get(ev), field[RDF.predicate].get(ev), field[RDF.object].get(ev))
         source = field[MLKG.source].get(ev)
         evidence.setdefault(key, []).append([
@@ -124,7 +124,7 @@ def _relations(graph: Graph, index: dict, tables: dict[str, _Table]) -> list[lis
     for k, p in enumerate(RELATIONS):
         for s, o in sorted(graph.subject_objects(p), key=lambda so: (str(so[0]), str(so[1]))):
             if s in index and o in index:
-                evs = sorted(evidence.get((s, p, o), []), key=lambda e: (docs[e[1]], sentences[e[0]]))
+                evs = sorted(evidence.get((s, p, o), []), key=lambda e: (docs[e[1]], sentences[e[0]], e[2], e[3]))
                 edges.append([index[s], index[o], k, evs])
     return edges
 

@@ -62,6 +62,8 @@ def test_render_is_deterministic_with_degrees_components_and_communities():
     g = synthetic_graph(400, 300)
     html = render_html(g)
     assert html == render_html(synthetic_graph(400, 300))
+    # the same graph read back from Turtle (other insertion order) gives the same page, as build and view must
+    assert html == render_html(Graph().parse(data=g.serialize(format="turtle"), format="turtle"))
     data = _page_data(html)
     nodes, edges = data["nodes"], data["edges"]
     ends = Counter(x for e in edges for x in e[:2])
