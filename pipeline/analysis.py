@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rdflib import Graph
 from rdflib.namespace import RDF, RDFS, SKOS
 
@@ -75,17 +77,109 @@ def graph_stats(G, top: int = 5) -> dict:
     }
 
 
+def _edges(graph: Graph) -> list[dict]:
+    """One record per relation between entities, in (subject, predicate, object) order: its label (the property's
+    name), predicate IRI, highest confidence, support count (distinct documents) and evidence count."""
+    evidence: dict[tuple, list] = {}
+    for ev in graph.subjects(RDF.type, MLKG.Evidence):
+        key = (graph.value(ev, RDF.subject), graph.value(ev, RDF.predicate), graph.value(ev, RDF.object))
+        evidence.setdefault(key, []).append((graph.value(ev, MLKG.confidence), graph.value(ev, MLKG.source)))
+    out = []
+    for p in RELATIONS:
+        for s, o in sorted(graph.subject_objects(p), key=lambda so: (str(so[0]), str(so[1]))):
+            records = evidence.get((s, p, o), [])
+            confidences = [float(c) for c, _ in records if c is not None]
+            edge = {"source": str(s), "target": str(o), "label": local_name(p), "predicate": str(p),
+                    "supportCount": len({d for _, d in records if d is not None}), "evidenceCount": len(records)}
+            if confidences:
+                edge["confidence"] = max(confidences)
+            out.append(edge)
+    return out
+
+
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_safe(value):
+    r"""``value`` with the characters XML 1.0 cannot hold at all (most C0 controls) as U+FFFD; other values as
+    they are.
+
+    Examples
+    --------
+    >>> _xml_safe("a\x0bb\nc")
+    'a\ufffdb\nc'
+    """
+    return _XML_ILLEGAL.sub("\ufffd", value) if isinstance(value, str) else value
+
+
+def _export_graph(graph: Graph):
+    """The entity graph for export: :func:`to_networkx`'s nodes, and edges keyed ``e0``, ``e1``... (unique ids in
+    the file) with the attributes of :func:`_edges`; every text XML-safe."""
+    import networkx as nx
+
+    nodes = to_networkx(graph)
+    G = nx.MultiDiGraph()
+    G.add_nodes_from((n, {k: _xml_safe(v) for k, v in d.items()}) for n, d in nodes.nodes(data=True))
+    for i, edge in enumerate(e for e in _edges(graph) if e["source"] in G and e["target"] in G):
+        data = {k: _xml_safe(v) for k, v in edge.items() if k not in ("source", "target")}
+        G.add_edge(edge["source"], edge["target"], key=f"e{i}", **data)
+    return G
+
+
+_GEXF_NS = "http://www.gexf.net/1.2draft"
+_GEXF_TYPES = {str: "string", int: "integer", float: "double"}
+
+
+def _gexf_bytes(G) -> bytes:
+    """GEXF 1.2 of the export graph, written here rather than by networkx, whose writer adds a ``networkx_key``
+    attribute to every edge of a multigraph: node and edge ``label`` as GEXF labels, the rest as attributes."""
+    from xml.etree.ElementTree import Element, SubElement, indent, tostring
+
+    root = Element("gexf", xmlns=_GEXF_NS, version="1.2")
+    SubElement(root, "meta").append(Element("creator"))
+    root.find("meta/creator").text = "mlkg"
+    graph_el = SubElement(root, "graph", defaultedgetype="directed", mode="static")
+    items = {"node": [(n, d) for n, d in G.nodes(data=True)],
+             "edge": [((u, v, k), d) for u, v, k, d in G.edges(keys=True, data=True)]}
+    for kind in ("node", "edge"):
+        names: dict[str, type] = {}
+        for _, data in items[kind]:
+            for name, value in data.items():
+                if name != "label":
+                    names.setdefault(name, type(value))
+        ids = {name: str(i) for i, name in enumerate(names)}
+        attrs = SubElement(graph_el, "attributes", {"class": kind, "mode": "static"})
+        for name, typ in names.items():
+            SubElement(attrs, "attribute", id=ids[name], title=name, type=_GEXF_TYPES[typ])
+        container = SubElement(graph_el, kind + "s")
+        for ident, data in items[kind]:
+            if kind == "node":
+                el = SubElement(container, "node", id=ident, label=str(data.get("label", ident)))
+            else:
+                el = SubElement(container, "edge", id=ident[2], source=ident[0], target=ident[1],
+                                label=str(data.get("label", "")))
+            values = SubElement(el, "attvalues")
+            for name, value in data.items():
+                if name != "label":
+                    SubElement(values, "attvalue", {"for": ids[name], "value": str(value)})
+    indent(root)
+    return b"<?xml version='1.0' encoding='utf-8'?>\n" + tostring(root, encoding="utf-8") + b"\n"
+
+
 def export(graph: Graph, path, fmt: str = "graphml") -> None:
     """Write the entity graph for Gephi, Cytoscape, yEd or igraph: GraphML or GEXF, one node per entity
-    (attributes label, cls, altLabels, documents) and one edge per relation (attribute predicate)."""
+    (attributes label, cls, altLabels, documents) and one edge per relation (label, predicate, confidence: the
+    highest of its evidence, supportCount: documents, evidenceCount: sentences)."""
     import networkx as nx
 
     from .errors import InputError
 
     if fmt not in EXPORT_FORMATS:
         raise InputError(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
-    G = to_networkx(graph)
+    G = _export_graph(graph)
     if fmt == "graphml":
         nx.write_graphml(G, str(path))
     else:
-        nx.write_gexf(G, str(path))
+        from .write import atomic_write
+
+        atomic_write(path, _gexf_bytes(G))

@@ -54,6 +54,20 @@ app = typer.Typer(cls=_ExitCodes, add_completion=False, no_args_is_help=True, pr
                   help="mlkg: build a knowledge graph of ML research from documents, and query it.")
 
 
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        typer.echo(f"mlkg {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """mlkg: build a knowledge graph of ML research from documents, and query it."""
+
+
 def _fail(exc: MlkgError) -> None:
     typer.echo(f"mlkg: error: {printable(str(exc), newlines=True)}", err=True)
     raise typer.Exit(int(getattr(exc, "exit_code", ExitCode.FAILED)))
@@ -76,25 +90,112 @@ def _os_error(exc: OSError) -> MlkgError:
 
 
 class _Progress:
-    """A progress bar on a terminal; silent otherwise."""
+    """Progress of a build on stderr (the callbacks ``run_build`` calls), sensible on a terminal and in a log.
 
-    def __init__(self) -> None:
-        self.bar = None
-        self.tty = sys.stderr.isatty()
+    On a terminal: one status line redrawn in place (documents parsed, rate, time left), then the stage running.
+    Elsewhere (a log, a pipe): a plain line every ``interval`` seconds once the build has run that long, so a
+    short build prints nothing and a long one is never silent. The rate and the time left come from the last
+    ``window`` seconds of throughput, counted from the first document parsed, so the pipeline's load before it
+    (the slow first batch) does not stretch the estimate.
+    """
+
+    def __init__(self, stream=None, clock=None, interval: float | None = None, window: float = 20.0) -> None:
+        import time
+        from collections import deque
+
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = self.stream.isatty()
+        self.clock = clock or time.monotonic
+        self.interval = interval if interval is not None else (0.25 if self.tty else 10.0)
+        self.window = window
+        self.t0 = self.last = self.clock()
+        self.total = self.done = 0
+        self.parse_start: float | None = None
+        self.marks = deque()  # (time, documents done), the last ``window`` seconds
+        self.shown = False  # a status line is on the terminal, to be cleared
+
+    def _emit(self, text: str) -> None:
+        if self.tty:
+            self.stream.write("\r" + text + "\x1b[K")
+            self.shown = True
+        else:
+            self.stream.write("mlkg: " + text + "\n")
+        self.stream.flush()
+
+    def _due(self, now: float) -> bool:
+        return now - self.last >= self.interval and (self.tty or now - self.t0 >= self.interval)
+
+    def status(self, now: float) -> str:
+        """``parsing 400/2000 documents, 45.0/s, about 36 s left``."""
+        text = f"parsing {self.done}/{self.total} documents"
+        if len(self.marks) > 1 and self.marks[-1][0] > self.marks[0][0]:
+            (t1, n1), (t2, n2) = self.marks[0], self.marks[-1]
+            rate = (n2 - n1) / (t2 - t1)
+            if rate > 0:
+                left = (self.total - self.done) / rate
+                text += f", {rate:.1f}/s, about {_duration(left)} left"
+        return text
 
     def on_documents(self, total: int) -> None:
+        self.total, self.done = total, 0
         if self.tty:
-            self.bar = typer.progressbar(length=total, label="parsing", file=sys.stderr)
-            self.bar.__enter__()
+            self._emit(f"parsing 0/{total} documents (loading the spaCy pipeline)")
 
     def on_document_done(self, doc_id: str) -> None:
-        if self.bar is not None:
-            self.bar.update(1)
+        now = self.clock()
+        self.done += 1
+        if self.parse_start is None:
+            self.parse_start = now
+        self.marks.append((now, self.done))
+        while len(self.marks) > 2 and now - self.marks[1][0] >= self.window:
+            self.marks.popleft()
+        if self.done >= self.total:
+            self._parsed(now)
+        elif self._due(now):
+            self.last = now
+            self._emit(self.status(now))
+
+    def _parsed(self, now: float) -> None:
+        """The parse is over: say so, if its progress was shown."""
+        if self.parse_start is not None and (self.tty and self.shown or not self.tty and now - self.t0 >= self.interval):
+            self._emit(f"parsed {self.done} documents in {_duration(now - self.parse_start)}")
+            if self.tty:
+                self.stream.write("\n")
+                self.shown = False
+        self.parse_start = None
 
     def on_stage(self, name: str) -> None:
-        if self.bar is not None and name != "parse":
-            self.bar.__exit__(None, None, None)
-            self.bar = None
+        now = self.clock()
+        if name == "parse":
+            return
+        self._parsed(now)  # some documents may have failed: the parse ends with the next stage
+        if self.tty or now - self.t0 >= self.interval:
+            self.last = now
+            self._emit(f"{name} ({_duration(now - self.t0)} so far)")
+
+    def close(self) -> None:
+        """Clear the status line on a terminal (the build's summary follows on stdout)."""
+        if self.tty and self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+
+def _duration(seconds: float) -> str:
+    """``9.1 s``, ``45 s``, ``12 min``, ``2.5 h``.
+
+    Examples
+    --------
+    >>> [_duration(s) for s in (9.06, 45.2, 719, 9000)]
+    ['9.1 s', '45 s', '12 min', '2.5 h']
+    """
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 @app.command()
@@ -126,12 +227,16 @@ def build(
                          max_bytes=max_bytes, html=not no_html, strict=strict, infer=infer, formats=fmts,
                          workers=workers, overlap=overlap, executor=executor, scheduler=scheduler, cache=not no_cache,
                          cache_dir=cache, validate=validate)
+    progress = _Progress()
     try:
-        report = run_build(config, _Progress())
+        report = run_build(config, progress)
     except MlkgError as exc:
+        progress.close()
         _fail(exc)
     except OSError as exc:  # out, cache or spill under a regular file, a full disk, a file-size limit
         _fail(_os_error(exc))
+    finally:
+        progress.close()
     d = report_dict(report)
     typer.echo(f"read {d['documents_read']} documents with spaCy pipeline {d['model']} "
                f"({d['documents_parsed']} parsed, {d['documents_cached']} from the cache)")
@@ -256,7 +361,8 @@ def export(
 @app.command("eval")
 def eval_(
     graph: Path = typer.Argument(..., help="A built graph (Turtle)."),
-    gold: Path = typer.Argument(..., help="A gold file in the format of shared/eval/README.md."),
+    gold: Path = typer.Argument(..., help="A gold annotation (JSON) in the format of tests/data/eval/README.md "
+                                "(\"Gold format\"); tests/data/eval/gold-seeds.json is the bundled corpus's."),
     explain: bool = typer.Option(False, help="List every miss and false positive."),
     as_json: bool = typer.Option(False, "--json", help="Print the scores as JSON."),
 ) -> None:
@@ -275,7 +381,8 @@ def explain(
     name: str = typer.Argument(..., help="An entity's label, one of its other names, or its IRI."),
     graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph."),
 ) -> None:
-    """Print how an entity was merged (each mention and the rule) and every fact about it with its sentence."""
+    """Print how an entity was merged (each mention and the rule) and every fact about it with its sentence; exit 3 if
+    nothing is named so."""
     from .explain import explain as explain_name
 
     try:
@@ -283,8 +390,8 @@ def explain(
     except MlkgError as exc:
         _fail(exc)
     if not result.entities and not result.facts:
-        typer.echo(f"no entity or fact named {name!r} in {graph}")
-        raise typer.Exit(int(ExitCode.FAILED))
+        typer.echo(f"mlkg: no entity or fact named {name!r} in {graph}", err=True)
+        raise typer.Exit(int(ExitCode.USAGE))
     for e in result.entities:
         typer.echo(f"{e['label']} ({e['class']}) <{e['iri']}>, merged from {len(e['mentions'])} mention(s):")
         for m in e["mentions"]:
@@ -300,32 +407,54 @@ def serve(
     graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to serve."),
     port: int = typer.Option(7878, help="Port on 127.0.0.1 (0: any free port)."),
     allow_updates: bool = typer.Option(False, "--allow-updates",
-                                       help="Accept SPARQL updates and Graph Store writes (kept until the server stops)."),
-    html: Optional[Path] = typer.Option(None, help="The page to serve at /graph.html (default: graph.html beside the graph)."),
+                                       help="Accept SPARQL updates and Graph Store writes (kept until the server "
+                                       "stops). Requests from other origins and form-encoded updates stay refused."),
+    allow_service: bool = typer.Option(False, "--allow-service",
+                                       help="Let queries use SERVICE and updates LOAD, which make the server fetch "
+                                       "other URLs (refused by default: any web page could point them at your network)."),
+    allow_host: List[str] = typer.Option([], "--allow-host", metavar="NAME:PORT",
+                                         help="Another Host header to answer (e.g. behind a proxy); by default only "
+                                         "127.0.0.1, localhost and [::1] with this port, others get 421."),
+    timeout: float = typer.Option(30.0, min=0.1, help="Seconds a request may run; a query still running then is "
+                                  "stopped (Oxigraph is restarted) and the client gets 503."),
+    max_queries: int = typer.Option(16, min=1, help="Requests forwarded to Oxigraph at once; more wait up to 1 s, "
+                                    "then get 503."),
+    max_connections: int = typer.Option(256, min=1, help="Open client connections; more get 503."),
+    idle_timeout: float = typer.Option(30.0, min=0.1, help="Seconds a client connection may stay silent."),
+    max_body: int = typer.Option(16 * 2**20, min=0, help="Bytes of a request body; more get 413."),
+    html: Optional[Path] = typer.Option(None, help="The page to serve at /graph (default: graph.html beside the graph)."),
 ) -> None:
-    """Serve the graph as a SPARQL 1.1 Protocol endpoint on localhost (the Oxigraph server), with graph.html."""
+    """Serve the graph as a SPARQL 1.1 Protocol endpoint on localhost (the Oxigraph server), with graph.html.
+
+    Oxigraph's SPARQL editor is at /, the endpoint at /query, the graph page at /graph.
+    """
     import signal
     import threading
 
-    from .serve import Endpoint
+    from .serve import Endpoint, Limits
 
     def _stop(signum, frame):
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _stop)  # so `kill` stops the oxigraph server and deletes its store too
-
-    endpoint = Endpoint(graph, port=port, allow_updates=allow_updates, html=html)
+    sys.setswitchinterval(0.0005)  # this process only relays: a thread whose answer is ready gets the GIL sooner
+    limits = Limits(timeout=timeout, max_queries=max_queries, max_connections=max_connections,
+                    idle_timeout=idle_timeout, max_body=max_body)
+    endpoint = Endpoint(graph, port=port, allow_updates=allow_updates, html=html, allow_service=allow_service,
+                        limits=limits, allowed_hosts=tuple(allow_host))
     try:
         endpoint.start()
     except MlkgError as exc:
         _fail(exc)
     try:
+        typer.echo(f"SPARQL editor    {endpoint.url}/")
         typer.echo(f"SPARQL endpoint  {endpoint.url}/query" + ("" if allow_updates else "   (read-only)"))
         if allow_updates:
             typer.echo(f"SPARQL update    {endpoint.url}/update")
         typer.echo(f"Graph Store      {endpoint.url}/store")
-        typer.echo(f"graph page       {endpoint.url}/graph.html")
-        typer.echo("Ctrl-C stops it.")
+        typer.echo(f"graph page       {endpoint.url}/graph")
+        typer.echo(f"limits           {timeout:g} s per request, {max_queries} at once, "
+                   f"SERVICE/LOAD {'allowed' if allow_service else 'refused'}; Ctrl-C stops it.")
         sys.stdout.flush()  # a supervisor reading a pipe sees the addresses now, not when the server stops
         threading.Event().wait()
     except KeyboardInterrupt:
@@ -341,13 +470,22 @@ def push(
     graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to send."),
     graph_iri: Optional[str] = typer.Option(None, "--graph-iri", help="Named graph to write (default: the default graph)."),
     append: bool = typer.Option(False, "--append", help="POST (add to the graph) instead of PUT (replace it)."),
+    user: Optional[str] = typer.Option(None, envvar="MLKG_PUSH_USER", show_default=False,
+                                       help="User for HTTP basic authentication."),
+    password: Optional[str] = typer.Option(None, envvar="MLKG_PUSH_PASSWORD", show_default=False,
+                                           help="Password for basic authentication; prefer the environment "
+                                           "variable (a command line is visible to other users)."),
+    token: Optional[str] = typer.Option(None, envvar="MLKG_PUSH_TOKEN", show_default=False,
+                                        help="Token for HTTP bearer authentication; prefer the environment variable."),
 ) -> None:
-    """Send the graph to a store over the SPARQL 1.1 Graph Store HTTP Protocol."""
-    from .push import push as push_graph, target_url
+    """Send the graph to a store over the SPARQL 1.1 Graph Store HTTP Protocol (credentials never printed)."""
+    from .push import Credentials, push as push_graph, split_userinfo, target_url
 
     try:
-        n = push_graph(graph, endpoint, graph_iri, replace=not append)
-        typer.echo(f"{'added' if append else 'put'} {n} triples to {target_url(endpoint, graph_iri)}")
+        n = push_graph(graph, endpoint, graph_iri, replace=not append,
+                       auth=Credentials(user or None, password, token or None))
+        shown = target_url(split_userinfo(endpoint)[0], graph_iri)
+        typer.echo(f"{'added' if append else 'put'} {n} triples to {shown}")
     except MlkgError as exc:
         _fail(exc)
 
@@ -387,10 +525,17 @@ def bench(
     sizes: str = typer.Option("100,1000,10000", help="Corpus sizes to time, comma-separated."),
     work: Path = typer.Option(Path("/tmp/mlkg-bench"), help="Scratch folder for generated corpora and outputs."),
     workers: int = typer.Option(1, "--workers", "-j", min=1, help="Processes for the builds."),
+    pathological: bool = typer.Option(False, "--pathological", help="Instead: build 100 KB of each hostile document "
+                                      "shape and of ordinary prose, and print each one's time per character against prose's."),
 ) -> None:
     """Benchmark: tokens/s against spaCy's own nlp.pipe, time and peak memory per size, incremental rebuild, SPARQL latency."""
     from .bench import run_bench
 
+    if pathological:
+        from .pathological import run_pathological
+
+        run_pathological(echo=typer.echo)
+        return
     try:
         run_bench([int(x) for x in sizes.split(",") if x.strip()], work, workers, echo=typer.echo)
     except MlkgError as exc:

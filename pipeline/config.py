@@ -19,6 +19,22 @@ VALIDATE_AUTO_LIMIT = 20_000
 """Graphs up to this many triples are validated unless the build says otherwise."""
 
 
+BUDGET_BASE_SECONDS = 30.0
+"""Every document's rules get this long, whatever its size (see :func:`document_budget`)."""
+BUDGET_SECONDS_PER_CHAR = 0.0002
+"""... and this long per character more (0.2 s per 1,000 characters: ordinary prose needs about a tenth of it
+on a loaded two-core machine, so only a document the rules cannot read in linear time runs out)."""
+PARSE_CHUNK_CHARS = 100_000
+"""Documents longer than this are parsed in pieces of at most this many characters, cut at paragraph breaks
+(then line breaks, then spaces), and joined again with their offsets before the rules run: spaCy's own
+1,000,000-character limit never applies, and the parser's memory stays that of one piece."""
+
+
+def document_budget(chars: int) -> float:
+    """Seconds the rule components may spend on a document of ``chars`` characters before it is skipped."""
+    return BUDGET_BASE_SECONDS + BUDGET_SECONDS_PER_CHAR * chars
+
+
 @dataclass(frozen=True, slots=True)
 class BuildConfig:
     """Settings of one ``mlkg build``."""

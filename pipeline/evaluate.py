@@ -1,4 +1,4 @@
-"""Score a built graph against a gold annotation (format of ``shared/eval/README.md``)."""
+"""Score a built graph against a gold annotation (format of ``tests/data/eval/README.md``, "Gold format")."""
 
 from __future__ import annotations
 

@@ -309,10 +309,10 @@ def _run_local(misses: list[Document], model: str, batch_size: int, workers: int
 def _run_dask(misses: list[Document], model: str, batch_size: int, workers: int, scheduler: str | None) -> Iterator[tuple]:
     try:
         from dask.distributed import Client, LocalCluster
-    except ImportError as exc:  # pragma: no cover - a declared dependency
-        from .errors import MlkgError
+    except ImportError as exc:  # an optional extra
+        from .errors import InputError
 
-        raise MlkgError("--executor dask needs dask[distributed]: pip install 'dask[distributed]'") from exc
+        raise InputError("--executor dask needs the dask extra, not installed here: pip install 'mlkg[dask]'") from exc
     cluster = None
     if scheduler:
         try:

@@ -1,11 +1,14 @@
-"""``mlkg serve``: a SPARQL 1.1 Protocol endpoint on localhost over a built graph, with its ``graph.html``.
+"""``mlkg serve``: a SPARQL 1.1 Protocol endpoint on localhost over a built graph, safe to leave open in a browser.
 
-The SPARQL server is the real Oxigraph server (the ``oxigraph`` package from PyPI, a Rust binary): the graph is
-loaded into a fresh on-disk store in a temporary folder, and ``oxigraph serve-read-only`` serves it, so SPARQL
-updates and Graph Store writes are refused with 403 by the server itself; ``allow_updates`` runs
-``oxigraph serve`` instead (changes then live until the endpoint stops; ``graph.ttl`` is never written).
-Oxigraph listens on a private loopback port; a small front on the public port serves ``/graph.html`` and
-forwards every other request (``/query``, ``/update``, ``/store``) to it unchanged.
+The SPARQL server is the real Oxigraph server (the ``oxigraph`` package from PyPI, a Rust binary), run by
+``serve_backend.Backend`` on a private loopback port over a temporary copy of the graph; ``oxigraph
+serve-read-only`` unless updates are allowed. A front on the public port (this module) serves Oxigraph's own
+query page at ``/``, ``graph.html`` at ``/graph``, and forwards the SPARQL paths after the checks of
+``serve_guard`` (``Host``, ``SERVICE``/``LOAD``, origins and forms with updates on, ``Content-Length``).
+
+Limits (``Limits``): a deadline per request that stops the query (Oxigraph is killed and restarted, the only
+way to stop its CPU use); a cap on requests in flight (503 beyond it after a short wait); a cap on open
+connections; an idle timeout per connection; a cap on request bodies. Answers are streamed, never held.
 """
 
 from __future__ import annotations
@@ -13,65 +16,85 @@ from __future__ import annotations
 import http.client
 import shutil
 import socket
-import subprocess
 import sys
-import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from .errors import MlkgError
+from .serve_backend import HOST, Backend, BackendConn, free_port, oxigraph_binary
+from .serve_guard import (SPARQL_BODY_TYPES, HTTPRefusal, body_length, host_allowed, own_origins,
+                          remote_keywords, sparql_texts, write_refusal)
 
-__all__ = ["Endpoint", "oxigraph_binary", "free_port"]
+__all__ = ["Endpoint", "Limits", "oxigraph_binary", "free_port"]
 
-HOST = "127.0.0.1"
 _HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade",
-               "host", "content-length"}
+               "host", "content-length", "expect"}
+QUERY_PATHS = ("/query", "/sparql")
+FORWARDED = QUERY_PATHS + ("/update", "/store", "/", "/yasgui.min.js", "/yasgui.min.css", "/logo.svg")
+PAGE_PATHS = ("/graph", "/graph.html")
+_QUIET = (ConnectionError, TimeoutError, socket.timeout)
 
 
-def oxigraph_binary() -> str:
-    """The ``oxigraph`` server binary: beside this Python (a virtualenv's ``bin``), else on PATH."""
-    beside = Path(sys.executable).parent / "oxigraph"
-    if beside.is_file():
-        return str(beside)
-    found = shutil.which("oxigraph")
-    if not found:
-        raise MlkgError("the oxigraph server is not installed; `pip install oxigraph` (it is a dependency of mlkg)")
-    return found
+@dataclass(frozen=True)
+class Limits:
+    """What one client may take from the endpoint; every field is a ``mlkg serve`` option."""
+
+    timeout: float = 30.0          # s a request may run before its query is stopped (--timeout)
+    max_queries: int = 16          # requests forwarded to Oxigraph at once (--max-queries)
+    queue_wait: float = 1.0        # s a request waits for a free slot before 503
+    max_connections: int = 256     # open client connections (--max-connections)
+    idle_timeout: float = 30.0     # s a connection may stay silent (--idle-timeout)
+    max_body: int = 16 * 2**20     # bytes of a request body (--max-body)
 
 
-def free_port() -> int:
-    """A TCP port on the loopback interface that is free now."""
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
+class _InFlight:
+    """One forwarded request, watched for its deadline."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.expired = False
+        self.bc: BackendConn | None = None
 
 
 class Endpoint:
     """A running endpoint; use as a context manager, or ``start()`` and ``stop()``.
 
-    ``port`` 0 picks a free port. ``url`` is the base address; the SPARQL endpoint is ``url + "/query"``,
-    updates go to ``url + "/update"``, the Graph Store Protocol is at ``url + "/store"``, the page at
-    ``url + "/graph.html"``.
+    ``port`` 0 picks a free port. ``url`` is the base address: Oxigraph's query page at ``url + "/"``, the
+    SPARQL endpoint at ``url + "/query"``, updates at ``url + "/update"``, the Graph Store Protocol at
+    ``url + "/store"``, the graph page at ``url + "/graph"``. ``allow_service`` lets queries use
+    ``SERVICE`` and updates ``LOAD``; ``allowed_hosts`` adds ``Host`` values (``name:port``) besides the
+    loopback names.
     """
 
     def __init__(self, graph: Path, port: int = 7878, allow_updates: bool = False, html: Path | None = None,
-                 startup_timeout: float = 60.0) -> None:
+                 startup_timeout: float = 60.0, allow_service: bool = False, limits: Limits = Limits(),
+                 allowed_hosts: tuple[str, ...] = (), workdir: Path | None = None) -> None:
         self.graph = Path(graph)
         self.port = port
         self.allow_updates = allow_updates
+        self.allow_service = allow_service
+        self.limits = limits
+        self.allowed_hosts = tuple(allowed_hosts)
         self.html = Path(html) if html is not None else self.graph.with_name("graph.html")
-        self.startup_timeout = startup_timeout
-        self._tmp: tempfile.TemporaryDirectory | None = None
-        self._proc: subprocess.Popen | None = None
-        self._front: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-        self.backend_port = 0
+        self.backend = Backend(self.graph, allow_updates, startup_timeout, workdir)
+        self.origins: set[str] = set()
+        self._front: _FrontServer | None = None
+        self._threads: list[threading.Thread] = []
+        self._stopping = threading.Event()
+        self._slots = threading.BoundedSemaphore(limits.max_queries)
+        self._inflight: set[_InFlight] = set()
+        self._lock = threading.Lock()
 
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.port}"
+
+    @property
+    def backend_port(self) -> int:
+        return self.backend.port
 
     def __enter__(self) -> "Endpoint":
         self.start()
@@ -84,131 +107,263 @@ class Endpoint:
         """Load the graph, start Oxigraph and the front; raises ``MlkgError`` with the reason on failure."""
         if not self.graph.is_file():
             raise MlkgError(f"{self.graph}: no graph there; run `mlkg build` first or pass --graph")
-        binary = oxigraph_binary()
+        oxigraph_binary()
         try:
-            self._front = ThreadingHTTPServer((HOST, self.port), _front_handler(self))
+            self._front = _FrontServer((HOST, self.port), _front_handler(self), self.limits.max_connections)
         except OSError as exc:
             raise MlkgError(f"cannot listen on {HOST}:{self.port}: {exc}") from exc
         self.port = self._front.server_address[1]
+        self.origins = own_origins(self.port, self.allowed_hosts)
         try:
-            self._tmp = tempfile.TemporaryDirectory(prefix="mlkg-serve-")
-            db = Path(self._tmp.name) / "db"
-            load = subprocess.run([binary, "load", "--location", str(db), "--file", str(self.graph)],
-                                  capture_output=True, text=True)
-            if load.returncode != 0:
-                raise MlkgError(f"{self.graph}: oxigraph cannot load it: {load.stderr.strip()[-500:]}")
-            self.backend_port = free_port()
-            mode = "serve" if self.allow_updates else "serve-read-only"
-            self._proc = subprocess.Popen([binary, mode, "--location", str(db), "--bind",
-                                           f"{HOST}:{self.backend_port}"],
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            self._wait_ready()
-            self._thread = threading.Thread(target=self._front.serve_forever, name="mlkg-serve-front", daemon=True)
-            self._thread.start()
+            self.backend.start()
+            for target, name in ((self._front.serve_forever, "front"), (self._watch, "deadline")):
+                self._threads.append(threading.Thread(target=target, name=f"mlkg-serve-{name}", daemon=True))
+                self._threads[-1].start()
         except BaseException:
             self.stop()
             raise
 
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                raise MlkgError(f"the oxigraph server stopped: {self._proc.stderr.read().strip()[-500:]}")
-            try:
-                with socket.create_connection((HOST, self.backend_port), timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise MlkgError(f"the oxigraph server did not answer within {self.startup_timeout:.0f}s")
+    def _watch(self) -> None:
+        """Every 50 ms: stop the requests past their deadline (by restarting Oxigraph), restart a dead child."""
+        while not self._stopping.wait(0.05):
+            now = time.monotonic()
+            with self._lock:
+                late = [f for f in self._inflight if not f.expired and now > f.deadline]
+                for f in late:
+                    f.expired = True
+            if any(f.bc is not None and f.bc.generation == self.backend.generation for f in late) \
+                    or self.backend.child_died():
+                self.backend.restart()
+            for f in late:
+                _shut(f.bc)
 
     def stop(self) -> None:
         """Stop the front and the server and delete the temporary store; safe to call more than once."""
+        self._stopping.set()
         if self._front is not None:
-            if self._thread is not None:
+            if self._threads:
                 self._front.shutdown()
             self._front.server_close()
             self._front = None
-            self._thread = None
-        if self._proc is not None:
-            if self._proc.poll() is None:
-                self._proc.terminate()
-                try:
-                    self._proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    self._proc.kill()
-                    self._proc.wait()
-            if self._proc.stderr is not None:
-                self._proc.stderr.close()
-            self._proc = None
-        if self._tmp is not None:
-            self._tmp.cleanup()
-            self._tmp = None
+        for t in self._threads:
+            t.join(timeout=5)
+        self._threads = []
+        self.backend.stop()
+
+    def track(self) -> _InFlight:
+        """A slot for one forwarded request (``HTTPRefusal`` 503 when none frees up in time), with its deadline."""
+        if not self._slots.acquire(timeout=self.limits.queue_wait):
+            raise HTTPRefusal(503, f"busy: {self.limits.max_queries} requests are running (--max-queries); "
+                                   "try again")
+        f = _InFlight(time.monotonic() + self.limits.timeout)
+        with self._lock:
+            self._inflight.add(f)
+        return f
+
+    def untrack(self, f: _InFlight) -> None:
+        with self._lock:
+            self._inflight.discard(f)
+        self._slots.release()
+
+
+def _shut(bc: BackendConn | None) -> None:
+    sock = bc.conn.sock if bc is not None else None
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+class _FrontServer(ThreadingHTTPServer):
+    """A threading server with a normal listen backlog, a cap on connections and no tracebacks on disconnects."""
+
+    request_queue_size = 128
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, address, handler, max_connections: int) -> None:
+        self._connections = threading.BoundedSemaphore(max_connections)
+        super().__init__(address, handler)
+
+    def process_request(self, request, client_address) -> None:
+        if not self._connections.acquire(blocking=False):
+            try:
+                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._connections.release()
+
+    def handle_error(self, request, client_address) -> None:
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, _QUIET):
+            print(f"mlkg serve: {type(exc).__name__}: {exc}", file=sys.stderr)
 
 
 def _front_handler(endpoint: Endpoint):
     class Front(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "mlkg-serve"
+        timeout = endpoint.limits.idle_timeout
+        disable_nagle_algorithm = True  # else a small answer waits 40 ms for the client's delayed ACK
 
         def log_message(self, fmt, *args) -> None:  # quiet; the CLI prints the addresses once
             pass
 
-        def _page(self, head_only: bool) -> None:
-            if not endpoint.html.is_file():
-                self._plain(404, f"no graph.html beside the graph ({endpoint.html}); run `mlkg view`\n")
-                return
-            body = endpoint.html.read_bytes()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            if not head_only:
-                self.wfile.write(body)
-
-        def _plain(self, status: int, text: str) -> None:
-            body = text.encode("utf-8")
+        def _plain(self, status: int, text: str, extra: dict | None = None) -> None:
+            body = (text.rstrip("\n") + "\n").encode("utf-8")
             self.send_response(status)
             self.send_header("Content-Type", "text/plain; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def _forward(self) -> None:
-            path = self.path.split("?", 1)[0]
-            if path in ("/", "/graph.html") and self.command in ("GET", "HEAD"):
-                if path == "/":
-                    self.send_response(302)
-                    self.send_header("Location", "/graph.html")
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
-                self._page(self.command == "HEAD")
-                return
-            if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-                self._plain(411, "send a Content-Length\n")
-                return
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else None
-            headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP_BY_HOP}
-            conn = http.client.HTTPConnection(HOST, endpoint.backend_port, timeout=300)
-            try:
-                conn.request(self.command, self.path, body=body, headers=headers)
-                resp = conn.getresponse()
-                data = resp.read()
-            except OSError as exc:
-                self._plain(502, f"the oxigraph server did not answer: {exc}\n")
-                return
-            finally:
-                conn.close()
-            self.send_response(resp.status, resp.reason)
-            for k, v in resp.getheaders():
-                if k.lower() not in _HOP_BY_HOP:
-                    self.send_header(k, v)
-            self.send_header("Content-Length", str(len(data)))
+            for k, v in (extra or {}).items():
+                self.send_header(k, v)
             self.end_headers()
             if self.command != "HEAD":
-                self.wfile.write(data)
+                self.wfile.write(body)
 
-        do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = do_OPTIONS = _forward
+        def _page(self) -> None:
+            if not endpoint.html.is_file():
+                self._plain(404, f"no graph.html beside the graph ({endpoint.html}); run `mlkg view`")
+                return
+            with endpoint.html.open("rb") as f:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(endpoint.html.stat().st_size))
+                self.end_headers()
+                if self.command != "HEAD":
+                    shutil.copyfileobj(f, self.wfile)
+
+        def _handle(self) -> None:
+            try:
+                self._route()
+            except HTTPRefusal as r:
+                self.close_connection = self.close_connection or r.status in (400, 411, 413, 501)
+                self._plain(r.status, r.message)
+            except _QUIET:
+                self.close_connection = True
+
+        def _route(self) -> None:
+            path, _, query_string = self.path.partition("?")
+            if not host_allowed(self.headers.get("Host"), endpoint.port, endpoint.allowed_hosts):
+                raise HTTPRefusal(421, f"this endpoint answers only to its own address ({endpoint.url}), "
+                                       f"not to Host {self.headers.get('Host')!r}")
+            if path in PAGE_PATHS and self.command in ("GET", "HEAD"):
+                return self._page()
+            if path not in FORWARDED:
+                raise HTTPRefusal(404, f"nothing at {path}; the SPARQL endpoint is {endpoint.url}/query")
+            body = self._body()
+            if endpoint.allow_updates:
+                refusal = write_refusal(self.command, path, self.headers, body, endpoint.origins)
+                if refusal is not None:
+                    raise refusal
+            mime = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+            if body is not None and path in QUERY_PATHS + ("/update",) and mime not in SPARQL_BODY_TYPES:
+                raise HTTPRefusal(415, f"a SPARQL request body must be one of {', '.join(SPARQL_BODY_TYPES)}")
+            if not endpoint.allow_service:
+                for text in sparql_texts(query_string, mime, body):
+                    found = remote_keywords(text)
+                    if found:
+                        raise HTTPRefusal(403, f"{' and '.join(sorted(found))} refused: it would make this server "
+                                               "send requests to other servers (`mlkg serve --allow-service` allows it)")
+            self._forward(path, body)
+
+        def _body(self) -> bytes | None:
+            if "Transfer-Encoding" in self.headers:
+                raise HTTPRefusal(411, "send the body with a Content-Length, not a Transfer-Encoding")
+            n = body_length(self.headers.get("Content-Length"), endpoint.limits.max_body)
+            if self.command in ("GET", "HEAD") or n == 0:
+                if n:
+                    self.rfile.read(n)
+                return None
+            data = self.rfile.read(n)
+            if len(data) < n:
+                raise ConnectionError("the client closed the connection inside the body")
+            return data
+
+        def _forward(self, path: str, body: bytes | None) -> None:
+            flight = endpoint.track()
+            try:
+                _relay(self, endpoint, flight, path, body)
+            finally:
+                endpoint.untrack(flight)
+
+        do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = do_OPTIONS = _handle
 
     return Front
+
+
+def _open(handler, endpoint: Endpoint, flight: _InFlight, path: str, body: bytes | None):
+    """Send the request to Oxigraph; a read caught in a restart is sent again to the new child."""
+    headers = {k: v for k, v in handler.headers.items() if k.lower() not in _HOP_BY_HOP}
+    retry = handler.command in ("GET", "HEAD") or path in QUERY_PATHS
+    for attempt in (0, 1):
+        try:
+            bc = endpoint.backend.acquire(max(0.0, flight.deadline - time.monotonic()), fresh=not retry or attempt > 0)
+        except MlkgError as exc:
+            raise HTTPRefusal(503, str(exc)) from exc
+        flight.bc = bc
+        try:
+            bc.conn.request(handler.command, handler.path, body=body, headers=headers)
+            return bc, bc.conn.getresponse()
+        except (OSError, http.client.HTTPException) as exc:
+            endpoint.backend.release(bc, False)
+            if flight.expired:
+                raise _late(endpoint) from exc
+            if not (retry and attempt == 0):
+                raise HTTPRefusal(502, f"the oxigraph server did not answer: {exc}") from exc
+    raise AssertionError("unreachable")
+
+
+def _late(endpoint: Endpoint) -> HTTPRefusal:
+    return HTTPRefusal(503, f"stopped: the request ran longer than {endpoint.limits.timeout:g} s (--timeout)")
+
+
+def _relay(handler, endpoint: Endpoint, flight: _InFlight, path: str, body: bytes | None) -> None:
+    """Forward one request and stream the answer back, chunk by chunk."""
+    bc, resp = _open(handler, endpoint, flight, path, body)
+    done = False
+    try:
+        handler.send_response(resp.status, resp.reason)
+        for k, v in resp.getheaders():
+            if k.lower() not in _HOP_BY_HOP:
+                handler.send_header(k, v)
+        length = resp.getheader("Content-Length")
+        bodiless = handler.command == "HEAD" or resp.status in (204, 304)
+        chunked = length is None and not bodiless and handler.request_version == "HTTP/1.1"
+        if length is not None:
+            handler.send_header("Content-Length", length)
+        elif chunked:
+            handler.send_header("Transfer-Encoding", "chunked")
+        elif not bodiless:
+            handler.close_connection = True
+        handler.end_headers()
+        _copy(resp, handler.wfile, chunked, flight)
+        done = not resp.will_close
+    except (OSError, http.client.HTTPException):
+        handler.close_connection = True  # a cut answer: the client sees the connection end before the answer
+    finally:
+        endpoint.backend.release(bc, done and not flight.expired)
+
+
+def _copy(resp: http.client.HTTPResponse, out, chunked: bool, flight: _InFlight) -> None:
+    while True:
+        data = resp.read1(65536)
+        if flight.expired:
+            raise ConnectionAbortedError("deadline")
+        if not data:
+            break
+        out.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+        if resp.length == 0:
+            break
+    resp.read()  # closes the answer at its end, so that its connection can carry the next request
+    if chunked:
+        out.write(b"0\r\n\r\n")
+    out.flush()

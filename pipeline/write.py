@@ -30,8 +30,8 @@ from rdflib import Graph, Literal, URIRef
 
 from .errors import MlkgError
 
-__all__ = ["atomic_write", "write_turtle", "turtle_bytes", "write_json", "json_bytes", "write_outputs", "recover",
-           "JOURNAL"]
+__all__ = ["atomic_write", "write_turtle", "turtle_bytes", "quote_string", "quote_iri", "write_json", "json_bytes",
+           "write_outputs", "recover", "JOURNAL"]
 
 JOURNAL = ".mlkg-commit.json"
 """The commit journal's file name inside the output folder; present only while (or after a crash during) renames."""
@@ -70,15 +70,39 @@ _BARE = {_XSD + "integer": re.compile(r"[+-]?\d+"), _XSD + "decimal": re.compile
          _XSD + "boolean": re.compile(r"true|false")}
 _LOCAL = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _ESC = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
-_NEEDS_ESC = re.compile(r'[\x00-\x1f\x7f"\\]')
-_IRI_BAD = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+# every control character and line or paragraph separator is escaped, so each statement stays on one line
+# whatever the text holds (a line-by-line reader of N-Triples sees no line the text did not end)
+_NEEDS_ESC = re.compile(r'[\x00-\x1f\x7f-\x9f\u2028\u2029"\\]')
+_IRI_BAD = re.compile(r'[\x00-\x20\x7f-\x9f\u2028\u2029<>"{}|^`\\]')
 _RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 
 
-def _string(text: str) -> str:
+def quote_string(text: str) -> str:
+    """``text`` as a Turtle, TriG and N-Triples string literal: quoted, on one line, every control character and
+    line separator escaped.
+
+    Examples
+    --------
+    >>> print(quote_string('a "b"\u2028c\x0b'))
+    "a \\"b\\"\\u2028c\\u000B"
+    """
     if _NEEDS_ESC.search(text):
         text = _NEEDS_ESC.sub(lambda m: _ESC.get(m.group(), f"\\u{ord(m.group()):04X}"), text)
     return f'"{text}"'
+
+
+_string = quote_string  # the name stream.py imports
+
+
+def quote_iri(iri: str) -> str:
+    """``<iri>``, with the characters an IRI reference cannot hold raw written as ``\\u`` escapes.
+
+    Examples
+    --------
+    >>> print(quote_iri("http://example.org/a b"))
+    <http://example.org/a\\u0020b>
+    """
+    return "<" + _IRI_BAD.sub(lambda m: f"\\u{ord(m.group()):04X}", iri) + ">"
 
 
 class _Terms:
@@ -101,7 +125,7 @@ class _Terms:
             if iri.startswith(ns) and _LOCAL.fullmatch(iri[len(ns):]):
                 self.used.add(name)
                 return f"{name}:{iri[len(ns):]}"
-        return "<" + _IRI_BAD.sub(lambda m: f"\\u{ord(m.group()):04X}", iri) + ">"
+        return quote_iri(iri)
 
     def header(self, used: set[str] | None = None) -> str:
         """The ``@prefix`` lines of the prefixes in ``used`` (default: those marked used), and a blank line;
@@ -116,12 +140,12 @@ class _Terms:
             lex = str(t)
             dt = str(t.datatype) if t.datatype else None
             if t.language:
-                return f"{_string(lex)}@{t.language}"
+                return f"{quote_string(lex)}@{t.language}"
             if dt in _BARE and _BARE[dt].fullmatch(lex):
                 return lex
             if dt and dt != _XSD + "string":
-                return f"{_string(lex)}^^{self.iri(dt)}"
-            return _string(lex)
+                return f"{quote_string(lex)}^^{self.iri(dt)}"
+            return quote_string(lex)
         if isinstance(t, URIRef):
             return "a" if str(t) == _RDF_TYPE else self.iri(str(t))
         raise ValueError(f"blank node {t!r}: mlkg graphs name every node")

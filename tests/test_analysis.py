@@ -28,6 +28,63 @@ def test_export_has_one_node_per_entity_and_one_edge_per_relation(corpus_graph, 
     node = G.nodes[str(venue)]
     assert node["label"] == "ICLR 2025" and node["cls"] == "Venue"
     assert set(node["altLabels"].split(" | ")) == {str(a) for a in corpus_graph.objects(venue, SKOS.altLabel)}
+    # each edge: its label, predicate IRI, highest confidence, distinct documents and sentences, from the evidence
+    evidence = {}
+    for ev in corpus_graph.subjects(RDF.type, MLKG.Evidence):
+        key = tuple(str(corpus_graph.value(ev, p)) for p in (RDF.subject, RDF.predicate, RDF.object))
+        evidence.setdefault(key, []).append(ev)
+    seen = set()
+    for s, o, data in G.edges(data=True):
+        assert set(data) - {"id"} == {"label", "predicate", "confidence", "supportCount", "evidenceCount"}, data
+        assert data["predicate"] == str(MLKG[data["label"]])
+        evs = evidence[(s, data["predicate"], o)]
+        assert data["evidenceCount"] == len(evs)
+        assert data["supportCount"] == len({corpus_graph.value(ev, MLKG.source) for ev in evs})
+        assert data["confidence"] == max(float(corpus_graph.value(ev, MLKG.confidence)) for ev in evs)
+        seen.add((s, data["predicate"], o))
+    assert seen == {(str(s), str(p), str(o)) for s, p, o in relations}
+    assert any(d["evidenceCount"] > 1 for _, _, d in G.edges(data=True))
+
+
+def test_export_gexf_has_edge_labels_and_no_networkx_attributes(corpus_graph, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    path = tmp_path / "g.gexf"
+    export(corpus_graph, path, "gexf")
+    ns = {"g": "http://www.gexf.net/1.2draft"}
+    root = ET.parse(path).getroot()
+    titles = {a.get("title") for a in root.iterfind(".//g:attributes/g:attribute", ns)}
+    assert titles == {"cls", "altLabels", "documents", "predicate", "confidence", "supportCount", "evidenceCount"}
+    edges = root.findall(".//g:edges/g:edge", ns)
+    assert edges and {e.get("label") for e in edges} <= {str(r).rsplit("#", 1)[1] for r in RELATIONS}
+    assert len({e.get("id") for e in edges}) == len(edges)
+    assert "networkx" not in path.read_text("utf-8")
+    graphml = tmp_path / "g.graphml"
+    export(corpus_graph, graphml, "graphml")
+    ids = [e.get("id") for e in ET.parse(graphml).getroot().iter("{http://graphml.graphdrawing.org/xmlns}edge")]
+    assert len(ids) == len(set(ids)) == len(edges)  # unique edge ids (GraphML requires them)
+
+
+@pytest.mark.parametrize("fmt,read", [("graphml", nx.read_graphml), ("gexf", nx.read_gexf)])
+def test_export_keeps_hostile_labels_readable(tmp_path, fmt, read):
+    """Labels with quotes, markup, newlines and controls XML cannot hold: the file parses, text is kept
+    (the characters XML 1.0 forbids become U+FFFD)."""
+    from pipeline.model import Entity, Evidence, Relation, Resolution
+    from pipeline.rdf import to_graph
+
+    label = 'A "B" <c> & d\ne\tf\x0bg\u2028h'
+    ev = Evidence(doc_id="d\x0c.txt", sentence=label, start_char=0, end_char=3)
+    g = to_graph(Resolution(
+        entities=(Entity(key="Method/x", cls=MLKG.Method, label=label, alt_labels=frozenset(), doc_ids=("d\x0c.txt",)),
+                  Entity(key="Venue/y", cls=MLKG.Venue, label="V", alt_labels=frozenset(), doc_ids=("d\x0c.txt",))),
+        relations=(Relation(subject="Method/x", predicate=MLKG.demoedAt, object="Venue/y", evidence=((ev, "r", 0.5),)),)))
+    export(g, tmp_path / f"g.{fmt}", fmt)
+    G = read(str(tmp_path / f"g.{fmt}"))
+    labels = {d["label"] for _, d in G.nodes(data=True)}
+    assert labels == {'A "B" <c> & d\ne\tf\ufffdg\u2028h', "V"}
+    assert {d["documents"] for _, d in G.nodes(data=True)} == {"d\ufffd.txt"}
+    (edge,) = G.edges(data=True)
+    assert edge[2]["label"] == "demoedAt" and edge[2]["confidence"] == 0.5
 
 
 def test_export_rejects_an_unknown_format(corpus_graph, tmp_path):

@@ -1,5 +1,6 @@
 """Any text a document can hold survives the graph: as a label, alt label, evidence sentence or document id, through
-Turtle, N-Triples and JSON-LD, written and read back by rdflib and by pyoxigraph, unchanged; minted IRIs always parse.
+the bytes the build writes (Turtle, N-Triples, TriG and JSON-LD, by the project's own writers), read back by rdflib
+and by pyoxigraph, unchanged; and through pyoxigraph's writers too; minted IRIs always parse.
 
 The one normalisation is the pipeline's own (``ingest.clean_text``, applied to every document as it is read):
 line ends become ``\\n`` and lone surrogates, which no UTF-8 file can hold, become U+FFFD."""
@@ -10,9 +11,12 @@ from hypothesis import strategies as st
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDFS, SKOS
 
+from rdflib import Dataset
+
 from pipeline.ingest import clean_text
 from pipeline.model import Entity, Evidence, Relation, Resolution
 from pipeline.rdf import document_iri, entity_iri, to_graph
+from pipeline.serialize import jsonld_bytes, ntriples_bytes, trig_bytes
 from pipeline.vocab import ENTITY_CLASSES, MLKG, local_name
 from pipeline.write import turtle_bytes
 
@@ -21,7 +25,13 @@ ANY_TEXT = st.text(alphabet=st.characters(exclude_categories=()), max_size=60)
 NASTY = ['"', '"""', 'a"', "'''", "\\", 'x\\"', "\n", "\r\n", "\x00\x01\x1f\x7f", "\u202eevil\u202c", "\u200f",
          "😀🇫🇷", "<script>alert('x')</script>", "]]>", "\ufeff", "\ud800", "a\udfffb", "\ufffe\uffff",
          "@prefix x: <y> .", "_:b0", "{\"@id\": \"x\"}", " ", ""]
-FORMATS = {"turtle": ox.RdfFormat.TURTLE, "nt": ox.RdfFormat.N_TRIPLES, "json-ld": ox.RdfFormat.JSON_LD}
+# every text the pipeline reads as a line break or separator somewhere (str.splitlines, Unicode, XML, JavaScript)
+NASTY += ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c\x1d\x1e", "a\u2028<http://evil.example/s> "
+          "<http://evil.example/p> <http://evil.example/o> .\u2028b", "}\n<http://evil.example/g> {", "\n    \n"]
+WRITERS = {"turtle": turtle_bytes, "nt": ntriples_bytes, "trig": trig_bytes, "json-ld": jsonld_bytes}
+"""Each format the build writes, by the function ``build`` writes it with."""
+FORMATS = {"turtle": ox.RdfFormat.TURTLE, "nt": ox.RdfFormat.N_TRIPLES, "trig": ox.RdfFormat.TRIG,
+           "json-ld": ox.RdfFormat.JSON_LD}
 
 
 def _graph_of(text: str) -> Graph:
@@ -60,8 +70,16 @@ def _norm(triples):
             for s, p, o in triples}
 
 
-def _serialised(graph: Graph, fmt: str) -> bytes:
-    return turtle_bytes(graph) if fmt == "turtle" else graph.serialize(format=fmt, encoding="utf-8")
+def _rdflib_triples(data: bytes, fmt: str):
+    if fmt == "trig":  # the union of the default graph and the named graphs is the graph
+        ds = Dataset()
+        ds.parse(data=data, format="trig")
+        return {(s, p, o) for s, p, o, _ in ds.quads((None, None, None, None))}
+    return set(Graph().parse(data=data, format=fmt))
+
+
+def _ox_triples(data: bytes, fmt: str):
+    return {(_from_ox(q.subject), _from_ox(q.predicate), _from_ox(q.object)) for q in ox.parse(data, format=FORMATS[fmt])}
 
 
 @settings(max_examples=150, deadline=None)
@@ -86,17 +104,17 @@ def test_rdf_roundtrip_any_text_survives_every_format_both_ways(s):
     assert graph.value(method, SKOS.altLabel) == Literal(text + "!")
     assert str(graph.value(document_iri(text), RDFS.label)) == text
     assert {str(o) for o in graph.objects(None, MLKG.sentence)} == {text}
-    for fmt, ox_fmt in FORMATS.items():
-        data = _serialised(graph, fmt)
-        # rdflib writes; rdflib and pyoxigraph read
-        assert _norm(Graph().parse(data=data, format=fmt)) == expected, fmt
-        assert _norm((_from_ox(q.subject), _from_ox(q.predicate), _from_ox(q.object))
-                     for q in ox.parse(data, format=ox_fmt)) == expected, fmt
+    for fmt, write in WRITERS.items():
+        data = write(graph)
+        # the build's writers write; rdflib and pyoxigraph read
+        assert _norm(_rdflib_triples(data, fmt)) == expected, fmt
+        assert _norm(_ox_triples(data, fmt)) == expected, fmt
+        if fmt == "nt":  # one statement a line, whatever a line reader takes for a line break
+            assert len(data.decode("utf-8").splitlines()) == len(graph)
         # pyoxigraph writes; pyoxigraph and rdflib read
-        ox_data = ox.serialize([ox.Triple(_to_ox(a), _to_ox(b), _to_ox(c)) for a, b, c in graph], format=ox_fmt)
-        assert _norm((_from_ox(q.subject), _from_ox(q.predicate), _from_ox(q.object))
-                     for q in ox.parse(ox_data, format=ox_fmt)) == expected, fmt
-        assert _norm(Graph().parse(data=ox_data, format=fmt)) == expected, fmt
+        ox_data = ox.serialize([ox.Quad(_to_ox(a), _to_ox(b), _to_ox(c)) for a, b, c in graph], format=FORMATS[fmt])
+        assert _norm(_ox_triples(ox_data, fmt)) == expected, fmt
+        assert _norm(_rdflib_triples(ox_data, fmt)) == expected, fmt
 
 
 def test_rdf_roundtrip_nasty_strings():

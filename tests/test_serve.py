@@ -7,12 +7,13 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
 from rdflib import BNode, Graph, Literal
 from rdflib.compare import isomorphic
-from SPARQLWrapper import JSON, POST, TURTLE, SPARQLWrapper
+from SPARQLWrapper import JSON, POST, POSTDIRECTLY, TURTLE, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
 
 from pipeline.errors import InputError, MlkgError
@@ -90,18 +91,23 @@ def test_endpoint_rejects_updates_by_default(endpoint):
     assert client(endpoint.url + "/query", count)["results"]["bindings"][0]["n"]["value"] == before
 
 
-def test_endpoint_serves_graph_html(endpoint, corpus_build):
-    with urllib.request.urlopen(endpoint.url + "/graph.html", timeout=30) as resp:
-        assert resp.headers["Content-Type"].startswith("text/html")
-        assert resp.read() == (corpus_build[1] / "graph.html").read_bytes()
-    with urllib.request.urlopen(endpoint.url + "/", timeout=30) as resp:   # redirected to the page
-        assert resp.geturl().endswith("/graph.html")
+def test_endpoint_serves_graph_html_and_the_query_page(endpoint, corpus_build):
+    for path in ("/graph", "/graph.html"):
+        with urllib.request.urlopen(endpoint.url + path, timeout=30) as resp:
+            assert resp.headers["Content-Type"].startswith("text/html")
+            assert resp.read() == (corpus_build[1] / "graph.html").read_bytes()
+    with urllib.request.urlopen(endpoint.url + "/", timeout=30) as resp:   # Oxigraph's own SPARQL editor
+        page = resp.read().decode("utf-8")
+        assert resp.status == 200 and "yasgui" in page.lower()
+    with urllib.request.urlopen(endpoint.url + "/yasgui.min.js", timeout=30) as resp:
+        assert resp.status == 200 and len(resp.read()) > 10_000
 
 
 def test_endpoint_accepts_updates_when_allowed(corpus_build):
     with Endpoint(corpus_build[1] / "graph.ttl", port=0, allow_updates=True) as ep:
         sw = SPARQLWrapper(ep.url + "/query", updateEndpoint=ep.url + "/update")
         sw.setMethod(POST)
+        sw.setRequestMethod(POSTDIRECTLY)   # a form-encoded update is refused (any web page can send one)
         sw.setQuery(PREFIXES + 'INSERT DATA { <https://example.org/m> a mlkg:Method ; rdfs:label "Zeta" ; mlkg:extends <https://example.org/n> }')
         sw.query()
         assert client(ep.url + "/query", PREFIXES + 'ASK { ?m rdfs:label "Zeta" ; mlkg:extends ?x }')["boolean"] is True
@@ -218,3 +224,103 @@ def test_cli_json_output_is_what_a_sparql_endpoint_returns(endpoint, corpus_buil
         assert ours["results"]["bindings"] == theirs["results"]["bindings"], name
         checked += 1
     assert checked >= 5
+
+
+class _GuardedStore:
+    """A local Graph Store that demands one Authorization value (basic or bearer) and keeps what it is sent."""
+
+    def __init__(self, expected: str):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        import threading
+
+        self.bodies = []
+        store = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def _write(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if self.headers.get("Authorization") != expected:
+                    self.send_response(401)
+                    self.send_header("WWW-Authenticate", 'Basic realm="kg"')
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                store.bodies.append(body)
+                self.send_response(204)
+                self.end_headers()
+
+            do_PUT = do_POST = _write
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/ds/data"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+PASSWORD, TOKEN = "s3cret w0rd:é", "tok-3f9a7c1e"
+
+
+def _push_cli(url, graph, env_extra, *args):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MLKG_PUSH_")} | env_extra
+    return subprocess.run([sys.executable, "-m", "pipeline", "push", "--endpoint", url, "--graph", str(graph), *args],
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_push_with_basic_authentication(corpus_build, corpus_graph):
+    import base64
+
+    from pipeline.push import Credentials
+
+    graph = corpus_build[1] / "graph.ttl"
+    expected = "Basic " + base64.b64encode(f"kg:{PASSWORD}".encode()).decode()
+    with _GuardedStore(expected) as store:
+        assert push(graph, store.url, auth=Credentials("kg", PASSWORD)) == len(corpus_graph)
+        assert len(Graph().parse(data=store.bodies[-1], format="turtle")) == len(corpus_graph)
+        ok = _push_cli(store.url, graph, {"MLKG_PUSH_USER": "kg", "MLKG_PUSH_PASSWORD": PASSWORD})
+        assert ok.returncode == 0 and f"put {len(corpus_graph)} triples to {store.url}?default" in ok.stdout
+        assert len(store.bodies) == 2
+        without = _push_cli(store.url, graph, {})
+        wrong = _push_cli(store.url, graph, {"MLKG_PUSH_USER": "kg", "MLKG_PUSH_PASSWORD": PASSWORD + "x"})
+        in_url = _push_cli(store.url.replace("//", f"//kg:{urllib.parse.quote(PASSWORD, safe='')}@"), graph, {})
+        half = _push_cli(store.url, graph, {"MLKG_PUSH_USER": "kg"})
+    assert without.returncode == 2 and without.stdout == ""
+    assert without.stderr.count("\n") == 1 and "HTTP 401" in without.stderr and "MLKG_PUSH_PASSWORD" in without.stderr
+    assert wrong.returncode == 2 and "did not accept the basic credentials" in wrong.stderr
+    assert in_url.returncode == 0 and "@" not in in_url.stdout
+    assert half.returncode == 3 and "needs both a user and a password" in half.stderr
+    assert len(store.bodies) == 3
+    for run in (ok, without, wrong, in_url, half):
+        assert PASSWORD not in run.stdout + run.stderr and urllib.parse.quote(PASSWORD, safe="") not in run.stdout + run.stderr
+        assert "Traceback" not in run.stderr
+
+
+def test_push_with_a_bearer_token(corpus_build, corpus_graph, tmp_path):
+    from pipeline.push import Credentials
+
+    graph = corpus_build[1] / "graph.ttl"
+    with _GuardedStore(f"Bearer {TOKEN}") as store:
+        ok = _push_cli(store.url, graph, {"MLKG_PUSH_TOKEN": TOKEN}, "--graph-iri", "https://example.org/g")
+        by_option = _push_cli(store.url, graph, {}, "--token", TOKEN, "--append")
+        without = _push_cli(store.url, graph, {})
+        both = _push_cli(store.url, graph, {"MLKG_PUSH_TOKEN": TOKEN, "MLKG_PUSH_USER": "kg", "MLKG_PUSH_PASSWORD": "p"})
+        with pytest.raises(MlkgError, match="HTTP 401") as err:
+            push(graph, store.url, auth=Credentials(token=TOKEN + "x"))
+    assert ok.returncode == 0 and by_option.returncode == 0 and "added" in by_option.stdout
+    assert len(store.bodies) == 2
+    assert without.returncode == 2 and "HTTP 401" in without.stderr
+    assert both.returncode == 3 and "not both" in both.stderr
+    assert TOKEN not in str(err.value) and "bearer credentials" in str(err.value)
+    for run in (ok, by_option, without, both):
+        assert TOKEN not in run.stdout + run.stderr

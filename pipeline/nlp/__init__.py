@@ -52,7 +52,46 @@ sentence ending in a model size or a dataset name kept its period, and the parse
 def _suffix_search(defaults):
     from spacy.util import compile_suffix_regex
 
-    return compile_suffix_regex([*defaults.suffixes, _SUFFIX_EXTRA]).search
+    return _Tail(compile_suffix_regex([*defaults.suffixes, _SUFFIX_EXTRA])).search
+
+
+AFFIX_WINDOW = 50
+"""How far into a word the tokenizer's prefix and suffix patterns look (no affix is this long)."""
+
+
+class _Tail:
+    """A suffix pattern searched in the last :data:`AFFIX_WINDOW` characters of a string only.
+
+    The tokenizer strips suffixes one at a time and searches the whole rest of the word each time: on one
+    "word" of 25,000 closing parentheses that was quadratic (two minutes). ``pattern`` is the regular
+    expression's, so the tokenizer serialises as before.
+    """
+
+    __slots__ = ("regex", "pattern")
+
+    def __init__(self, regex) -> None:
+        self.regex, self.pattern = regex, regex.pattern
+
+    def search(self, string: str):
+        return self.regex.search(string, max(0, len(string) - AFFIX_WINDOW))
+
+
+class _Head(_Tail):
+    """A prefix pattern (anchored at the start) searched in the first :data:`AFFIX_WINDOW` characters only: a
+    prefix pattern that does not match is otherwise tried at every position of the rest of the word."""
+
+    __slots__ = ()
+
+    def search(self, string: str):
+        return self.regex.search(string[:AFFIX_WINDOW])
+
+
+def _bound_affixes(tokenizer) -> None:
+    """Give ``tokenizer`` prefix and suffix searches that look at a word's ends only (linear in its length)."""
+    for name, cls in (("prefix_search", _Head), ("suffix_search", _Tail)):
+        search = getattr(tokenizer, name)
+        if search is not None and not isinstance(getattr(search, "__self__", None), _Tail):
+            setattr(tokenizer, name, cls(search.__self__).search)
 
 
 class MlkgTokenizer(Tokenizer):
@@ -72,6 +111,7 @@ class MlkgTokenizer(Tokenizer):
         super().from_bytes(bytes_data, exclude=(*exclude, "exceptions"))
         if self.defaults is not None:
             self.suffix_search = _suffix_search(self.defaults)  # no special cases yet: nothing to reload
+        _bound_affixes(self)
         if "exceptions" not in exclude:
             rules = srsly.msgpack_loads(bytes_data).get("exceptions")
             if isinstance(rules, dict):
@@ -114,6 +154,7 @@ def load_nlp(model: str | None = None) -> Language:
     search = nlp.tokenizer.suffix_search
     if search is None or _SUFFIX_EXTRA not in search.__self__.pattern:  # a pipeline saved without its tokenizer
         _split_sentence_final_periods(nlp)
+    _bound_affixes(nlp.tokenizer)
     nlp.add_pipe("mlkg_paragraphs", before="parser" if "parser" in nlp.pipe_names else None)
     nlp.add_pipe("mlkg_mentions")
     nlp.add_pipe("mlkg_relations")

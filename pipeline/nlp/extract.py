@@ -10,8 +10,10 @@ from spacy.attrs import DEP, HEAD, IDX, LENGTH, SENT_START, SPACY
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from .. import config
 from ..model import Document, Evidence, Extraction, Mention, RelationMention
 from ..vocab import MLKG
+from . import budget
 from .components import MENTIONS_KEY, TEXT_KEY, doc_text, sentence_starts
 
 __all__ = ["extract", "extract_all", "parse_all", "extract_parsed", "RULE_COMPONENTS"]
@@ -73,11 +75,61 @@ def extract(document: Document, doc: Doc) -> Extraction:
     return Extraction(document=document, mentions=mentions, relations=relations)
 
 
-def _make_doc(nlp: Language, text: str) -> Doc:
-    """The tokenised Doc of ``text``, carrying the string itself so no component joins it from the tokens."""
+def _make_doc(nlp: Language, text: str, doc_id: str | None = None) -> Doc:
+    """The tokenised Doc of ``text``, carrying the string itself so no component joins it from the tokens (and
+    the document's id, so that a budget error names it)."""
     doc = nlp.make_doc(text)
     doc.user_data[TEXT_KEY] = text
+    if doc_id is not None:
+        doc.user_data[budget.DOC_ID_KEY] = doc_id
     return doc
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    """``text`` cut into pieces of at most ``size`` characters, each ending after a paragraph break where there is
+    one (else a line break, else a space; a piece with none of them is cut where it reaches ``size``)."""
+    out, start, n = [], 0, len(text)
+    while n - start > size:
+        window = text[start:start + size]
+        cut = next((k + len(sep) for sep in ("\n\n", "\n", " ") if (k := window.rfind(sep)) > 0), size)
+        out.append(text[start:start + cut])
+        start += cut
+    out.append(text[start:])
+    return out
+
+
+def _parse_in_pieces(nlp: Language, document: Document, disable: list[str]) -> Doc:
+    """The Doc of a long document: its pieces parsed apart (spaCy's ``max_length`` applies to each), joined into
+    one Doc whose offsets are the document's, then given to the rule components ``disable`` does not name."""
+    rules = [n for n in RULE_COMPONENTS if n in nlp.pipe_names]
+    pieces = [_make_doc(nlp, p) for p in _pieces(document.text, config.PARSE_CHUNK_CHARS)]
+    doc = Doc.from_docs(list(nlp.pipe(pieces, disable=[*disable, *rules])), ensure_whitespace=False)
+    doc.user_data[TEXT_KEY] = document.text
+    doc.user_data[budget.DOC_ID_KEY] = document.id
+    for name in rules:
+        if name not in disable:
+            doc = nlp.get_pipe(name)(doc)
+    return doc
+
+
+def _docs(nlp: Language, documents: list[Document], batch_size: int, disable: list[str]) -> Iterator[Doc]:
+    """The parsed Doc of each of ``documents``, in order: ``nlp.pipe`` in batches, a long document in pieces."""
+    run: list[Document] = []
+    for document in [*documents, None]:
+        if document is not None and len(document.text) <= config.PARSE_CHUNK_CHARS:
+            run.append(document)
+            continue
+        if run:
+            yield from nlp.pipe((_make_doc(nlp, d.text, d.id) for d in run), batch_size=batch_size, disable=list(disable))
+            run = []
+        if document is not None:
+            yield _parse_in_pieces(nlp, document, list(disable))
+
+
+def _parse_one(nlp: Language, document: Document, disable: list[str]) -> Doc:
+    if len(document.text) > config.PARSE_CHUNK_CHARS:
+        return _parse_in_pieces(nlp, document, list(disable))
+    return nlp(_make_doc(nlp, document.text, document.id), disable=list(disable))
 
 
 def extract_all(nlp: Language, documents: Iterable[Document], batch_size: int = 16,
@@ -123,21 +175,30 @@ def _each_parsed(nlp: Language, documents: Iterable[Document], batch_size: int, 
     names) in batches; after a batch whose parse raises, the rest one by one, each failure told to ``on_error``."""
     docs = list(documents)
     done: set[str] = set()
-    try:
-        for document, doc in zip(docs, nlp.pipe((_make_doc(nlp, d.text) for d in docs), batch_size=batch_size,
-                                                disable=list(disable))):
-            result = finish(document, doc)
-            done.add(document.id)
-            yield result
-    except Exception:  # one bad document must not stop the others: redo the rest one by one
-        if on_error is None:
-            raise
-        for document in docs:
-            if document.id in done:
-                continue
-            try:
-                result = finish(document, nlp(_make_doc(nlp, document.text), disable=list(disable)))
-            except Exception as exc:  # noqa: BLE001
-                on_error(document, exc)
-                continue
-            yield result
+    while True:
+        rest = [d for d in docs if d.id not in done]
+        try:
+            for document, doc in zip(rest, _docs(nlp, rest, batch_size, list(disable))):
+                result = finish(document, doc)
+                done.add(document.id)
+                yield result
+            return
+        except budget.BudgetExceeded as exc:  # that document is skipped, the others parsed in batches again
+            if on_error is None or exc.doc_id not in {d.id for d in rest}:
+                raise
+            over = next(d for d in rest if d.id == exc.doc_id)
+            on_error(over, exc)
+            done.add(over.id)
+        except Exception:  # one bad document must not stop the others: redo the rest one by one
+            if on_error is None:
+                raise
+            break
+    for document in docs:
+        if document.id in done:
+            continue
+        try:
+            result = finish(document, _parse_one(nlp, document, list(disable)))
+        except Exception as exc:  # noqa: BLE001
+            on_error(document, exc)
+            continue
+        yield result

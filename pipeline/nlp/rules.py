@@ -87,6 +87,7 @@ class Rules:
     conf_acronyms: dict[str, str] = field(default_factory=dict)  # surface acronym -> canonical acronym
     dependency_verbs: dict[str, list[str]] = field(default_factory=dict)  # relation -> verb forms (by the parse)
     lower_is_better: frozenset[str] = frozenset()  # metrics a lower value of which is better (FID, WER, latency)
+    cue_patterns: dict[str, dict[str, str]] = field(default_factory=dict)  # module -> cue name -> regular expression
 
     # derived once from the data above, not per document
     @cached_property
@@ -132,6 +133,8 @@ def load_rules() -> Rules:
         cues={k: v for k, v in cues.items() if not k.startswith("_") and isinstance(v, str)},
         dependency_verbs={k: v for k, v in cues.get("dependency_verbs", {}).items() if not k.startswith("_")},
         lower_is_better=frozenset(w.lower() for w in cues.get("comparatives", {}).get("lower_is_better", [])),
+        cue_patterns={module: {k: v for k, v in patterns.items() if not k.startswith("_")}
+                      for module, patterns in cues.get("patterns", {}).items() if not module.startswith("_")},
     )
     for acr, info in rules.conferences.items():
         rules.conf_acronyms[acr] = acr
@@ -168,6 +171,10 @@ class _Words:
     def __getitem__(self, i: int) -> tuple[int, int, str]:
         self.has(i)
         return self._buf[i]
+
+
+MAX_TITLE_WORDS = 60
+"""The longest title :func:`scan_title` reads, in words: a longer title-case run is no title."""
 
 
 def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3,
@@ -207,6 +214,9 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
     count = 0
     i = 0
     while words.has(i):
+        if i >= MAX_TITLE_WORDS:
+            return None  # no title is this long: a run of capitalised words is something else (and scanning it to
+            # its end from every position asked about was quadratic in its length)
         s, e, w = words[i]
         core = w.strip("“”\"'()[]").rstrip(",.;:?!")
         trail = w[len(w.rstrip(",.;:?!")):]
@@ -226,6 +236,8 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
             # (the next words up to punctuation or the end of the text are all title words, at least two)
             j, n = i + 1, 0
             while words.has(j):
+                if j >= MAX_TITLE_WORDS:
+                    return None
                 w2 = words[j][2]
                 c2 = w2.strip("“”\"'()").rstrip(",.;:?!")
                 if not c2 or c2 in fail_words or not _is_title_word(c2, function_words) or w2.startswith("(") \
@@ -248,6 +260,8 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
             j = i + 1
             ok = words.has(j)
             while words.has(j):
+                if j >= MAX_TITLE_WORDS:
+                    return None
                 w2 = words[j][2]
                 c2 = w2.strip("“”\"'()").rstrip(",.;:?!")
                 if c2.lower() in stop_words and j > i + 1:

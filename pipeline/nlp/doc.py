@@ -1,0 +1,55 @@
+"""What every rule reads of a Doc: its text (kept once), its sentences (read from one array), the mentions' key."""
+
+from __future__ import annotations
+
+import numpy
+from spacy.attrs import SENT_START
+from spacy.tokens import Doc, Span
+
+__all__ = ["MENTIONS_KEY", "TEXT_KEY", "doc_text", "sentence_starts", "sentence_spans"]
+
+MENTIONS_KEY = "mlkg_mentions"
+TEXT_KEY = "mlkg_text"
+
+if not Doc.has_extension("mlkg_relations"):
+    Doc.set_extension("mlkg_relations", default=None)
+if not Doc.has_extension("mlkg_event"):
+    Doc.set_extension("mlkg_event", default=None)
+for _name, _default in (("mlkg_canonical", ""), ("mlkg_aliases", ()), ("mlkg_rule", "")):
+    if not Span.has_extension(_name):
+        Span.set_extension(_name, default=_default)
+
+
+def doc_text(doc: Doc) -> str:
+    """``doc.text``, joined from the tokens once per Doc and kept in ``doc.user_data``.
+
+    ``Doc.text`` joins every token's text on each access; the rules read the text in three components.
+    ``extract_all`` puts the document's own string there before the parse, so it is never joined at all.
+    """
+    text = doc.user_data.get(TEXT_KEY)
+    if text is None:
+        text = doc.user_data[TEXT_KEY] = doc.text
+    return text
+
+
+def sentence_starts(doc: Doc) -> list[int]:
+    """The first token of every sentence, as ``Doc.sents`` splits them.
+
+    Read from one array: ``Doc.sents`` and ``Span.sent`` each check the annotation by iterating the Doc's
+    tokens as Python objects, which cost the rules more than all their regular expressions together.
+    """
+    if not len(doc):
+        return []
+    flags = doc.to_array([SENT_START])
+    return [0, *(int(i) for i in numpy.flatnonzero(flags[1:] == 1) + 1)]
+
+
+def sentence_spans(doc: Doc, text: str) -> list[Span]:
+    """The sentences of ``doc`` that hold more than whitespace, in order (``text`` is ``doc.text``)."""
+    starts = sentence_starts(doc)
+    out = []
+    for a, b in zip(starts, [*starts[1:], len(doc)]):
+        sent = doc[a:b]
+        if text[sent.start_char:sent.end_char].strip():
+            out.append(sent)
+    return out

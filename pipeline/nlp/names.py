@@ -1,0 +1,461 @@
+"""Method and dataset names: by shape, by lexicon, and by the words around them; their class by context votes."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections import Counter, defaultdict
+from functools import lru_cache
+
+from spacy.tokens import Doc
+
+from .occurrences import NameFinder
+from .rules import Found, NUMBERED_WORDS, is_strong_name, load_rules, norm
+from .text import _MONTHS, _re
+
+_CUES = load_rules().cue_patterns["names"]
+
+__all__ = ["name_candidates"]
+
+
+@lru_cache(maxsize=8)
+def _versioned_pattern(names: frozenset[str]) -> re.Pattern:
+    """A known method followed by a version or a size ("NAME 3", "NAME 2.5 7B")."""
+    first = "".join(sorted({re.escape(n[0]) for n in names}))  # a look-ahead on the first letters turns most positions away
+    return re.compile(r"(?<![\w-])(?=[" + first + r"])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+                      + r")((?:[ \t]+\d+(?:\.\d+)?)(?:[ \t]+\d+(?:\.\d+)?[BMK])?|[ \t]+\d+(?:\.\d+)?[BMK])(?![\w-])")
+
+
+_MODEL_SIZE = re.compile(r"(?:[ \t]+\d+(?:\.\d+)?)?[ \t]+(?:((?:\d+x)?\d+(?:\.\d+)?[BMT])|(?:large|base|small|tiny|medium)(?:-v\d+(?:-turbo)?|(?![ \t]+[a-z])))(?![\w.-])"
+                         r"|([ \t]+\d+(?:\.\d+)?[ \t]+(?:Pro|Flash|Ultra|Mini|Nano|Lite|Max|Plus|Instruct|Turbo|Sonnet|Opus|Haiku))(?![\w.-])")
+_ADJECTIVE_SUFFIX = re.compile(_CUES["adjective_suffix"])
+_DATASET_SHAPE = re.compile(r"\w(?:Bench|bench|QA|Eval|Arena)$|-\d+(?:\.\d+)?[KkM]$")
+_NAME_RE = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:[-/.][A-Za-z0-9]+)*)(?![\w-])")
+_LM_SUFFIX = re.compile(r"[ \t]+(LM|LLM|GPT|Net|NN)\b")
+_VERSION_SUFFIX = re.compile(r"[ \t]+(?:[Vv]\d+(?:\.\d+)?|\d{1,3}(?:\.\d+)?[kK]?|QA)(?![\w.%×-])(?!\s*(?:%|×|x\b|points?|pp\b|times|percent))")
+
+
+
+_DS_WORD = r"(?:[A-Z]|[a-z]{1,6}[A-Z])[\w-]*"  # "MedQA", "iNaturalist", "nuScenes"
+_DS_MORE = r"(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?|v\d+(?:\.\d+)?))"  # "... 2021", "LongBench v2"
+_DS_ITEM = r"(?:[A-Z][a-z]{1,2}\.\s+)?[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,3}"
+
+# a dataset name: capitalised ("MedQA", "Long Range Arena"), or lower-case with a hyphen ("ogbg-molhiv")
+_NAME_ITEM = (r"(?:(?:[A-Z]|\d[A-Za-z])[\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\d{1,3}[kK]?(?![\w.%])|(?:19|20)\d{2}(?![\w.%])|v\d+(?:\.\d+)?)(?:\.\d+)?){0,3}"
+              r"|[a-z]{1,6}[A-Z][\w-]*|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9]|[a-z]{3,}\d+[a-z0-9]*)")
+_SEP = r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)(?:on\s+)?(?:the\s+|our\s+(?:new\s+|own\s+|internal\s+)?)?"
+_EVAL_CUE = re.compile(_CUES["eval_cue"])
+_ON_LIST = re.compile(r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set|version)\s+of\s+)?"
+                         r"(?:(?:[a-z]+-(?:class|grained|scale|domain|shot|world|source)|held-out|standard|public|popular|challenging)\s+)?"
+                         r"(" + _NAME_ITEM + r"(?:" + _SEP + _NAME_ITEM + r")*)")
+
+
+class _Spans:
+    """Character spans that may overlap: whether a position falls inside one, by bisection."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        spans = sorted(spans)
+        self.starts = [a for a, _ in spans]
+        self.reach: list[int] = []  # the furthest end among the spans starting at or before each one
+        best = -1
+        for _, b in spans:
+            best = max(best, b)
+            self.reach.append(best)
+
+    def holds(self, at: int) -> bool:
+        """Whether some span has ``start <= at < end``."""
+        k = bisect_right(self.starts, at) - 1
+        return k >= 0 and self.reach[k] > at
+
+
+class _Votes:
+    """What the name rules of one document share: the candidates found, the class votes by normalised name,
+    the first surface form of each name, and the text the rules read."""
+
+    def __init__(self, text: str, sentences, rules, titles: list[Found], lexicon: dict | None) -> None:
+        self.text, self.rules, self.titles, self.lexicon = text, rules, titles, lexicon
+        self.sent_starts = {s for s, _ in sentences}
+        self.votes: dict[str, Counter] = defaultdict(Counter)
+        self.surface: dict[str, str] = {}
+        self.cands: list[tuple[int, int, str]] = []
+        self.dheads = rules.dataset_heads_alternation
+        self.mheads = rules.method_heads_alternation
+        self.shouting = _Spans(_shouting(text))
+
+    def vote(self, name: str, cls: str, w: int = 1) -> None:
+        """One vote of weight ``w`` that ``name`` is of class ``cls`` (unless it is a generic word, an adjective,
+        an organization...)."""
+        rules, votes, surface = self.rules, self.votes, self.surface
+        generic_norms = rules.generic_norms
+        key = norm(name)
+        if not key or "\n" in name or (sum(ch.isalpha() for ch in name) < 2 and not (cls == "Dataset" and re.fullmatch(r"[A-Z][1-9]\d?", name))):
+            return
+        first = re.split(r"[/-]", name)[0] if " " not in name else name
+        if key in generic_norms or key.rstrip("s") in generic_norms or (norm(first) in generic_norms and not (
+                cls == "Dataset" and _DATASET_SHAPE.search(name)) and name not in rules.known_methods
+                and name not in rules.known_datasets):  # "SKU-110K" is a dataset and "RNN-T" a method, "SKU", "RNN" words
+            return
+        if name.lower() in rules.method_heads or name.lower() in rules.dataset_heads or _ADJECTIVE_SUFFIX.search(name):
+            return  # "BEIR-style collections": an adjective, not a name
+        if name in rules.organizations:
+            return
+        if name.split()[0] in rules.organizations and not is_strong_name(name.split()[-1], rules.generic) and not (
+                cls == "Dataset" and w >= 4):  # "Google Research" is no method; "the Amazon Sports dataset" is a dataset
+            return
+        if w == 1:  # shape alone: one vote per name, however often it occurs
+            votes[key][cls] = max(votes[key][cls], 1)
+        else:
+            votes[key][cls] += w
+        surface.setdefault(key, name)
+
+
+def _shouting(text: str) -> list[tuple[int, int]]:
+    """Capitals that are typography, not names: all-caps heading lines ("ABOUT THE RESEARCH"), datelines
+    ("TORONTO, August 4, 2025 --"), and people's names on author lines ("MacLeod", "DeVries")."""
+    shouting = [(m.start(), m.end()) for m in re.finditer(r"(?m)^[^a-z\n]*[A-Z]{2,}[^a-z\n]*\s[^a-z\n]*[A-Z]{2,}[^a-z\n]*$", text)]
+    shouting += [(m.start(), m.end(1)) for m in re.finditer(r"(?m)^([A-Z]{3,}(?:[ \t]+[A-Z]{3,})*),[ \t]+(?:" + "|".join(_MONTHS) + r")\b", text)]
+    shouting += [(m.start(1), m.end(1)) for m in re.finditer(r"(?m)^[ \t]*([A-Z]{3,}(?:[ \t]+[A-Z]{3,})+)(?![\w-])", text)]  # "AUTUMN NEWSLETTER 2025"
+    shouting += [(m.start(), m.end()) for m in re.finditer(r"(?m)^[ \t]*(?:Authors?|By|Affiliations?|Posted\s+by|Written\s+by)\b[^\n]*", text)]
+    return shouting
+
+
+def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], titles: list[Found],
+                    lexicon: dict | None = None) -> list[Found]:
+    """Method and dataset names: by shape, by lexicon, and by the words around them; class by context votes."""
+    v = _Votes(text, sentences, rules, titles, lexicon)
+    for family in _FAMILIES:
+        family(v)
+    return _emit(v)
+
+
+def _by_shape(v: _Votes) -> None:
+    """Strong shapes and lexicon names, with a version, size or suffix written after them."""
+    text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
+    shouting = v.shouting
+    known_words = rules.known_words
+    for m in _NAME_RE.finditer(text):
+        w = m.group(1)
+        if w.islower() and w.isalpha() and w not in known_words:
+            continue  # a plain lower-case word ("the", "model"): no shape below holds for it, so it names nothing
+        if shouting.holds(m.start()):
+            continue
+        w = w.rstrip(".")
+        adj = _ADJECTIVE_SUFFIX.search(w)
+        if adj and adj.start() >= 2:  # "FogForge-trained detectors", "LiDAR-free": the name is before the hyphen
+            w = w[:adj.start()]
+        end = m.start() + len(w)
+        lm = _LM_SUFFIX.match(text, end)
+        if lm and w.isupper() and len(w) >= 3:
+            w, end = w + lm.group(0).replace("\t", " "), lm.end()
+        # a version or size written after the name is part of it: "FastSpeech 2", "VideoMAE V2", "Mip-NeRF 360"
+        ver = _VERSION_SUFFIX.match(text, end)
+        base = w
+        if ver and (is_strong_name(w, rules.generic) or w in rules.known_datasets) and (
+                w not in rules.known_methods or ver.group(0).strip()[0] in "vV"):
+            w, end = w + ver.group(0).replace("\t", " "), ver.end()
+        if w in rules.conf_acronyms or w in rules.generic:
+            continue
+        # a parameter count or a size variant after a name makes it a model's: "Mixtral 8x22B", "Qwen3 1.7B",
+        # "Llama 2 70B", "Whisper large-v3"
+        size = _MODEL_SIZE.match(text, end)
+        if size and w[0].isupper() and w not in NUMBERED_WORDS and w not in rules.known_datasets \
+                and (size.group(1) or size.group(2) or is_strong_name(w, rules.generic) or w in rules.known_methods):
+            w, end = w + size.group(0).replace("\t", " "), size.end()
+            vote(w, "Method", 2)
+        elif w in rules.known_datasets or base in rules.known_datasets:
+            vote(w, "Dataset", 3)  # "AlpacaEval 2.0": a version of a known dataset
+        elif w in rules.known_methods:
+            vote(w, "Method", 3)
+        elif is_strong_name(w, rules.generic):
+            vote(w, "Method", 1)
+        else:
+            continue
+        cands.append((m.start(), end, w))
+
+
+def _known_names(v: _Votes) -> None:
+    """Known methods with a version or size, and the lexicon's names of several words."""
+    text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
+    lexicon = v.lexicon
+    versioned = _versioned_pattern(frozenset(rules.known_methods))
+    for m in versioned.finditer(text):
+        vote(m.group(0), "Method", 3)
+        cands.append((m.start(), m.end(), m.group(0)))
+    if lexicon is not None:  # known names of several words, found by the PhraseMatcher
+        for cls in ("Method", "Dataset"):
+            for a, b in lexicon.get(cls, []):
+                vote(text[a:b], cls, 3)
+                cands.append((a, b, text[a:b]))
+    else:
+        for lex, cls in ((rules.known_methods, "Method"), (rules.known_datasets, "Dataset")):
+            for name in sorted(lex):
+                if " " in name and name in text:  # the pattern matches the name literally: absent, nothing to find
+                    for m in _re(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])").finditer(text):
+                        vote(name, cls, 3)
+                        cands.append((m.start(), m.end(), name))
+
+
+def _by_dataset_head(v: _Votes) -> None:
+    """"X dataset", "the X and Y datasets", "datasets including X and Y", "X, a ... benchmark"."""
+    text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
+    sent_starts, dheads, mheads, ds_word, ds_more, ds_item = v.sent_starts, v.dheads, v.mheads, _DS_WORD, _DS_MORE, _DS_ITEM
+    for m in _re(r"(?<![\w-])(" + ds_word + ds_more + r"{0,3})\s+(?:and\s+(" + ds_word + ds_more + r"{0,2})\s+)?(?:[a-z]+(?:-[a-z]+)?\s+)?(" + dheads + r")\b").finditer(text):
+        if m.start() in sent_starts and not any(is_strong_name(w, rules.generic) for w in m.group(1).split()):
+            continue
+        if re.search(r"[A-Z][\w-]*,\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}$", text[max(0, m.start() - 80):m.start()]):
+            continue  # "SwaText, the 48-billion-token Swahili corpus": the appositive names SwaText, not "Swahili"
+        if m.group(2) and not m.group(3).endswith(("s", "corpora")) and text[m.end(1):m.start(2)].strip() == "and" \
+                and not any(is_strong_name(w, rules.generic) for w in (m.group(1) + " " + m.group(2)).split()):
+            # "the Tanks and Temples dataset": one name, a singular head noun after plain words
+            vote(text[m.start(1):m.end(2)], "Dataset", 4)
+            cands.append((m.start(1), m.end(2), text[m.start(1):m.end(2)]))
+            continue
+        for g in (1, 2):
+            if m.group(g):
+                vote(m.group(g), "Dataset", 4)
+                cands.append((m.start(g), m.end(g), m.group(g)))
+    # a head noun before the name: "the hate speech corpus HateXplain" (a noun: "we benchmark X" is a verb)
+    for m in _re(r"\b(?:the|a|an|our|their|its|new)\s+(?:[\w-]+\s+){0,3}?(?:corpus|dataset|benchmark|suite|leaderboard)\s+(" + ds_word + r"(?:\s+(?:\d{1,4}[kK]?|v\d+))?)(?![\w-])").finditer(text):
+        if is_strong_name(m.group(1).split()[0], rules.generic) or m.group(1) in rules.known_datasets:
+            vote(m.group(1), "Dataset", 4)
+            cands.append((m.start(1), m.end(1), m.group(1)))
+    # "three text classification datasets, SST-2, AG News and HateXplain": the list after a comma
+    for m in re.finditer(r"\b(?:datasets|benchmarks|corpora),\s+((?:" + ds_word + ds_more + r"{0,2}(?:,\s+|,?\s+and\s+(?:the\s+(?:[a-z-]+\s+){0,3})?))+" + ds_word + ds_more + r"{0,2})", text):
+        for item in re.finditer(ds_word + ds_more + r"{0,2}", m.group(1)):
+            vote(item.group(0), "Dataset", 4)
+            cands.append((m.start(1) + item.start(), m.start(1) + item.end(), item.group(0)))
+    ds_item = r"(?:[A-Z][a-z]{1,2}\.\s+)?[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,3}"
+    for m in re.finditer(r"\b(?:" + dheads + r")(?:\s+(?:including|such\s+as|like)\s+|\s*:\s*)((?:" + ds_item + r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)?)+)", text):
+        for item in re.finditer(ds_item, m.group(1)):
+            vote(item.group(0), "Dataset", 4)
+            cands.append((m.start(1) + item.start(), m.start(1) + item.end(), item.group(0)))
+    for m in _re(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(" + dheads + r")\b").finditer(text):
+        vote(m.group(1), "Dataset", 6)
+    for m in _re(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,5}?(" + mheads + r")\b").finditer(text):
+        if m.start() in sent_starts and not is_strong_name(m.group(1), rules.generic):
+            continue
+        vote(m.group(1), "Method", 2)
+        cands.append((m.start(1), m.end(1), m.group(1)))
+
+
+def _by_evaluation(v: _Votes) -> None:
+    """What is evaluated, demoed or run is a method; what results are reported on is a dataset."""
+    text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
+    # "Evaluating Chronos-Bolt, TimesFM 2.0 and Moirai on X", "We benchmark A and B on X": what is evaluated on
+    # a dataset is a method
+    for m in re.finditer(r"\b(?:[Ee]valuat(?:e|es|ed|ing)|[Bb]enchmark(?:s|ed|ing)?|[Cc]ompar(?:e|es|ed|ing)|[Tt]est(?:s|ed|ing)?)\s+"
+                         r"((?:[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?(?:,\s+|,?\s+and\s+))+[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?)\s+on\s", text):
+        for item in re.finditer(r"[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?", m.group(1)):
+            w = item.group(0).rstrip(".")
+            if w not in rules.generic and w not in rules.conf_acronyms and w not in rules.known_datasets and w not in rules.organizations:
+                vote(w, "Method", 2)
+                cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
+    # the items of a demo list ("... live demos at booth #412, including:\n- Parley: Parley is a voice
+    # assistant ...") are named by their first word or words
+    for m in re.finditer(r"(?im)^[^\n]*\b(?:demos?|demonstrations?|booth)\b[^\n]*(?:including|following(?:\s+\w+){0,2}|are)\s*:[ \t]*\n((?:[ \t]*(?:[-•*][ \t]+)?[^\n]+\n?){1,8})", text):
+        for item in re.finditer(r"(?m)^[ \t]*(?:[-•*][ \t]+)?([A-Z][\w.-]*(?:[ \t]+[A-Z0-9][\w.-]*){0,2})[ \t]*(?::|[–—]|[ \t]-[ \t])", m.group(1)):
+            name = item.group(1)
+            if name not in rules.generic and name.split()[0] not in rules.organizations and name.split()[0] not in {"The", "This", "A", "An", "Our"}:
+                vote(name, "Method", 2)
+                cands.append((m.start(1) + item.start(1), m.start(1) + item.end(1), name))
+    # "edit pictures with Petal running entirely on a Pixel 10 Pro": a name running on something is a method
+    for m in re.finditer(r"\b(?:with|using|see|watch|try)\s+([A-Z][\w-]*)\s+(?:running|deployed|served)\s+(?:\w+\s+)?(?:on|locally|live)\b", text):
+        if m.group(1) not in rules.generic and m.group(1) not in rules.organizations:
+            vote(m.group(1), "Method", 2)
+            cands.append((m.start(1), m.end(1), m.group(1)))
+    # evaluation contexts: "<number> for X", "on X" after a result cue
+    for m in re.finditer(r"\d[\d.,]*%?\s+(?:on|for)\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{2,}[\w-]*)", text):
+        vote(m.group(1), "Dataset", 3)
+    for m in re.finditer(r"\b(?:[Pp]erformance|[Aa]ccuracy|results?|evaluated|tested|benchmarked|FID|perplexity)\s+(?:of\s+[\w-]+\s+)?(?:\w+\s+){0,3}?on\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{3,}[\w-]*)", text):
+        vote(m.group(1), "Dataset", 3)
+
+
+def _evaluated_on_lists(v: _Votes) -> None:
+    """Lists of dataset names after "Experiments span" and after "on" in a result's sentence."""
+    text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
+    dheads, name_item, sep, eval_cue, on_list = v.dheads, _NAME_ITEM, _SEP, _EVAL_CUE, _ON_LIST
+    # "Experiments span A, B and the C": a list of datasets after an experiments verb
+    for m in re.finditer(r"\b(?:[Ee]xperiments|[Ee]valuations?|[Bb]enchmarks)\s+(?:span|spanning|cover|covering|include|including)\s+", text):
+        lst = re.match(r"(?:the\s+)?(" + name_item + r"(?:" + sep + name_item + r")*)", text[m.end():])
+        if lst and re.search(r"\b(?:and|or)\b", lst.group(1)):
+            for item in re.finditer(name_item, lst.group(1)):
+                vote(item.group(0), "Dataset", 3)
+                cands.append((m.end() + lst.start(1) + item.start(), m.end() + lst.start(1) + item.end(), item.group(0)))
+
+    def in_eval_context(at: int) -> bool:
+        """An "on X" at ``at`` opens its sentence or follows a result cue in the same sentence."""
+        window = text[max(0, at - 90):at]
+        window = re.split(r"[.;:](?!\d)\s|\n", window)[-1]
+        return not window.strip() or bool(eval_cue.search(window))
+
+    for m in on_list.finditer(text):
+        if not in_eval_context(m.start()):
+            continue
+        items = list(re.finditer(name_item, m.group(1)))
+        while len(items) > 1 and not re.search(r"\b(?:and|or)\b", m.group(1)[items[-2].end():items[-1].start()]):
+            items.pop()  # a list ends "Y and Z": in "on X, Driftless reaches" the comma closes a fronted phrase
+        for item in items:
+            w = item.group(0).rstrip(".")
+            after = text[m.start(1) + item.end():m.start(1) + item.end() + 12]
+            if w[0].islower() and (not re.match(r"\s*(?:[,.;:)]|and\b|or\b|$)", after)
+                                   or re.match(r"[ \t]+(?!(?:" + dheads + r"|tasks?|splits?|subsets?)\b)[a-z]",
+                                               text[m.start(1) + items[-1].end():m.start(1) + items[-1].end() + 20])):
+                continue  # "on large-scale data", "on real-world tasks": a lower-case word before a noun is an adjective
+            if w in rules.conf_acronyms or re.match(r"(?:Apple|NVIDIA|iPhone|iPad|Mac)\b", w):
+                continue
+            vote(w, "Dataset", 3)
+            cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
+
+
+def _by_method_cue(v: _Votes) -> None:
+    """A method's head noun, class noun lists, "called X", "we propose X"."""
+    text, rules, vote, surface, cands = v.text, v.rules, v.vote, v.surface, v.cands
+    sent_starts, mheads = v.sent_starts, v.mheads
+    # capitalised name + head noun: "the Adam optimizer", "Foundation Models framework"
+    for m in _re(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)\s+(" + mheads + r")\b").finditer(text):
+        if m.start() in sent_starts or m.group(1).split()[0] in {"The", "A", "An", "This", "Our", "These", "Each"}:
+            continue
+        if all(not is_strong_name(w, rules.generic) for w in m.group(1).split()) and len(m.group(1).split()) == 1 and m.group(1) not in rules.known_methods:
+            # a single plain capitalised word needs a stronger cue than a head noun
+            # "the Adam optimizer", "a chunked Conformer encoder": an article, perhaps one lower-case modifier
+            if not re.search(r"\b(?:the|a|an)\s+(?:[a-z][a-z-]+\s+)?$", text[max(0, m.start() - 24):m.start()]):
+                continue
+        if m.group(1) in rules.generic or m.group(1).split()[-1] in rules.generic:
+            continue
+        vote(m.group(1), "Method", 2)
+        cands.append((m.start(1), m.end(1), m.group(1)))
+        surface.setdefault(norm(m.group(1)) + "#head", f"{m.group(1)} {m.group(2)}")
+    # names in lists after a class noun: "SSMs like Mamba", "Transformers (Pythia, Mistral)"
+    for m in re.finditer(r"\b(?:models?|methods?|architectures?|baselines?|optimizers?|LLMs|SSMs|RNNs|Transformers|networks)\s*(?:\(|,?\s+(?:like|such\s+as|including)\s+)((?:[A-Z][\w.-]*(?:,\s+|\s+and\s+|\s+or\s+)?){1,6})", text):
+        for item in re.finditer(r"[A-Z][\w.-]*", m.group(1)):
+            w = item.group(0).rstrip(".")
+            if w in rules.generic or w in rules.conf_acronyms:
+                continue
+            vote(w, "Method", 2)
+            cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
+    # "called X", "named X", "dubbed X"
+    for m in re.finditer(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed|(?:[Cc]all|[Nn]ame|[Tt]erm)\s+(?:the|this|our)\s+(?:[\w-]+\s+)?"
+                         r"(?:method|model|approach|algorithm|framework|system|technique|architecture))\s+([A-Z][\w-]*)", text):
+        vote(m.group(1), "Method", 2)
+        cands.append((m.start(1), m.end(1), m.group(1)))
+    # "we propose/introduce/present X" where X is capitalised
+    for m in re.finditer(r"\b(?:[Ww]e|[Tt]he\s+(?:paper|work))\s+(?:propose|introduce|present|develop|describe)s?\s+(?:(?:a|an|the)\s+)?(?:(?:new|novel|simple)\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)(\s+[a-z]+s\b)?", text):
+        name = m.group(1)
+        if name in rules.generic or name.split()[0] in {"In", "The", "A", "We", "Our"}:
+            continue
+        if m.group(2) and not is_strong_name(name, rules.generic) and m.group(2).strip() not in rules.function_words \
+                and m.group(2).strip() not in rules.method_heads and m.group(2).strip() not in rules.dataset_heads:
+            name = name + m.group(2)
+            vote(name, "Method", 2)
+            cands.append((m.start(1), m.start(1) + len(name), name))
+        else:
+            vote(name, "Method", 2)
+            cands.append((m.start(1), m.end(1), name))
+
+
+def _title_prefixes(v: _Votes) -> None:
+    """A title's prefix "Name: Subtitle" names a method or a dataset."""
+    text, rules, vote, surface, cands = v.text, v.rules, v.vote, v.surface, v.cands
+    titles, mheads = v.titles, v.mheads
+    # title prefixes "Name: Subtitle"
+    for t in titles:
+        title = text[t.start:t.end]
+        m = _re(r"(?:The\s+)?((?:[A-Z0-9][\w-]*\s*){1,3}?)(?:\s+(?:" + mheads + r"))?:\s", re.I).match(title)
+        if not m:
+            continue
+        name = m.group(1).strip()
+        words = name.split()
+        if any(w.lower() in rules.function_words for w in words):
+            continue
+        key = norm(name)
+        elsewhere = sum(1 for mm in re.finditer(re.escape(name), text, re.I) if not (t.start <= mm.start() < t.end))
+        if any(is_strong_name(w, rules.generic) for w in words) or elsewhere:
+            # "Canopy: A Benchmark for Web Agents" names a dataset, "Quill: Learning to Prove" a method
+            kind = "Dataset" if re.match(r"\s*(?:An?\s+)?(?:(?:New|Large-Scale|Multilingual|Open)\s+)?(?:Benchmark|Dataset|Corpus|Suite|Testbed|"
+                                         r"Collection|Leaderboard|Test\s+Set)\b", title[m.end():], re.I) else "Method"
+            vote(name, kind, 2 if kind == "Method" else 4)
+            cands.append((t.start + m.start(1), t.start + m.start(1) + len(name), name))
+            surface.setdefault(key, name)
+
+
+def _by_relation(v: _Votes) -> None:
+    """What a method or dataset extends, builds on, uses or beats is of its class; a dataset by its shape."""
+    text, rules, vote, votes, surface, cands = v.text, v.rules, v.vote, v.votes, v.surface, v.cands
+    # code names of a known method's companions: "MLX, mlx-lm and ..."
+    for m in re.finditer(r"(?<![\w-])([a-z][a-z0-9]*)([-_][a-z0-9]+)+(?![\w-])", text):
+        if votes.get(norm(m.group(1)), Counter())["Method"] >= 1 and m.group(1) not in rules.function_words:
+            vote(m.group(0), "Method", 2)
+            cands.append((m.start(), m.end(), m.group(0)))
+    # what a method or dataset extends, builds on, uses or beats is of its class: "Marrow extends MedQA" (datasets),
+    # "DRAFTWISE extends Medusa", "it is a direct successor of our earlier Hydra" (methods)
+    rel_cue = (r"(?:extends|extending|builds\s+(?:up)?on|built\s+(?:up)?on(?:\s+top\s+of)?|generali[sz]es|adapts|"
+               r"is\s+an?\s+(?:direct\s+)?(?:extension|successor|variant|generali[sz]ation)\s+(?:of|to)|"
+               r"replaces\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?of|uses|relies\s+on|outperforms|beats|surpasses)")
+    obj = r"([A-Z0-9][\w-]*(?:[ \t]+[A-Z][\w-]*){0,2}(?:[ \t]+\d+(?:\.\d+)?)?|[a-z][a-z0-9]*(?:[.-][a-z0-9]+)+|[a-z]{1,3}[A-Z][\w-]*)"
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*|[Ii]t)\s+(?:(?:also|further|even|still|consistently|clearly|directly|is|was)\s+)?" + rel_cue + r"\s+(?:(?:the|our|an?|both)\s+)?(?:(?:earlier|original|popular|standard|prior)\s+)?" + obj, text):
+        c = votes.get(norm(m.group(1)))
+        o = m.group(2)
+        if o in rules.generic or o.split()[0] in rules.generic or o in rules.conf_acronyms or o.split()[0] in rules.organizations \
+                or not re.search(r"[A-Z]|\d|\.", o) or o.lower() in rules.function_words:
+            continue
+        if c and c["Dataset"] > c["Method"]:
+            vote(o, "Dataset", 3)
+        elif (c and c["Method"]) or m.group(1).lower() == "it":
+            vote(o, "Method", 2)
+        else:
+            continue
+        cands.append((m.start(2), m.end(2), o))
+    # a benchmark's or a corpus's name by its shape: "...Bench", "...QA", "...Eval", a size in thousands or
+    # millions of items ("FairGrade-5K", "MovieLens-1M"); and "X, a set/split/suite of ...", "We construct X"
+    for key, c in list(votes.items()):
+        name = surface.get(key, "")
+        if c["Method"] and not c["Dataset"] and (_DATASET_SHAPE.search(name) or re.split(r"-", name)[0] in rules.known_datasets):
+            vote(name, "Dataset", 2)  # ... and variants of a known dataset: "ImageNet-R", "ImageNet-Sketch"
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(?:set|re-split|resplit|split|subset|suite|collection)\s+of\b"
+                         r"|\b(?:[Ww]e|[Tt]hey|[Tt]he\s+authors)\s+(?:also\s+)?(?:construct|collect|curate|annotate|crowdsource)\s+([A-Z][\w-]*)", text):
+        name = m.group(1) or m.group(2)
+        vote(name, "Dataset", 6)
+        cands.append((m.start(1) if m.group(1) else m.start(2), m.end(1) if m.group(1) else m.end(2), name))
+    for m in re.finditer(r"\b(?:using|uses|use|with)\s+(?:the\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+as\s+(?:the|a|an|its|our|their)\s+"
+                         r"(?:[\w-]+\s+){0,2}?(?:corpus|dataset|data\s+set|training\s+data|pre-?training\s+data|benchmark)\b", text):
+        vote(m.group(1), "Dataset", 4)  # "using FineWeb-Edu as the pretraining corpus"
+        cands.append((m.start(1), m.end(1), m.group(1)))
+    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*)\s+(?:extends|is\s+an?\s+(?:extension|re-split|subset|variant)\s+of)\s+(?:the\s+)?([A-Z][\w-]*)", text):
+        c = votes.get(norm(m.group(2)))
+        if c and c["Dataset"] > c["Method"] and norm(m.group(1)) in votes:
+            vote(m.group(1), "Dataset", 3)  # what extends a dataset is a dataset: "ChartStack extends ChartQA"
+
+
+def _emit(v: _Votes) -> list[Found]:
+    """A name the document shows as a method or dataset is that wherever it occurs: every candidate and
+    occurrence of a name with votes, of the class with more of them."""
+    text, votes, surface, cands, shouting = v.text, v.votes, v.surface, v.cands, v.shouting
+    out: list[Found] = []
+    known = {k for k, c in votes.items() if c}
+    finder = NameFinder(text, names=len(known))
+    for key in known:
+        name = surface[key]
+        for a, b in finder.occurrences(name):
+            if not text[a].isupper() and not name[0].islower():
+                continue
+            cands.append((a, b, text[a:b]))
+    for a, b, w in cands:
+        if shouting.holds(a):
+            continue
+        key = norm(w)
+        if key not in votes and key.endswith("s") and key[:-1] in votes:
+            key = key[:-1]
+        if key not in votes:
+            continue
+        c = votes[key]
+        cls = "Dataset" if c["Dataset"] > c["Method"] else "Method"
+        canonical = surface[key]
+        aliases = (surface[key + "#head"],) if key + "#head" in surface else ()
+        out.append(Found(a, b, cls, canonical, aliases, "name.shape_or_context"))
+    return out
+
+
+
+_FAMILIES = (_by_shape, _known_names, _by_dataset_head, _by_evaluation, _evaluated_on_lists, _by_method_cue, _title_prefixes,
+             _by_relation)
+"""The name rules in the order they vote (the first surface form of a name is the one kept)."""

@@ -1,0 +1,86 @@
+"""Demos: demoedAt and demoedOn, in demo sentences and demo lists."""
+
+from __future__ import annotations
+
+import re
+
+from ..discourse import _canon
+from ..rules import norm
+from .common import _LIST_HEAD
+from .reader import Reader, Sentence
+
+__all__ = ["demos"]
+
+
+def demos(rd: Reader, sn: Sentence) -> object:
+    """The demos of a sentence or of the demo list being read; returns the sentence's demo cue."""
+    doc, dtext, para_of, event_span, cues, st, add, negated = rd.doc, rd.dtext, rd.para_of, rd.event_span, rd.cues, rd.st, rd.add, rd.negated
+    sent, ms, text, s0, pidx, methods, venues, hardware, anaphor_method, confs, demo, prev_sent = sn.sent, sn.ms, sn.text, sn.s0, sn.pidx, sn.methods, sn.venues, sn.hardware, sn.anaphor_method, sn.confs, sn.demo, sn.prev_sent
+    # ---- demos
+    # (the cue words are rule data; "demonstrations" alone are also what a robot learns from: "learns 12 tasks
+    # from 20 demonstrations")
+    demo = cues["demo"].search(text)
+    if not demo and st.demo_para == pidx and (methods or hardware) and re.match(
+            r"\s*(?:The\s+(?:first|second|third|fourth|other|last|next)\b|Another\b|A\s+(?:second|third)\b|Visitors\b|Attendees\b)", text):
+        demo = True  # "... two live demos at the booth. The first shows X running on a Pixel 10 Pro."
+    if demo:
+        venue = next((v for v in venues if v in confs), None) or event_span or (st.demo_venue if st.demo_para == pidx else None)
+        st.demo_para, st.demo_venue = pidx, venue  # the demos that follow in this paragraph are at this venue
+        # what a demoed method serves or runs is no demo of its own: "Kiln, which will serve Mixtral 8x22B"
+        subjects = [m for m in methods if not re.search(r"\b(?:serves?|serving|runs?|running|uses|using|hosts?|hosting)\s+(?:the\s+|an?\s+)?$",
+                                                        dtext[max(s0, m.start_char - 25):m.start_char])] or list(methods)
+        for p in [m for m in ms if m.label_ == "Paper"]:
+            subjects += st.paper_methods.get(norm(_canon(p)), [])[:1]
+        if not subjects and re.search(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:work|method|model|technique|system)\b|\bThis\s+demo\b", text):
+            if anaphor_method is not None:
+                subjects = [anaphor_method]
+        if not subjects and st.demo_method is not None:
+            subjects = [st.demo_method]
+        hedged = negated(sent, s0, sent.end_char)  # "We plan to bring the demo to ...": no demo yet
+        for s in subjects:
+            if venue is not None and not hedged:
+                add(s, "demoedAt", venue, sent, "demoedAt.demo_sentence", 0.8)
+            for h in hardware if not hedged else []:
+                # with several demoed methods, a device belongs to the one named last before it, else the nearest
+                before = [x for x in subjects if x.doc is doc and x.end_char <= h.start_char]
+                nearest = max(before, key=lambda x: x.start_char) if before else \
+                    min(subjects, key=lambda x: abs(x.start_char - h.start_char) if x.doc is doc else 10**9)
+                if len(subjects) > 1 and nearest is not s:
+                    continue
+                if re.search(r"(?:optimi[sz]ed|built|designed)\s+for\s+$", dtext[max(s0, h.start_char - 30):h.start_char]):
+                    add(s, "runsOn", h, sent, "runsOn.built_for", 0.8)
+                elif re.search(r"\b(?:(?:pre-?)?trained|training)\s+(?:\w+\s+){0,3}?(?:on|using|with)\s+(?:an?\s+|the\s+)?(?:[\w,-]+\s+){0,3}$"
+                               r"|\bruns?\s+(?:at\s+[\w.,]+\s+(?:[\w-]+\s+){0,3})?on\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}$",
+                               dtext[max(s0, h.start_char - 60):h.start_char]) and not re.search(
+                                   r"\b(?:demo|demos|it|visitors|attendees)\s+(?:\w+\s+){0,2}runs?\b", dtext[max(s0, h.start_char - 60):h.start_char], re.I):
+                    # "The model is trained on eight A100 GPUs and runs at 24 fps on a Jetson, and attendees can
+                    # try it live": what it was trained or measured on, not the demo's device ("The demo runs on X" is)
+                    add(s, "runsOn", h, sent, "runsOn.on_hardware", 0.7)
+                else:
+                    add(s, "demoedOn", h, sent, "demoedOn.demo_sentence", 0.75)
+        if subjects:
+            st.demo_method = subjects[0]
+        if re.search(r"(?:including:?|:)\s*$", text):
+            st.demo_list = True
+    elif st.demo_list and prev_sent is not None and para_of[prev_sent.start] != pidx and not _LIST_HEAD.match(text):
+        st.demo_list, st.demo_method = False, None
+    elif st.demo_list:
+        head = _LIST_HEAD.match(text)
+        if head and pidx != para_of.get(prev_sent.start if prev_sent is not None else -1, -2) or head:
+            hs = [m for m in methods if m.start_char < s0 + head.end(1) + 1] if head else []
+            for p in [m for m in ms if m.label_ == "Paper" and m.start_char < s0 + (head.end(1) if head else 0)]:
+                hs += st.paper_methods.get(norm(_canon(p)), [])[:1]
+            list_venue = event_span or st.demo_venue  # the document's event, else the venue the list's opening named
+            if hs and list_venue is not None:
+                for s in hs:
+                    add(s, "demoedAt", list_venue, sent, "demoedAt.demo_list_item", 0.75)
+                st.demo_method = hs[0]
+                for h in hardware:
+                    add(hs[0], "demoedOn", h, sent, "demoedOn.demo_list_item", 0.7)
+        elif not head and st.demo_method is None:
+            st.demo_list = False
+    if not demo and st.demo_list and st.demo_method is not None and hardware and re.search(r"\b(?:This\s+demo|demo)\b", text, re.I) is None:
+        if _LIST_HEAD.match(text) is None and re.search(r"\b(?:showcase|shows?|running|viewing)\b", text):
+            for h in hardware:
+                add(st.demo_method, "demoedOn", h, sent, "demoedOn.demo_list_item", 0.7)
+    return demo

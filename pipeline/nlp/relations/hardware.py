@@ -1,0 +1,61 @@
+"""What methods run on, outside demos: runsOn."""
+
+from __future__ import annotations
+
+import re
+
+from ..discourse import _canon, _introduced
+from ..rules import norm
+from .common import _clause_subject, _subject_is_anaphor
+from .reader import Reader, Sentence
+
+__all__ = ["runs_on"]
+
+
+def runs_on(rd: Reader, sn: Sentence) -> None:
+    """"runs on X", "on X, CTP reduces latency", "a single X serves Y", "experiments were run on X"."""
+    dtext, out, st, add, negated = rd.dtext, rd.out, rd.st, rd.add, rd.negated
+    sent, text, s0, methods, hardware, anaphor_method, demo = sn.sent, sn.text, sn.s0, sn.methods, sn.hardware, sn.anaphor_method, sn.demo
+    # ---- runsOn (outside demos)
+    if hardware and not demo and not st.demo_list:
+        for h in hardware:
+            # "a single Inferentia2 chip serves 1,200 RGR queries per second": the device serves the method
+            served = [m for m in methods if m.start_char > h.end_char and re.fullmatch(
+                r"(?:\s+(?:chips?|GPUs?|boards?|devices?))?\s+(?:serves|runs|processes|handles|executes)\s+(?:[\w,]+\s+){0,3}?",
+                dtext[h.end_char:m.start_char])]
+            window = dtext[max(s0, h.start_char - 60):h.start_char]
+            carried = [x for x in out if x[1] == "runsOn" and x[3] is sent and x[2].end_char <= h.start_char
+                       and re.fullmatch(r"[\s\w-]*?\b(?:with|of|in|inside)\s+(?:an?\s+|the\s+)?(?:onboard\s+|integrated\s+|built-in\s+)?",
+                                        dtext[x[2].end_char:h.start_char])]
+            if carried:  # "on a DJI Matrice 350 drone with an onboard Jetson Orin NX": the same method
+                add(carried[-1][0], "runsOn", h, sent, "runsOn.device_with_chip", 0.7)
+                continue
+            if not served and not re.search(r"\b(?i:on|for|using|used|with|across)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}(?:(?:such\s+as|like|including)\s+(?:an?\s+|the\s+)?)?$", window):
+                continue
+            subs = [m for m in methods if m.end_char <= h.start_char]
+            subj_list = served[:1] or subs[:1]
+            if not served and anaphor_method is not None and _subject_is_anaphor(sent) and (
+                    not subs or re.search(r"\b(?:it|they)\b", dtext[subs[0].end_char:h.start_char])):
+                subj_list = [anaphor_method]  # "..., and it runs entirely on X": the method in focus
+            if not subj_list and anaphor_method is not None:
+                subj_list = [anaphor_method]
+            if not subj_list and re.match(r"\s*(?:\(\w\)\s*)?(?:Inference|Runtime|Latency|Training)\b", text):
+                subj_list = methods[:1]
+            if not subj_list and re.match(r"\s*(?:On|Using|(?:Running|Deployed|Measured|Tested|Benchmarked|Evaluated|Pre-?trained|Trained|Fine-tuned)\s+on)\b", text):
+                # "On an NVIDIA Jetson AGX Orin, CTP reduces latency": the main clause's method
+                subj_list = [m for m in [_clause_subject(sent, methods, _introduced(st))] if m is not None] or \
+                            [m for m in methods if m.start_char > h.end_char][:1]
+            if not subj_list and not subs and st.cur_paper is not None and re.search(
+                    r"\b(?:[Ee]xperiments|[Rr]esults|[Mm]easurements|[Bb]enchmarks|takes|took|minutes|hours|seconds|per\s+second|fps|"
+                    r"[Ll]atency|[Ii]nference|[Tt]raining|trained|deployed|measured|[Pp]retraining)\b", text):
+                # "All experiments were run on TPU v5e pods", "Fitting a scene takes eight minutes on X":
+                # the method of the paper in focus
+                subj_list = [m for m in st.paper_methods.get(norm(_canon(st.cur_paper)), []) if m.label_ == "Method"][:1]
+            for s in subj_list:
+                if negated(sent, s.end_char if s.end_char <= h.start_char else s0, h.start_char):
+                    continue
+                add(s, "runsOn", h, sent, "runsOn.on_hardware", 0.7)
+                if s is not subs[:1]:
+                    for u in methods:
+                        if re.search(r"\busing\s+$", dtext[max(s0, u.start_char - 8):u.start_char]):
+                            add(s, "uses", u, sent, "uses.using", 0.7)

@@ -1,0 +1,174 @@
+"""Paper titles: after presentation cues, in apposition, set off by emphasis or quotes, on lines of their own, labelled."""
+
+from __future__ import annotations
+
+import re
+
+from .rules import Found, load_rules, scan_title
+from .text import _MONTHS
+
+_CUES = load_rules().cue_patterns["titles"]
+
+__all__ = ["paper_titles", "title_like"]
+
+
+_TITLE_CUE = re.compile(_CUES["title_cue"])
+
+
+class _Titles:
+    """The titles found in one text, and the checks every one of them passes (kept by :meth:`add`)."""
+
+    def __init__(self, text: str, rules) -> None:
+        self.text, self.rules, self.out = text, rules, []
+        self.fw = rules.function_words
+        self.confs = frozenset(rules.conf_acronyms)
+
+    def add(self, a: int, b: int, rule: str, need_colon: bool = False) -> None:
+        """Keep the title at ``[a, b)`` (its quotes dropped) if it has three words, two capitalised, and opens
+        with none of the words that open sentences ("This", "We", "In") or an organization."""
+        text, rules, out = self.text, self.rules, self.out
+        while a < b and text[a] in "“”\"":  # the quotes around a title are not part of it
+            a += 1
+        while b > a and text[b - 1] in "“”\"":
+            b -= 1
+        title = text[a:b]
+        if need_colon and ":" not in title:
+            return
+        words = title.split()
+        caps = sum(1 for w in words if w[0].isupper())
+        if len(words) < 3 or caps < 2:
+            return
+        first = words[0].rstrip(":,")
+        if first in rules.organizations or first in {"This", "These", "Our", "We", "It", "At", "In"}:
+            return
+        out.append(Found(a, b, "Paper", title, (), rule))
+
+
+def paper_titles(text: str, sentences, rules) -> list[Found]:
+    """Paper titles after presentation cues, after "In"/"The paper," and before ", a new ... paper"; set off by
+    emphasis or quotes; on lines of their own; labelled."""
+    t = _Titles(text, rules)
+    _titles_in_sentences(t, sentences)
+    _titles_on_lines(t)
+    return t.out
+
+
+def _titles_in_sentences(t: _Titles, sentences) -> None:
+    """Titles read sentence by sentence, after their cues."""
+    text, fw, confs, add = t.text, t.fw, t.confs, t.add
+    prev_start = 0
+    for s_start, s_end in sentences:
+        sent = text[s_start:s_end]
+        for m in _TITLE_CUE.finditer(sent):
+            span = scan_title(text, s_start + m.end(), fw, min_words=3, fail_words=confs)
+            if span:  # a title may run past a sentence boundary the parser put inside it
+                add(*span, "paper.present_title")
+        for m in re.finditer(r"\b[Ii]n\s+(?=[A-Z0-9])", sent):
+            span = scan_title(text, s_start + m.end(), fw, min_words=3, fail_words=confs)
+            if span and text[span[1]:span[1] + 1] == ",":
+                add(*span, "paper.in_title", need_colon=True)
+        m = re.match(r"(?:The|the)\s+paper,\s+", sent)
+        if m:
+            span = scan_title(text, s_start + m.end(), fw, min_words=3)
+            if span:
+                add(*span, "paper.the_paper_title")
+        span = scan_title(text, s_start, fw, min_words=3, fail_words=confs)
+        if span:
+            # the parser ends a sentence at a question mark: "Where Did I Leave It? Long-Horizon Memory for X, a
+            # paper ..." starts with the question before it on the same line
+            q = re.fullmatch(r"[ \t]*((?:[A-Z0-9][^.!?\n]{2,100})\?)[ \t]*", text[prev_start:s_start])
+            if q and title_like(q.group(1), fw):
+                span = (prev_start + q.start(1), span[1])
+        if span and re.match(r",\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}(?:paper|work|study)\b"
+                             r"|,\s+(?:which|that)\s+(?:will\s+|has\s+been\s+|was\s+|is\s+)?(?:appear|be\s+presented|presented|accepted)\b"
+                             r"|,\s+(?:which|that)\s+(?:[\w-]+\s+){1,3}(?:will\s+)?(?:also\s+)?(?:present|share)\b"
+                             r"|,\s+(?:accepted|to\s+appear|presented)\s+(?:at|to|in)\b"
+                             r"|\s+(?:will\s+be|is|was|has\s+been)\s+(?:presented|published|accepted|featured|selected)\b", text[span[1]:s_end]):
+            add(*span, "paper.title_apposition")
+        elif span and ":" in text[span[0]:span[1]] and re.match(
+                r"\s+(?:presents|introduces|proposes|describes|shows|studies|explores|revisits)\b", text[span[1]:s_end]):
+            add(*span, "paper.title_subject")
+        for m in re.finditer(r"\b(?:[Oo]ur|[Tt]heir|[Tt]he)\s+(?:[\w-]+\s+){0,2}(?:paper|work|study),?\s+(?=[A-Z])", sent):
+            span = scan_title(text, s_start + m.end(), fw, min_words=3, fail_words=confs)
+            if span:
+                add(*span, "paper.our_paper_title")
+        for m in re.finditer(r"(?:[a-z]{3,}):\s+(?=[A-Z])", sent):
+            before = sent[: m.start()]
+            if re.search(r"\b(?:present|share|sharing|presenting)\b", before):
+                span = scan_title(text, s_start + m.end(), fw, min_words=4)
+                if span and span[1] <= s_end:
+                    add(*span, "paper.colon_title")
+        for m in re.finditer(r"\b(?:titled|entitled)\s+[“\"]?", sent):
+            span = scan_title(text, s_start + m.end(), fw, min_words=2)
+            if span:
+                add(*span, "paper.titled")
+        prev_start = s_start
+
+
+def _titles_on_lines(t: _Titles) -> None:
+    """Titles set off by emphasis or quotes, on lines of their own (perhaps list items), labelled "Title:"."""
+    text, fw, out, add = t.text, t.fw, t.out, t.add
+    # a title set off by emphasis or quotes in a sentence about a paper: "Our oral is *Name: Subtitle*"
+    for m in re.finditer(r"(?<![*\w])(?:\*\*?|__?|[“\"])((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^*_“”\"\n]{8,200}?)(?:\*\*?|__?|[”\"])(?![*\w])", text):
+        line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) if "\n" in text[m.end():] else len(text)]
+        if re.search(r"\b(?:paper|oral|poster|spotlight|work|accepted|present\w*|appear\w*|publish\w*|talk)\b", line, re.I) \
+                and title_like(m.group(1), fw):
+            add(m.start(1), m.end(1), "paper.emphasised_title")
+    # a title on a line of its own, perhaps as a list item: with a colon or a question mark, or followed by
+    # an "Authors:" line ("1. Name: Subtitle", "-- Where Does the Gripper Look? ...", "Paperweight: ...")
+    for m in re.finditer(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|[-–—*•]{1,2}|>+)[ \t]+)?((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)[ \t]*$", text):
+        title = m.group(1)
+        if re.match(r"(?:Authors?|By|Comments?|Notes?|Venue|Keywords|Abstract|Title|Code|Links?|Contact)\s*:", title):
+            continue
+        nxt = text[m.end():m.end() + 200].lstrip("\n").lstrip()
+        if title.endswith((".", ",", ";")) or "|" in title or " -- " in title:
+            continue
+        if not (re.search(r"[:?]", title) or re.match(r"(?:Authors?|By)\b", nxt)):
+            continue
+        if re.match(r"(?:(?:Posted|Published|Updated)\s+(?:on\s+)?)?(?:" + "|".join(_MONTHS) + r")\s+\d{1,2},\s+(?:19|20)\d{2}\s*$", nxt.split("\n", 1)[0]):
+            continue  # a dated line follows the headline of the post itself, not a paper's title
+        if title_like(title, fw):
+            add(m.start(1), m.end(1), "paper.title_line")
+    # a title on a line of its own with no colon, question mark or author line: a title-case line opening a
+    # paragraph that reads as that paper's abstract or teaser. Section headings ("Estimating Depth from an
+    # Image") open paragraphs too, but theirs present other papers by their titles ("researchers will
+    # present X: Y"), so a paragraph that names a title or has researchers present one opens no title.
+    for m in re.finditer(r"(?m)^[ \t]*((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)[ \t]*\n", text):
+        title = m.group(1)
+        if title.endswith((".", ",", ";", ":")) or "|" in title or len(title.split()) < 4 or not title_like(title, fw) \
+                or any(f.start == m.start(1) for f in out) or re.match(r"[\w ]{1,20}:", title):
+            continue
+        para_end = text.find("\n", m.end())
+        para = text[m.end():para_end if para_end >= 0 else len(text)]
+        if len(para) < 150 or any(m.end() <= f.start < m.end() + len(para) for f in out):
+            continue
+        tail = text[m.end() + len(para):m.end() + len(para) + 300]  # a venue or "Authors:" line may follow
+        block = para + "\n".join(line for line in tail.split("\n")[:3] if len(line) < 200)
+        if _HEADING_PARAGRAPH.search(para) or not _ABSTRACT_SIGNAL.search(block):
+            continue
+        add(m.start(1), m.end(1), "paper.title_line_abstract")
+    # a labelled title ("Title: Name: Subtitle"), and a list item "• Title (Venue Year) — teaser"
+    for m in re.finditer(r"(?m)^[ \t]*Title[ \t]*:[ \t]*(\S[^\n]{8,250}?)[ \t]*$", text):
+        add(m.start(1), m.end(1), "paper.labelled_title")
+    for m in re.finditer(r"(?m)^[ \t]*(?:\d{1,3}[.)]|[-–—*•]{1,2})[ \t]+((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n()]{8,220}?)[ \t]*"
+                         r"\([^()\n]*(?:19|20)\d{2}[^()\n]*\)[ \t]*(?:[—–:-]|$)", text):
+        if title_like(m.group(1), fw):
+            add(m.start(1), m.end(1), "paper.list_item_title")
+
+
+_ABSTRACT_SIGNAL = re.compile(_CUES["abstract_signal"])
+"""What makes a paragraph an abstract or a teaser of one paper: research prose in the first person plural,
+"this paper", a publication cue."""
+_HEADING_PARAGRAPH = re.compile(_CUES["heading_paragraph"])
+"""What makes it a section's: researchers presenting papers, a number of papers, a "Name: Subtitle" title in its prose."""
+
+
+def title_like(title: str, fw) -> bool:
+    """Title case: most words that are not function words start with a capital or a digit, and no sentence
+    punctuation inside ("We Propose X." is a sentence)."""
+    words = [w.strip("“”\"'()[]:?!,") for w in title.split()]
+    content = [w for w in words if w and w.lower() not in fw]
+    if len(words) < 3 or len(content) < 2 or re.search(r"[.!;]\s", title):
+        return False
+    caps = sum(1 for w in content if w[0].isupper() or w[0].isdigit() or re.match(r"[a-z]{1,4}[A-Z]", w))
+    return caps / len(content) >= 0.75

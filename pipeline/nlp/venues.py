@@ -1,0 +1,214 @@
+"""Venue mentions: conference acronyms and long names (with ordinals and years), workshops, venue lists; the document's event."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import replace
+from functools import lru_cache
+
+from spacy.tokens import Doc
+
+from .rules import ORDINAL, Found, ordinal_value, scan_title
+from .text import _MONTHS, _SPACE, _TW
+
+__all__ = ["conference_mentions", "workshop_mentions", "venue_lists", "fill_years", "main_event"]
+
+
+@lru_cache(maxsize=None)
+def _acronym_pattern(acrs: tuple[str, ...]) -> re.Pattern:
+    return re.compile(
+        r"(?<![\w-])(" + "|".join(re.escape(a) for a in acrs) + r")(?:(?:\s+|-|\s*')((?:19|20)\d{2}|\d{2}))?(?![\w-])"
+    )
+
+
+@lru_cache(maxsize=None)
+def _long_name_patterns(long: str) -> tuple[re.Pattern, re.Pattern]:
+    """The long name alone, and with its optional ordinal, "the", "Annual", publisher, acronym and year."""
+    body = r"\s*".join(re.escape(w) for w in long.split())
+    pat = re.compile(
+        r"(?:(?:the\s+)?(?:(?P<ord>" + ORDINAL + r")|(?P<pre>(?:19|20)\d{2}))\s+)?(?:Annual\s+)?(?:(?:IEEE/CVF|IEEE|ACM)\s+)?"
+        + body + r"(?:\s*\((?P<acr>[A-Za-z]+)(?:\s+(?P<py>(?:19|20)\d{2}))?\))?(?:\s+(?P<year>(?:19|20)\d{2}))?",
+        re.I,
+    )
+    return re.compile(body, re.I), pat
+
+
+
+@lru_cache(maxsize=None)
+def _squeezed(long: str) -> str:
+    return _SPACE.sub("", long).casefold()
+
+_PREFIX_WORDS = 6
+"""Words a long conference name's pattern may read before the name itself: "the Twenty First Annual IEEE/CVF"."""
+
+
+def _long_name_matches(text: str, body_re: re.Pattern, pat: re.Pattern):
+    """``pat.finditer(text)``, where every match of ``pat`` holds a match of ``body_re`` after at most
+    :data:`_PREFIX_WORDS` words: each search starts a few words before the next occurrence of the name itself
+    rather than trying the pattern's optional ordinals and years at every character of the text."""
+    pos, n = 0, len(text)
+    while pos <= n:
+        body = body_re.search(text, pos)
+        if body is None:
+            return
+        start = body.start()
+        for _ in range(_PREFIX_WORDS):  # back over a run of white space, then over a word
+            while start > pos and text[start - 1].isspace():
+                start -= 1
+            while start > pos and not text[start - 1].isspace():
+                start -= 1
+        m = pat.search(text, start)
+        if m is None:  # cannot be: the name alone matches
+            return
+        yield m
+        pos = m.end() if m.end() > m.start() else m.end() + 1
+
+
+def conference_mentions(text: str, rules) -> list[Found]:
+    """Conference acronyms with or without a year, and long conference names with ordinals."""
+    out: list[Found] = []
+    acr_re = _acronym_pattern(tuple(sorted(rules.conf_acronyms, key=len, reverse=True)))
+    for m in acr_re.finditer(text):
+        acr = rules.conf_acronyms[m.group(1)]
+        year = m.group(2)
+        if year and len(year) == 2:
+            year = "20" + year
+        canonical = f"{acr} {year}" if year else acr
+        out.append(Found(m.start(), m.end(), "Venue", canonical, (), "venue.acronym"))
+    # every match holds the long name itself, its words separated by nothing but whitespace, in any case:
+    # so a long name whose letters do not occur in a row in the text, white space removed, cannot match
+    squeezed = _SPACE.sub("", text).casefold()
+    for acr, info in rules.conferences.items():
+        for long in info.get("long", []):
+            if _squeezed(long) not in squeezed:
+                continue
+            body_re, pat = _long_name_patterns(long)
+            if not body_re.search(text):  # every match contains the name itself: skip the slow scan
+                continue
+            for m in _long_name_matches(text, body_re, pat):
+                year = m.group("py") or m.group("year") or m.group("pre")
+                if not year and m.group("ord") and info.get("base"):
+                    n = ordinal_value(m.group("ord"))
+                    if n:
+                        year = str(info["base"] + n)
+                canonical = f"{acr} {year}" if year else acr
+                surface = re.sub(r"^the\s+", "", m.group(0), flags=re.I)
+                aliases = {surface, re.sub(r"\s*\([^)]*\)", "", surface).strip()}
+                out.append(Found(m.start(), m.end(), "Venue", canonical, tuple(sorted(aliases)), "venue.long_name"))
+    return out
+
+
+_WORKSHOP = re.compile("workshop", re.I)
+MAX_NAME_WORDS = 20
+"""The longest workshop name read before the word "Workshop", in words."""
+
+
+def workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
+    """Workshops: "Workshop on X", "X Workshop", "workshop paper at CONF (X)"."""
+    out: list[Found] = []
+    if not _WORKSHOP.search(text):  # each pattern below needs the word: most documents have none
+        return out
+    fw = rules.function_words - {"at"}
+    for m in re.finditer(r"(?:(?P<ord>" + ORDINAL + r")\s+)?[Ww]orkshop\s+on\s+", text, re.I):
+        span = scan_title(text, m.end(), fw, min_words=1, stop_words=frozenset({"at"}),
+                          fail_words=frozenset(rules.conf_acronyms))
+        if not span:
+            continue
+        end = span[1]
+        # a comma or "at the" inside the name when an acronym in parentheses closes it:
+        # "Workshop on Tiny Models, Big Questions (TinyQ)", "Workshop on Data Streams at the Edge (DSE)"
+        more = re.match(r"(?:,[ \t]+|[ \t]+at[ \t]+the[ \t]+)[A-Z][\w-]*(?:[ \t]+(?:[A-Z][\w-]*|of|and|for|the|in|on))*(?=[ \t]*\([A-Za-z][\w-]*\))", text[end:])
+        if more and not any(w in rules.conf_acronyms for w in more.group(0).split()):
+            end += more.end()
+        name = text[span[0]:end]
+        if name.split()[0] in _MONTHS or ")" in name:
+            continue
+        aliases = {text[m.start():end]}
+        acr = re.match(r"\s*\(([A-Za-z][\w-]*)\)", text[end:])
+        if acr and not any(c.start <= end + acr.start(1) < c.end for c in confs):
+            aliases.add(acr.group(1))
+            aliases.add(f"Workshop on {name} ({acr.group(1)})")
+            end = end + acr.end()
+        out.append(Found(m.start(), end, "Venue", f"Workshop on {name}", tuple(sorted(aliases)), "venue.workshop_on"))
+    # at most MAX_NAME_WORDS words before "Workshop": unbounded, a text of title-case words was backtracked from each word
+    for m in re.finditer(r"(?<![\w-])(" + _TW + r"(?:\s+(?:" + _TW + r"|and|of|for|on|in|the)){0,%d})\s+Workshop\b(?!\s+on)"
+                         % (MAX_NAME_WORDS - 1), text):
+        name = m.group(1)
+        if name.split()[0].lower() in {"the", "a", "an"}:
+            continue
+        out.append(Found(m.start(), m.end(), "Venue", m.group(0), (name,), "venue.name_workshop"))
+    # "the Tackling Climate Change with Machine Learning workshop at ICLR 2026": a title-case name before a
+    # lower-case "workshop", after "the"
+    for m in re.finditer(r"\b[Tt]he[ \t]+((?:[A-Z][\w'’&/.-]*)(?:[ \t]+(?:[A-Z][\w'’&/.-]*|and|of|for|on|in|with|the|to|from|at)){1,9})[ \t]+workshop\b", text):
+        name = m.group(1)
+        if name.split()[-1] in {"and", "of", "for", "on", "in", "with", "the", "to", "from", "at"} or any(w in rules.conf_acronyms for w in name.split()) \
+                or len(name.split()) < 2:
+            continue
+        out.append(Found(m.start(1), m.end(0), "Venue", name, (f"{name} workshop", f"{name} Workshop"), "venue.name_workshop_lower"))
+    for m in re.finditer(r"workshop\s+paper\s+at\s+[^()\n]{2,40}?\(([^()\n]{2,60})\)", text, re.I):
+        out.append(Found(m.start(1), m.end(1), "Venue", m.group(1), (), "venue.workshop_paper_at"))
+    return out
+
+
+def venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]:
+    """In "Presented at A and B, CONF": title-case items that are not yet venues are workshops."""
+    out: list[Found] = []
+    cue = re.compile(r"\b(?:presented|accepted(?:\s+for\s+presentation)?|published(?:\s+as\s+a\s+workshop\s+paper)?)\s+(?:at|in)\s+(?:the\s+)?", re.I)
+    for s_start, s_end in sentences:
+        sent = text[s_start:s_end]
+        m = cue.search(sent)
+        if not m:
+            continue
+        pos = s_start + m.end()
+        for item in re.finditer(r"[^,;()]+(?:\([^)]*\))?", text[pos:s_end]):
+            a, b = pos + item.start(), pos + item.end()
+            for chunk in re.split(r"\s+and\s+", text[a:b]):
+                c0 = text.find(chunk, a, b)
+                c1 = c0 + len(chunk.rstrip(" ."))
+                c0 += len(chunk) - len(chunk.lstrip())
+                if c1 <= c0:
+                    continue
+                if any(f.start < c1 and c0 < f.end for f in taken):
+                    if any(f.start < c1 and c0 < f.end and f.rule.startswith("venue.") and "workshop" not in f.rule
+                           and "Workshop" not in f.canonical for f in taken):
+                        break  # a conference ends the list: what follows is its place
+                    continue
+                words = text[c0:c1].split()
+                if 2 <= len(words) <= 8 and all(w[0].isupper() or w in {"and", "of", "for", "on", "in", "&"} for w in words):
+                    out.append(Found(c0, c1, "Venue", text[c0:c1], (), "venue.presented_at_list"))
+            else:
+                continue
+            break
+    return out
+
+def fill_years(venues: list[Found], doc: Doc) -> list[Found]:
+    """A conference named without its year takes the year the document gives it elsewhere."""
+    years: dict[str, Counter] = defaultdict(Counter)
+    for v in venues:
+        parts = v.canonical.rsplit(" ", 1)
+        if len(parts) == 2 and parts[1].isdigit():
+            years[parts[0]][parts[1]] += 1
+    out = []
+    for v in venues:
+        if v.canonical in years and years[v.canonical]:
+            year = years[v.canonical].most_common(1)[0][0]
+            out.append(replace(v, canonical=f"{v.canonical} {year}"))
+        elif v.rule in {"venue.acronym", "venue.long_name"} and not re.search(r"\d{4}$", v.canonical):
+            # a conference series with no year anywhere in the document is no one occurrence: claim, don't emit
+            out.append(replace(v, generic=True))
+        else:
+            out.append(v)
+    return out
+
+
+def main_event(venues: list[Found]) -> str | None:
+    """The conference a post is about: the conference with a year named most often (at least twice)."""
+    counts = Counter(v.canonical for v in venues if re.search(r"\d{4}$", v.canonical) and "Workshop" not in v.canonical
+                     and v.rule.startswith("venue.") and v.rule in {"venue.acronym", "venue.long_name"})
+    if not counts:
+        return None
+    (best, n), *rest = counts.most_common()
+    if n < 2 or (rest and rest[0][1] == n):
+        return None
+    return best
