@@ -1,13 +1,20 @@
 """Graph in, graph.html out: a self-contained interactive view (vis-network inlined, no network access).
 
+The page holds the whole graph as JSON data but draws only part of it: a summary (the most connected entities
+under the filters) plus whatever the user finds or expands, so it stays fast at any size. Components, degrees,
+communities (networkx Louvain, fixed seed) and positions are computed here, once, deterministically.
+
 Every string from a document reaches the page as JSON data read with ``textContent``: never as HTML.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+from functools import lru_cache
 from pathlib import Path
 
+import networkx as nx
 from rdflib import Graph
 from rdflib.namespace import RDF, RDFS, SKOS
 
@@ -15,7 +22,7 @@ from .layout import force_layout
 from .vocab import ENTITY_CLASSES, MLKG, RELATIONS, local_name
 from .write import atomic_write
 
-__all__ = ["render_html", "render_file", "CLASS_COLORS", "LAYOUT_THRESHOLD"]
+__all__ = ["render_html", "render_file", "fold", "CLASS_COLORS", "LAYOUT_THRESHOLD", "SUMMARY_SIZE"]
 
 CLASS_COLORS = {
     "Paper": "#4e79a7", "Method": "#f28e2b", "Dataset": "#59a14f",
@@ -24,6 +31,9 @@ CLASS_COLORS = {
 CLASS_SHAPES = {"Paper": "square", "Method": "dot", "Dataset": "hexagon", "Venue": "star", "Hardware": "triangle", "Organization": "diamond"}
 LAYOUT_THRESHOLD = 150
 """Above this many nodes, positions are computed in Python (:mod:`pipeline.layout`) and browser physics is off."""
+SUMMARY_SIZE = 250
+"""The page first draws at most this many nodes (the most connected under the filters); more on demand."""
+COMMUNITY_SEED = 7
 
 
 def _vis_assets() -> tuple[str, str]:
@@ -35,62 +45,145 @@ def _vis_assets() -> tuple[str, str]:
 
 def _json_for_script(obj) -> str:
     """JSON safe inside a <script> element: no "<", ">" or "&" survive literally."""
-    return (json.dumps(obj, ensure_ascii=False, sort_keys=True)
+    return (json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
             .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
-def _norm(s: str) -> str:
+def fold(s: str) -> str:
+    """The search key of a name: case-folded (Python's full folding, "Straße" -> "strasse"), letters and digits only.
+
+    The page folds what is typed with the same table (:func:`fold_table`), so both sides agree.
+    """
     return "".join(ch for ch in s.casefold() if ch.isalnum())
 
 
-def render_html(graph: Graph) -> str:
-    """The HTML page for ``graph``."""
-    classes = {c: local_name(c) for c in ENTITY_CLASSES}
-    nodes, index = [], {}
-    for cls_iri, cls in classes.items():
+
+@lru_cache(maxsize=1)
+def fold_table() -> dict[str, str]:
+    """Every character whose full case folding differs from its lower case: the page applies these before
+    ``toLowerCase`` so a query folds as :func:`fold` folds a name."""
+    table = {}
+    for cp in range(sys.maxunicode + 1):
+        if 0xD800 <= cp < 0xE000:
+            continue
+        ch = chr(cp)
+        folded = ch.casefold()
+        if folded != ch.lower():
+            table[ch] = folded
+    return table
+
+
+def _entities(graph: Graph) -> tuple[list[dict], dict, list[str]]:
+    """Entity nodes (class order, then IRI), the IRI -> index map and the table of document labels.
+
+    A node's position in the list is its id; the page shortens long labels itself."""
+    nodes, index, doc_ids = [], {}, {}
+    for cls_iri in ENTITY_CLASSES:
+        cls = local_name(cls_iri)
         for s in sorted(set(graph.subjects(RDF.type, cls_iri)), key=str):
             label = str(graph.value(s, RDFS.label) or s)
             alts = sorted(str(o) for o in graph.objects(s, SKOS.altLabel))
             docs = sorted(str(graph.value(d, RDFS.label) or d) for d in graph.objects(s, MLKG.mentionedIn))
             index[s] = len(nodes)
             nodes.append({
-                "id": len(nodes), "iri": str(s), "label": label if len(label) <= 40 else label[:38] + "…", "fullLabel": label,
-                "group": cls, "color": CLASS_COLORS[cls], "shape": CLASS_SHAPES[cls], "altLabels": alts, "docs": docs,
-                "names": sorted({_norm(label), *(_norm(a) for a in alts)}),
+                "iri": str(s), "fullLabel": label, "group": cls, "altLabels": alts,
+                "docs": [doc_ids.setdefault(d, len(doc_ids)) for d in docs],
+                "names": sorted({fold(label), *(fold(a) for a in alts)} - {""}),
             })
+    return nodes, index, list(doc_ids)
+
+
+class _Table(dict):
+    """Strings numbered in order of first use: the page gets the list once and numbers everywhere else."""
+
+    def id(self, s: str) -> int:
+        return self.setdefault(s, len(self))
+
+
+def _evidence(graph: Graph, tables: dict[str, _Table]) -> dict[tuple, list]:
+    """(s, p, o) -> evidence records ``[sentence, document, rule, confidence]``, each a number in ``tables``."""
+    field = {p: dict(graph.subject_objects(p)) for p in (RDF.subject, RDF.predicate, RDF.object, MLKG.sentence,
+                                                          MLKG.source, MLKG.rule, MLKG.confidence)}
+    label = dict(graph.subject_objects(RDFS.label))
     evidence: dict[tuple, list] = {}
-    for ev in graph.subjects(RDF.type, MLKG.Evidence):
-        key = (graph.value(ev, RDF.subject), graph.value(ev, RDF.predicate), graph.value(ev, RDF.object))
-        evidence.setdefault(key, []).append({
-            "sentence": str(graph.value(ev, MLKG.sentence)), "doc": str(graph.value(graph.value(ev, MLKG.source), RDFS.label)),
-            "rule": str(graph.value(ev, MLKG.rule)), "confidence": str(graph.value(ev, MLKG.confidence)),
-        })
+    for ev in sorted(graph.subjects(RDF.type, MLKG.Evidence), key=str):  # tables numbered the same however read
+        key = (field[RDF.subject].get(ev), field[RDF.predicate].get(ev), field[RDF.object].get(ev))
+        source = field[MLKG.source].get(ev)
+        evidence.setdefault(key, []).append([
+            tables["sentences"].id(str(field[MLKG.sentence].get(ev))), tables["docs"].id(str(label.get(source))),
+            tables["rules"].id(str(field[MLKG.rule].get(ev))), str(field[MLKG.confidence].get(ev))])
+    return evidence
+
+
+def _relations(graph: Graph, index: dict, tables: dict[str, _Table]) -> list[list]:
+    """Relations between entities as ``[from, to, property number, evidence records]``, in property order."""
+    evidence = _evidence(graph, tables)
+    docs, sentences = list(tables["docs"]), list(tables["sentences"])
     edges = []
-    for p in RELATIONS:
+    for k, p in enumerate(RELATIONS):
         for s, o in sorted(graph.subject_objects(p), key=lambda so: (str(so[0]), str(so[1]))):
             if s in index and o in index:
-                evs = sorted(evidence.get((s, p, o), []), key=lambda e: (e["doc"], e["sentence"]))
-                edges.append({"id": len(edges), "from": index[s], "to": index[o], "label": local_name(p),
-                              "arrows": "to", "evidence": evs, "font": {"size": 10}})
-    degree = [0] * len(nodes)
-    for e in edges:
-        degree[e["from"]] += 1
-        degree[e["to"]] += 1
+                evs = sorted(evidence.get((s, p, o), []), key=lambda e: (docs[e[1]], sentences[e[0]], e[2], e[3]))
+                edges.append([index[s], index[o], k, evs])
+    return edges
+
+
+def _structure(nodes: list[dict], edges: list[list]) -> tuple[list[int], int]:
+    """Degree, component (0 = largest) and community (0 = largest) of each node, in place: the component
+    sizes and the number of communities. Ties are broken by the smallest node id, so the result is stable."""
+    g = nx.Graph()
+    g.add_nodes_from(range(len(nodes)))
+    g.add_edges_from((e[0], e[1]) for e in edges)
     for n in nodes:
-        n["value"] = 1 + degree[n["id"]]
+        n["degree"] = 0
+    for e in edges:
+        nodes[e[0]]["degree"] += 1
+        nodes[e[1]]["degree"] += 1
+    comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
+    for rank, comp in enumerate(comps):
+        for i in comp:
+            nodes[i]["comp"] = rank
+    linked = g.subgraph(i for i in g if g.degree(i) > 0)
+    comms = sorted((sorted(c) for c in nx.community.louvain_communities(linked, seed=COMMUNITY_SEED)),
+                   key=lambda c: (-len(c), c[0]))
+    for n in nodes:
+        n["comm"] = -1
+    for rank, comm in enumerate(comms):
+        for i in comm:
+            nodes[i]["comm"] = rank
+    return [len(c) for c in comps], len(comms)
+
+
+def _options(nodes: list[dict], edges: list[list]) -> dict:
+    """vis-network options; above the layout threshold, positions from :mod:`pipeline.layout`, physics off."""
     options = {"physics": {"enabled": True, "stabilization": {"iterations": 150}, "solver": "forceAtlas2Based"},
-               "interaction": {"hover": True}, "nodes": {"scaling": {"min": 8, "max": 40}}}
+               "interaction": {"hover": True, "tooltipDelay": 150},
+               "nodes": {"scaling": {"min": 8, "max": 40}}, "edges": {"arrows": "to", "font": {"size": 10}}}
     if len(nodes) > LAYOUT_THRESHOLD:
-        pos = force_layout(len(nodes), [(e["from"], e["to"]) for e in edges])
+        # labels appear as one zooms in (hubs' first): none in the overview, where they would only overlap
+        options["nodes"]["scaling"]["label"] = {"enabled": True, "min": 12, "max": 24, "drawThreshold": 8, "maxVisible": 30}
+        options["edges"]["scaling"] = {"label": {"drawThreshold": 8}}
+        pos = force_layout(len(nodes), [(e[0], e[1]) for e in edges])
         for n, (x, y) in zip(nodes, pos):
             n["x"], n["y"] = x, y
         options["physics"] = {"enabled": False}
         options["layout"] = {"improvedLayout": False}
-        options["edges"] = {"smooth": False}
-        options["interaction"] = {"hover": True, "hideEdgesOnDrag": True, "hideEdgesOnZoom": True}
-    data = {"nodes": nodes, "edges": edges, "options": options, "colors": CLASS_COLORS, "shapes": CLASS_SHAPES,
-            "properties": [local_name(p) for p in RELATIONS]}
+        options["edges"]["smooth"] = False
+        options["interaction"].update({"hideEdgesOnDrag": True, "hideEdgesOnZoom": True})
+    return options
+
+
+def render_html(graph: Graph) -> str:
+    """The HTML page for ``graph``."""
+    nodes, index, docs = _entities(graph)
+    tables = {"docs": _Table((d, i) for i, d in enumerate(docs)), "sentences": _Table(), "rules": _Table()}
+    edges = _relations(graph, index, tables)
+    components, n_communities = _structure(nodes, edges)
+    data = {"nodes": nodes, "edges": edges, **{k: list(v) for k, v in tables.items()}, "options": _options(nodes, edges),
+            "colors": CLASS_COLORS, "shapes": CLASS_SHAPES, "properties": [local_name(p) for p in RELATIONS],
+            "components": components, "communities": n_communities, "summarySize": SUMMARY_SIZE,
+            "fold": fold_table()}
     js, css = _vis_assets()
     template = (Path(__file__).parent / "templates" / "graph.html").read_text("utf-8")
     return (template.replace("__VIS_CSS__", css).replace("__VIS_JS__", js.replace("</script", "<\\/script"))

@@ -27,3 +27,53 @@ def test_render_document_text_is_escaped(label):
     data = html.split('id="mlkg-data">', 1)[1].split("</script>", 1)[0]
     assert "<" not in data and ">" not in data
     assert label not in html
+
+
+def _page_data(html: str) -> dict:
+    import json
+
+    return json.loads(html.split('id="mlkg-data">', 1)[1].split("</script>", 1)[0])
+
+
+def test_search_keys_use_full_case_folding_and_ship_the_table():
+    from pipeline.render import fold, fold_table
+
+    assert fold("Straße Net") == fold("STRASSE-NET") == "strassenet"
+    assert fold("ΌΣΟΣ") == fold("όσος")
+    table = fold_table()
+    assert table["ß"] == "ss" and table["ς"] == "σ" and table["ﬁ"] == "fi"
+    assert all(k.casefold() == v != k.lower() for k, v in table.items())
+    g = Graph()
+    g.add((RES["method/s"], RDF.type, MLKG.Method))
+    g.add((RES["method/s"], RDFS.label, Literal("Straße Net")))
+    data = _page_data(render_html(g))
+    assert data["nodes"][0]["names"] == ["strassenet"]
+    assert data["fold"]["ß"] == "ss"
+
+
+def test_render_is_deterministic_with_degrees_components_and_communities():
+    import sys
+    from collections import Counter
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from browser import synthetic_graph
+
+    g = synthetic_graph(400, 300)
+    html = render_html(g)
+    assert html == render_html(synthetic_graph(400, 300))
+    # the same graph read back from Turtle (other insertion order) gives the same page, as build and view must
+    assert html == render_html(Graph().parse(data=g.serialize(format="turtle"), format="turtle"))
+    data = _page_data(html)
+    nodes, edges = data["nodes"], data["edges"]
+    ends = Counter(x for e in edges for x in e[:2])
+    assert [n["degree"] for n in nodes] == [ends[i] for i in range(len(nodes))]
+    sizes = data["components"]
+    assert sizes == sorted(sizes, reverse=True) and sum(sizes) == len(nodes)
+    assert Counter(n["comp"] for n in nodes) == dict(enumerate(sizes))
+    for e in edges:
+        assert nodes[e[0]]["comp"] == nodes[e[1]]["comp"]
+    assert {n["comm"] for n in nodes if n["degree"] == 0} == {-1}
+    comms = Counter(n["comm"] for n in nodes if n["degree"])
+    assert len(comms) == data["communities"] > 1
+    assert [comms[i] for i in range(len(comms))] == sorted(comms.values(), reverse=True)

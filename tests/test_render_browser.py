@@ -17,7 +17,7 @@ from rdflib.namespace import RDF
 
 from browser import ENABLE_HINT, find_chromium, launch, new_page, synthetic_graph, wait_until_still
 from data import ROOT
-from pipeline.render import LAYOUT_THRESHOLD, render_html
+from pipeline.render import LAYOUT_THRESHOLD, SUMMARY_SIZE, fold, render_html
 from pipeline.vocab import ENTITY_CLASSES, MLKG, RELATIONS
 
 pytestmark = pytest.mark.browser
@@ -109,22 +109,44 @@ def test_corpus_page_loads_offline_without_console_errors(corpus_page):
     assert page.evaluate("() => document.body.dataset.stable") == "1"
 
 
+def _linked(g: Graph, cls=None) -> set:
+    """Entities (of ``cls``) with at least one relation: the ones drawn by default."""
+    ents = set(g.subjects(RDF.type, cls)) if cls else {s for c in ENTITY_CLASSES for s in g.subjects(RDF.type, c)}
+    ends = {x for p in RELATIONS for so in g.subject_objects(p) for x in so}
+    return ents & ends
+
+
 def test_drawn_nodes_and_edges_equal_entities_and_relations(corpus_page, corpus_graph):
+    """The bundled graph is under the summary size: every linked entity and every relation is drawn; the
+    isolated ones appear when the minimum number of relations is 0."""
     page, _ = corpus_page
     n_entities, n_relations = _sparql_counts(corpus_graph)
     assert n_entities > 50 and n_relations > 50
-    assert _drawn_counts(page) == {"dataNodes": n_entities, "dataEdges": n_relations,
-                                   "drawnNodes": n_entities, "drawnEdges": n_relations}
+    assert page.evaluate("() => [mlkgData.all.length, mlkgData.allEdges.length]") == [n_entities, n_relations]
+    assert _drawn_counts(page) == {"dataNodes": len(_linked(corpus_graph)), "dataEdges": n_relations,
+                                   "drawnNodes": len(_linked(corpus_graph)), "drawnEdges": n_relations}
+    page.fill("#min-degree", "0")
+    page.dispatch_event("#min-degree", "change")
+    assert _drawn_counts(page)["drawnNodes"] == n_entities
 
 
 def test_class_filter_hides_and_shows_nodes(corpus_page, corpus_graph):
     page, _ = corpus_page
-    n_entities, _ = _sparql_counts(corpus_graph)
-    venues = len(set(corpus_graph.subjects(RDF.type, MLKG.Venue)))
+    n_linked, venues = len(_linked(corpus_graph)), len(_linked(corpus_graph, MLKG.Venue))
+    assert venues > 3
     page.uncheck('input[data-filter="Venue"]')
-    assert _drawn_counts(page)["drawnNodes"] == n_entities - venues
+    assert _drawn_counts(page)["drawnNodes"] == n_linked - venues
     page.check('input[data-filter="Venue"]')
-    assert _drawn_counts(page)["drawnNodes"] == n_entities
+    assert _drawn_counts(page)["drawnNodes"] == n_linked
+
+
+def test_panel_clears_when_its_node_is_hidden(corpus_page):
+    page, _ = corpus_page
+    _search(page, "ICLR 2025")
+    assert page.evaluate("() => document.querySelector('#info h2').textContent") == "ICLR 2025"
+    page.uncheck('input[data-filter="Venue"]')
+    assert "ICLR 2025" not in _info(page)
+    assert "Click a node" in _info(page)
 
 
 def test_layout_settles_and_stops_moving(corpus_page):
@@ -166,18 +188,16 @@ def test_search_finds_a_node_by_another_name(corpus_page, corpus_graph):
     page, _ = corpus_page
     from rdflib.namespace import RDFS, SKOS
 
-    from pipeline.render import _norm
-
     names: dict[str, set] = {}
     for s, p, o in corpus_graph.triples((None, None, None)):
         if p in (RDFS.label, SKOS.altLabel) and (s, RDF.type, MLKG.Document) not in corpus_graph:
-            names.setdefault(_norm(str(o)), set()).add(s)
+            names.setdefault(fold(str(o)), set()).add(s)
     s, alt = next((s, str(o)) for s, o in sorted(corpus_graph.subject_objects(SKOS.altLabel))
-                  if len(names[_norm(str(o))]) == 1 and _norm(str(o)) != _norm(str(corpus_graph.value(s, RDFS.label))))
+                  if len(names[fold(str(o))]) == 1 and fold(str(o)) != fold(str(corpus_graph.value(s, RDFS.label))))
     selected = _search(page, alt)
     assert page.evaluate("(id) => mlkgData.nodes.get(id).iri", selected[0]) == str(s)
     assert _search(page, "no such name anywhere qqq") == selected  # nothing found: selection kept, status says so
-    assert "No shown node" in page.evaluate("() => document.getElementById('status').textContent")
+    assert "No node is called" in page.evaluate("() => document.getElementById('status').textContent")
 
 
 CLICKABLE_EDGE_JS = """() => {
@@ -243,7 +263,7 @@ def test_hostile_document_shows_text_and_runs_nothing(open_page, tmp_path):
     assert any("href" in str(o).lower() for o in g.objects(None, MLKG.sentence))
     # the page's Content-Security-Policy is switched off: the escaping alone must keep the page safe
     page, log = open_page(out / "graph.html", bypass_csp=True)
-    labels = page.evaluate("() => mlkgData.nodes.get().map(n => n.fullLabel)")
+    labels = page.evaluate("() => mlkgData.all.map(n => n.fullLabel)")
     shown = []
     for label in labels:
         _search(page, label)
@@ -265,7 +285,9 @@ def test_large_graph_uses_python_layout_and_is_still_at_once(open_page, tmp_path
     path.write_text(render_html(g), "utf-8")
     page, log = open_page(path)
     assert log.console_errors == [] and log.blocked == []
-    assert _drawn_counts(page) == {"dataNodes": n, "dataEdges": m, "drawnNodes": n, "drawnEdges": m}
+    linked = len(_linked(g))
+    assert linked <= SUMMARY_SIZE
+    assert _drawn_counts(page) == {"dataNodes": linked, "dataEdges": m, "drawnNodes": linked, "drawnEdges": m}
     before = _positions(page)
     expected = page.evaluate("() => Object.fromEntries(mlkgData.nodes.get().map(n => [n.id, {x: Math.trunc(n.x), y: Math.trunc(n.y)}]))")
     assert before == expected  # the positions computed in Python, unmoved (getPositions truncates)
@@ -289,3 +311,159 @@ def test_screenshot_of_the_corpus_graph(corpus_page, tmp_path):
     if os.environ.get("MLKG_UPDATE_SCREENSHOT"):
         SCREENSHOT.parent.mkdir(exist_ok=True)
         shutil.copyfile(shot, SCREENSHOT)
+
+
+# ---- exploration at size: a graph above the summary size ----
+
+def _big_graph(tmp_path, n=900, m=1400):
+    g = synthetic_graph(n, m)
+    path = tmp_path / "big.html"
+    path.write_text(render_html(g), "utf-8")
+    return g, path
+
+
+def _drawn_ids(page) -> list:
+    return page.evaluate("() => mlkgData.nodes.getIds()")
+
+
+def test_big_graph_opens_on_the_most_connected(open_page, tmp_path):
+    _, path = _big_graph(tmp_path)
+    page, log = open_page(path)
+    assert log.console_errors == [] and log.blocked == []
+    degrees = page.evaluate("() => mlkgData.all.map(n => n.degree)")
+    drawn = set(_drawn_ids(page))
+    assert len(drawn) == SUMMARY_SIZE < len(degrees)
+    assert degrees.index(max(degrees)) in drawn
+    assert "most connected" in page.evaluate("() => document.getElementById('status').textContent")
+    # every relation between two drawn nodes is drawn, and no other
+    edges = page.evaluate("() => mlkgData.allEdges.map(e => [e.id, e.from, e.to])")
+    assert set(page.evaluate("() => mlkgData.edges.getIds()")) == {i for i, a, b in edges if a in drawn and b in drawn}
+    # grown from the top hub through neighbours: one connected piece, as the largest component exceeds the summary
+    import networkx as nx
+
+    sizes = page.evaluate("() => JSON.parse(document.getElementById('mlkg-data').textContent).components")
+    assert sizes[0] > SUMMARY_SIZE
+    assert nx.is_connected(nx.Graph([(a, b) for _, a, b in edges if a in drawn and b in drawn]))
+    assert sum(degrees[i] for i in drawn) / len(drawn) > 1.5 * sum(degrees) / len(degrees)  # hubs, not a random sample
+
+
+def test_search_as_you_type_lists_hits_and_a_hit_brings_its_node(open_page, tmp_path):
+    _, path = _big_graph(tmp_path)
+    page, _ = open_page(path)
+    page.type("#search", "paper 8", delay=20)
+    page.wait_for_timeout(300)
+    hits = page.evaluate("() => [...document.querySelectorAll('#results button')].map(b => [+b.dataset.id, b.textContent])")
+    assert len(hits) > 5 and all(t.startswith("Paper 8") for _, t in hits)
+    assert page.evaluate("() => mlkgNetwork.getSelectedNodes()") == []  # typing alone moves nothing
+    target = next(i for i, _ in hits if i not in _drawn_ids(page))
+    page.click(f'#results button[data-id="{target}"]')
+    assert target in _drawn_ids(page)
+    assert page.evaluate("() => mlkgNetwork.getSelectedNodes()") == [target]
+    label = page.evaluate("(id) => mlkgData.all[id].fullLabel", target)
+    assert page.evaluate("() => document.querySelector('#info h2').textContent") == label
+
+
+def test_expand_shows_the_neighbours_and_click_highlights_them(open_page, tmp_path):
+    _, path = _big_graph(tmp_path)
+    page, _ = open_page(path)
+    nid = page.evaluate("""() => { const d = new Set(mlkgData.nodes.getIds());
+        return mlkgData.all.find(n => d.has(n.id) && n.degree >= 3 &&
+            mlkgData.allEdges.some(e => (e.from === n.id && !d.has(e.to)) || (e.to === n.id && !d.has(e.from)))).id; }""")
+    neighbours = set(page.evaluate("""(id) => mlkgData.allEdges.filter(e => e.from === id || e.to === id)
+        .map(e => e.from === id ? e.to : e.from)""", nid))
+    page.evaluate("(id) => mlkgData.focusNode(id)", nid)
+    page.click("#expand")
+    drawn = set(_drawn_ids(page))
+    assert neighbours <= drawn
+    assert set(page.evaluate("() => mlkgData.highlighted()")) == (neighbours | {nid}) & drawn
+    # a node outside the neighbourhood is veiled: its pixels are paler than without the highlight
+    far = next(i for i in drawn if i not in neighbours and i != nid)
+    page.evaluate("(id) => mlkgNetwork.focus(id, {scale: 1.5, animation: false})", far)
+    veiled = _pixel_darkness(page, far)
+    page.evaluate("() => mlkgData.setFocus(null)")
+    assert _pixel_darkness(page, far) > veiled + 50
+    page.evaluate("(id) => mlkgData.setFocus(id)", nid)
+    # a click on empty canvas ends the highlight
+    page.evaluate("() => mlkgNetwork.moveTo({position: {x: 1e6, y: 1e6}, animation: false})")
+    box = page.evaluate("() => { const r = document.getElementById('graph').getBoundingClientRect(); return [r.left + 20, r.top + 20]; }")
+    page.mouse.click(*box)
+    assert page.evaluate("() => mlkgData.highlighted()") == []
+
+
+def _pixel_darkness(page, node_id: int) -> int:
+    """765 minus the sum of R, G and B at a node's centre on the canvas, after a redraw."""
+    return page.evaluate("""async (id) => {
+        const net = mlkgNetwork;
+        await new Promise(r => { net.once('afterDrawing', r); net.redraw(); });
+        const c = document.querySelector('#graph canvas'), p = net.canvasToDOM(net.getPositions([id])[id]);
+        const k = c.width / c.clientWidth, d = c.getContext('2d').getImageData(Math.round(p.x * k), Math.round(p.y * k), 1, 1).data;
+        return 765 - d[0] - d[1] - d[2];
+    }""", node_id)
+
+
+def test_degree_and_component_filters(open_page, tmp_path):
+    _, path = _big_graph(tmp_path, n=400, m=300)
+    page, _ = open_page(path)
+    page.fill("#min-degree", "3")
+    page.dispatch_event("#min-degree", "change")
+    degrees = page.evaluate("() => mlkgData.all.map(n => n.degree)")
+    drawn = _drawn_ids(page)
+    assert drawn and min(degrees[i] for i in drawn) >= 3
+    page.fill("#min-degree", "0")
+    page.dispatch_event("#min-degree", "change")
+    page.select_option("#component", "1")
+    comps = page.evaluate("() => mlkgData.all.map(n => n.comp)")
+    sizes = page.evaluate("() => mlkgData.all.length && JSON.parse(document.getElementById('mlkg-data').textContent).components")
+    drawn = _drawn_ids(page)
+    assert {comps[i] for i in drawn} == {1} and len(drawn) == sizes[1] > 1
+
+
+def test_a_click_picks_the_node_aimed_at_among_overlapping_ones(open_page, tmp_path):
+    _, path = _big_graph(tmp_path, n=400, m=600)
+    page, _ = open_page(path)
+    a, b = _drawn_ids(page)[:2]
+    # b drawn over a, its centre 6 px (canvas units) to the right of a's
+    page.evaluate("""([a, b]) => { const p = mlkgNetwork.getPositions([a])[a];
+        mlkgNetwork.moveNode(b, p.x + 6, p.y); mlkgNetwork.moveTo({position: p, scale: 1, animation: false}); }""", [a, b])
+    for target, dx in ((a, -2), (b, 8)):
+        xy = page.evaluate("""([a, dx]) => { const p = mlkgNetwork.getPositions([a])[a], d = mlkgNetwork.canvasToDOM({x: p.x + dx, y: p.y});
+            const r = document.getElementById('graph').getBoundingClientRect(); return [r.left + d.x, r.top + d.y]; }""", [a, dx])
+        page.mouse.click(*xy)
+        assert page.evaluate("() => mlkgNetwork.getSelectedNodes()") == [target]
+        assert page.evaluate("() => document.querySelector('#info h2').textContent") == page.evaluate(
+            "(id) => mlkgData.all[id].fullLabel", target)
+
+
+FOLD_NAMES = ["Straße Net", "STRASSE-net", "ǅemal Ǉ", "ﬁLM ﬂow", "İstanbul Set", "ΌΣΟΣ σοφός", "Ωmega ὈΔΥΣ", "Ⅻ-Net", "ＡＢＣ Net",
+              "ǰ-Transformer", "ŉ Model", "Ꭰ Cherokee", "𐐀 Deseret"]
+
+
+def test_search_folds_case_as_python_does(open_page, tmp_path):
+    from rdflib import Literal
+    from rdflib.namespace import RDFS
+
+    from pipeline.vocab import RES
+
+    g = Graph()
+    for i, name in enumerate(FOLD_NAMES):
+        g.add((RES[f"method/f{i}"], RDF.type, MLKG.Method))
+        g.add((RES[f"method/f{i}"], RDFS.label, Literal(name)))
+    path = tmp_path / "fold.html"
+    path.write_text(render_html(g), "utf-8")
+    page, _ = open_page(path)
+    assert page.evaluate("(xs) => xs.map(x => mlkgData.fold(x))", FOLD_NAMES) == [fold(x) for x in FOLD_NAMES]
+    for query in ("strasse net", "Straße", "STRASSE NET"):
+        hits = page.evaluate("(q) => mlkgData.find(q).map(n => n.fullLabel)", query)
+        assert hits[:2] == ["STRASSE-net", "Straße Net"] or hits[:2] == ["Straße Net", "STRASSE-net"], (query, hits)
+    assert page.evaluate("() => mlkgData.find('fiLM').map(n => n.fullLabel)") == ["ﬁLM ﬂow"]
+
+
+def test_community_colours_toggle(open_page, tmp_path):
+    _, path = _big_graph(tmp_path, n=400, m=600)
+    page, _ = open_page(path)
+    before = page.evaluate("() => mlkgData.nodes.get().map(v => v.color)")
+    page.check("#communities")
+    after = page.evaluate("() => mlkgData.nodes.get().map(v => v.color)")
+    assert before != after and len(set(after)) > 3
+    page.uncheck("#communities")
+    assert page.evaluate("() => mlkgData.nodes.get().map(v => v.color)") == before
