@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import query as _query_module  # loaded first, so that a later ``import pipeline.query`` keeps the function below
 from .build import run_build as build
 from .config import BuildConfig
 from .vocab import MLKG
@@ -26,6 +27,5 @@ def query(name_or_file: str, graph: Path | str = Path("output/graph.ttl"), param
     ``store``: a folder for an on-disk pyoxigraph store, loaded once and reused while the graph is unchanged
     (default: an in-memory store loaded on each call).
     """
-    from .query import load_query, run_query
-
+    load_query, run_query = _query_module.load_query, _query_module.run_query
     return run_query(load_query(name_or_file), Path(graph), params, None if store is None else Path(store))

@@ -443,3 +443,16 @@ def test_python_api_query_takes_sparql_text(corpus_build):
     out = subprocess.run([sys.executable, "-c", code, str(corpus_build[1] / "graph.ttl")], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert int(out.stdout.split()[0]) > 1000 and out.stdout.split()[1] == "True"
+
+
+def test_python_query_stays_callable_after_the_query_module_is_imported(corpus_build):
+    """``pipeline.query`` is the function, however often it is called and whatever imported ``pipeline.query``."""
+    import importlib
+
+    import pipeline
+
+    importlib.import_module("pipeline.query")
+    graph = corpus_build[1] / "graph.ttl"
+    assert callable(pipeline.query)
+    assert pipeline.query("ASK { ?s ?p ?o }", graph=graph).boolean is True
+    assert pipeline.query("ASK { ?s ?p ?o }", graph=graph).boolean is True  # a second call too
