@@ -16,7 +16,7 @@ from functools import lru_cache
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, SKOS, XSD
 
-from .vocab import MLKG, PREFIXES, RELATIONS, bind_prefixes
+from .vocab import DCTERMS, MLKG, PREFIXES, RELATIONS, SCHEMA, bind_prefixes
 from .write import quote_iri, quote_string, turtle_bytes
 
 __all__ = ["CONTEXT_FILE", "ntriples_bytes", "jsonld_context", "context_bytes", "jsonld_bytes", "by_document",
@@ -74,8 +74,10 @@ def ntriples_bytes(graph) -> bytes:
 
 _ALIASES = {"id": "@id", "type": "@type"}
 _COMMON_TERMS = {"label": RDFS.label, "altLabel": SKOS.altLabel, "subject": RDF.subject, "predicate": RDF.predicate,
-                 "object": RDF.object}
-"""Terms for the standard properties every mlkg graph uses, beside one term per ``vocab.MLKG`` name."""
+                 "object": RDF.object, "title": DCTERMS.title, "format": DCTERMS.format, "date": DCTERMS.date,
+                 "creator": DCTERMS.creator, "description": DCTERMS.description, "url": SCHEMA.url}
+"""Terms for the standard properties mlkg graphs use (a document's metadata among them), beside one term per
+``vocab.MLKG`` name."""
 _CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 
 

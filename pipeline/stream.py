@@ -28,8 +28,9 @@ import os
 import pickle
 import shutil
 import tempfile
+from types import MappingProxyType
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -249,7 +250,7 @@ class RenderMemo:
 class StreamResolver(NameTable):
     """A :class:`~pipeline.resolve.NameTable` that renders its graph's blocks document by document (pass 2)."""
 
-    documents: dict = {}
+    documents: Mapping = MappingProxyType({})
     """The documents by id (their text not needed): what :meth:`document_block` says of each (set by the build)."""
 
     def finish(self, keep: bool = False) -> bool:

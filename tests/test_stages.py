@@ -41,6 +41,7 @@ def test_streamed_renderer_writes_the_bytes_of_the_in_memory_one(tmp_path):
     merges = b"".join(rdf.resolution_merges(resolution))
     assert merges == write.json_bytes(rdf.merge_log(resolution))
     r = StreamResolver()
+    r.documents = {ex.document.id: ex.document for ex in EXTRACTIONS}  # as the build hands them over
     facts = {ex.document.id: compact(ex) for ex in EXTRACTIONS}
     for doc_id in reversed(list(facts)):  # any order of documents
         r.add(doc_id, facts[doc_id])
