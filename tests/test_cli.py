@@ -139,7 +139,7 @@ def test_cli_eval_help_points_at_the_gold_format_in_the_repository():
 
     r = _mlkg("eval", "--help", cwd=None)
     text = " ".join(r.stdout.split())
-    assert r.returncode == 0 and "tests/data/eval/README.md" in text and "shared" not in text
+    assert r.returncode == 0 and "tests/data/eval/README.md" in text and "shared/eval" not in text
     assert "## Gold format" in (TEST_DATA_DIR / "eval" / "README.md").read_text("utf-8")
 
 
