@@ -440,7 +440,7 @@ def iter_facts(
     consume: bool = False,
     overlap: bool = True,
 ) -> Iterator[tuple[Document, tuple, tuple | None, bool]]:
-    """``(document, compact facts, memo, parsed)`` (``stream.compact``; the memo the cache entry holds, or
+    """``(document, compact facts, memo, parsed)`` (``facts.compact``; the memo the cache entry holds, or
     None) for each of ``documents``, cache hits first, then the parsed ones as they come: not in document
     order, and nothing kept (a streaming build's first pass).
 
@@ -449,7 +449,7 @@ def iter_facts(
     ``consume=True`` the entries of the list ``documents`` are set to None as they are taken, and (in
     process) misses are parsed in chunks, so that texts already parsed are not held to the end.
     """
-    from .stream import compact
+    from .facts import compact
 
     import gc
 

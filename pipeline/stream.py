@@ -28,14 +28,13 @@ import os
 import pickle
 import shutil
 import tempfile
-from types import MappingProxyType
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 from .config import MEMORY_RECORDS, SPILL_BYTES
-from .facts import compact, expand  # noqa: F401  (compact: executor.py's import)
 from .names import clean
 from .outputs import SPILL_PREFIX
 from .rdf import document_iri_text, entity_iri_text, merges_json
