@@ -27,5 +27,5 @@ def query(name_or_file: str, graph: Path | str = Path("output/graph.ttl"), param
     ``store``: a folder for an on-disk pyoxigraph store, loaded once and reused while the graph is unchanged
     (default: an in-memory store loaded on each call).
     """
-    load_query, run_query = _query_module.load_query, _query_module.run_query
-    return run_query(load_query(name_or_file), Path(graph), params, None if store is None else Path(store))
+    store = None if store is None else Path(store)
+    return _query_module.run_query(_query_module.load_query(name_or_file), Path(graph), params, store)
