@@ -396,8 +396,8 @@ def _write_streamed(b: Build, resolver, spill) -> BuildReport:
             if b.store is not None and (new is not None or parsed):  # the memo helps the next build
                 b.store.put_entry(entry, doc_id, facts, new or memo)
             used = new or memo
-            done[doc_id] = DocumentState(entry, resolver.document_block(doc_id)[2] if facts[1] or facts[2] else None,
-                                         used.evidence_records, used.prefixes)
+            done[doc_id] = DocumentState(entry, resolver.document_block(doc_id).prefixes if facts[1] or facts[2]
+                                         else None, used.evidence_triples, used.prefixes)
     b.lap("resolve+rdf")
     return _commit_streamed(b, resolver, done, {GRAPH_TTL: resolver.turtle(), MERGES: resolver.merges()})
 
