@@ -91,9 +91,10 @@ class Build:
 
     @property
     def streaming(self) -> bool:
-        """Only graph.ttl, and validation only if the graph turns out small: a large build streams."""
+        """Only graph.ttl (and graph.html), and validation only if the graph turns out small: a large build
+        streams."""
         c = self.config
-        return not (c.html or c.infer or set(c.formats) - {"ttl"} or c.validate)
+        return not (c.infer or set(c.formats) - {"ttl"} or c.validate)
 
     def stage(self, name: str) -> None:
         self.callbacks.on_stage(name)
@@ -402,14 +403,31 @@ def _write_streamed(b: Build, resolver, spill) -> BuildReport:
     return _commit_streamed(b, resolver, done, {GRAPH_TTL: resolver.turtle(), MERGES: resolver.merges()})
 
 
+def _with_html(b: Build, files: dict) -> dict:
+    """``files`` and, if asked for, graph.html rendered from graph.ttl's bytes (``render.GraphView``): the page
+    a full build renders from its rdflib Graph."""
+    if not b.config.html:
+        return files
+    from . import render
+
+    b.stage("render")
+    ttl = files[GRAPH_TTL] if isinstance(files[GRAPH_TTL], bytes) else b"".join(files[GRAPH_TTL])
+    html = render.render_html(render.GraphView.of_turtle(ttl)).encode("utf-8")
+    b.lap("render")
+    return {**files, GRAPH_TTL: ttl, GRAPH_HTML: html}
+
+
 def _commit_streamed(b: Build, resolver, done: dict, files: dict, patched: str = "") -> BuildReport:
-    """Write graph.ttl, merges.json and report.json in one commit; prune the cache and leave the state."""
+    """Write graph.ttl, merges.json, graph.html if asked for and report.json in one commit; prune the cache
+    and leave the state."""
     from . import incremental
 
+    files = _with_html(b, files)
     report = BuildReport(
         documents_read=len(done), skipped=tuple(sorted(b.skipped, key=lambda s: s.path)),
         entities_per_class=resolver.entities_per_class(), relations_per_property=resolver.relations_per_property(),
-        seconds=b.seconds, model=b.model, outputs=tuple(str(b.config.out_dir / n) for n in [GRAPH_TTL, MERGES, REPORT]),
+        seconds=b.seconds, model=b.model,
+        outputs=tuple(str(b.config.out_dir / n) for n in [GRAPH_TTL, *sorted(set(files) - {GRAPH_TTL}), REPORT]),
         graph_stats=resolver.graph_stats(),
         encodings={k.document.id: k.document.encoding for k in b.kept.values() if k.document.id in done},
         validation=_validation_note(b, resolver.triples),
@@ -455,7 +473,8 @@ def _patched_plan(b: Build) -> BuildReport | None:
     b.counts.parsed, b.counts.cached = stats.parsed, len(rebuilt.docs) - stats.parsed
     b.lap("resolve+rdf")
     patched = (f"graph.ttl and merges.json patched: {len(changes.changed)} document(s) new or changed, "
-               f"{len(changes.removed)} removed, {rebuilt.rendered} rendered again")
+               f"{len(changes.removed)} removed, {rebuilt.rendered} rendered again"
+               + ("; graph.html rendered from the patched graph" if b.config.html else ""))
     return _commit_streamed(b, rebuilt.resolver, rebuilt.docs, rebuilt.files, patched)
 
 
