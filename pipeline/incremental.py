@@ -239,12 +239,11 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], rem
     leaving = [d for d in removed if d in docs] + [c.doc_id for c in changes if c.doc_id in docs]
     for d in leaving:
         entry = store.read_entry(docs[d].entry, d, keep=False)
-        if entry is None or not isinstance(entry[1], RenderMemo):
+        if entry is None or not isinstance(entry.memo, RenderMemo):
             return None  # the old facts are gone (cache cleared, pruned by another build): start afresh
-        facts, memo = entry
-        old_memos[d] = memo
-        touched |= r.remove(d, facts)
-        names |= r.name_keys(facts)
+        old_memos[d] = entry.memo
+        touched |= r.remove(d, entry.facts)
+        names |= r.name_keys(entry.facts)
     for c in changes:
         r.add(c.doc_id, c.facts)
         names |= r.name_keys(c.facts)
@@ -287,9 +286,9 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], rem
             memo = old_memos.get(d)
             if memo is None:
                 entry = store.read_entry(docs[d].entry, d)
-                if entry is None or not isinstance(entry[1], RenderMemo):
+                if entry is None or not isinstance(entry.memo, RenderMemo):
                     return None
-                memo = entry[1]
+                memo = entry.memo
             gone_subjects.update(subject for subject, _ in memo.blocks)
             for iri, rec in memo.records:
                 gone_records.setdefault(iri, set()).add(d)
@@ -302,7 +301,7 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], rem
             entry = store.read_entry(path, d)
             if entry is None:
                 return None
-            facts, memo = entry
+            facts, memo = entry.facts, entry.memo
         else:
             docs.pop(d, None)
             continue

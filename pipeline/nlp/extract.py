@@ -75,7 +75,7 @@ def extract(document: Document, doc: Doc) -> Extraction:
     return Extraction(document=document, mentions=mentions, relations=relations)
 
 
-def _make_doc(nlp: Language, text: str, doc_id: str | None = None) -> Doc:
+def doc_of(nlp: Language, text: str, doc_id: str | None = None) -> Doc:
     """The tokenised Doc of ``text``, carrying the string itself so no component joins it from the tokens (and
     the document's id, so that a budget error names it)."""
     doc = nlp.make_doc(text)
@@ -102,7 +102,7 @@ def _parse_in_pieces(nlp: Language, document: Document, disable: list[str]) -> D
     """The Doc of a long document: its pieces parsed apart (spaCy's ``max_length`` applies to each), joined into
     one Doc whose offsets are the document's, then given to the rule components ``disable`` does not name."""
     rules = [n for n in RULE_COMPONENTS if n in nlp.pipe_names]
-    pieces = [_make_doc(nlp, p) for p in _pieces(document.text, config.PARSE_CHUNK_CHARS)]
+    pieces = [doc_of(nlp, p) for p in _pieces(document.text, config.PARSE_CHUNK_CHARS)]
     doc = Doc.from_docs(list(nlp.pipe(pieces, disable=[*disable, *rules])), ensure_whitespace=False)
     doc.user_data[TEXT_KEY] = document.text
     doc.user_data[budget.DOC_ID_KEY] = document.id
@@ -120,7 +120,7 @@ def _docs(nlp: Language, documents: list[Document], batch_size: int, disable: li
             run.append(document)
             continue
         if run:
-            yield from nlp.pipe((_make_doc(nlp, d.text, d.id) for d in run), batch_size=batch_size, disable=list(disable))
+            yield from nlp.pipe((doc_of(nlp, d.text, d.id) for d in run), batch_size=batch_size, disable=list(disable))
             run = []
         if document is not None:
             yield _parse_in_pieces(nlp, document, list(disable))
@@ -129,7 +129,7 @@ def _docs(nlp: Language, documents: list[Document], batch_size: int, disable: li
 def _parse_one(nlp: Language, document: Document, disable: list[str]) -> Doc:
     if len(document.text) > config.PARSE_CHUNK_CHARS:
         return _parse_in_pieces(nlp, document, list(disable))
-    return nlp(_make_doc(nlp, document.text, document.id), disable=list(disable))
+    return nlp(doc_of(nlp, document.text, document.id), disable=list(disable))
 
 
 def extract_all(nlp: Language, documents: Iterable[Document], batch_size: int = 16,
