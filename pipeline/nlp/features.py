@@ -85,6 +85,10 @@ def _cues_in(lay: Layout, a: int, b: int, tag: str) -> list[str]:
     return out
 
 
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_LINE_HEAD = re.compile(r"^[-*•>#\[\]\d.) ]*")
+
+
 def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
     """The features of one mention candidate."""
     text = lay.text[c.start_char:c.end_char]
@@ -97,9 +101,9 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f += ctx["around"].get(key, ())
     multi = c.end - c.start > 1 or " " in text
     f.append(f"shape={'multi' if multi else shape(text)}")
-    if any(ch.isdigit() for ch in text):
+    if any(map(str.isdigit, text)):
         f.append("digit")
-    if re.search(r"[a-z][A-Z]", text):
+    if _CAMEL.search(text):
         f.append("camel")
     if "-" in text:
         f.append("hyphen")
@@ -137,7 +141,7 @@ def _line_features(lay: Layout, a: int, b: int, tag: str) -> list[str]:
     tail = lay.text[b:end].strip()
     first = lay.line_first[line]
     f = [f"{tag}line={lay.line_kind[line]}", f"{tag}line_first={first if first in lexicon()['line_labels'] else '-'}"]
-    if len(re.sub(r"^[-*•>#\[\]\d.) ]*", "", head)) == 0:
+    if len(_LINE_HEAD.sub("", head)) == 0:
         f.append(f"{tag}line_start")
         if not tail or tail[:1] in "(.:–—[":
             f.append(f"{tag}line_whole_{tail[:1] or 'end'}")
