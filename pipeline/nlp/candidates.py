@@ -113,6 +113,8 @@ class Layout:
     spaced: list[bool] = field(default_factory=list)
     cues: dict = field(default_factory=dict)
     """Cue class -> (sorted start offsets, end offsets) of its matches in the text."""
+    counts: tuple | None = None
+    """Negation and hedge words before each token (``features._counts``, computed when first asked)."""
 
     def line_of_char(self, i: int) -> int:
         return bisect_right(self.line_starts, i) - 1
@@ -363,9 +365,14 @@ def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[t
     for k, m in enumerate(typed):
         by_sent.setdefault(lay.sent_of(m.cand.start), []).append(k)
     for members in by_sent.values():
+        # the mentions within 60 tokens of each, found by bisection: a sentence listing thousands of names is not
+        # quadratic
+        near = sorted(members, key=lambda k: typed[k].cand.start)
+        starts = [typed[k].cand.start for k in near]
         for a in members:
-            for b in members:
-                if a != b and (typed[a].cls, typed[b].cls) in ALLOWED and abs(typed[a].cand.start - typed[b].cand.start) < 60:
+            x = typed[a].cand.start
+            for b in near[bisect_right(starts, x - 60):bisect_left(starts, x + 60)]:
+                if a != b and (typed[a].cls, typed[b].cls) in ALLOWED:
                     found.setdefault((a, b), set()).add("sentence")
     _entry_pairs(lay, typed, found)
     _heading_pairs(lay, typed, found)

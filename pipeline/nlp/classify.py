@@ -40,6 +40,7 @@ they miss and may give a rule mention another class, but does not remove rule ou
 
 
 _KNOWN = partial(is_not, None)
+_CHUNK = 2048
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,15 @@ class LinearModel:
         index, matrix = self._table
         pad = len(matrix) - 1
         get = index.get
-        flat, starts = [], []
-        for row in rows:
-            starts.append(len(flat))
-            flat.append(pad)
-            flat += filter(_KNOWN, map(get, row))  # the rows of the known features, in order (C-level loops)
-        z = numpy.add.reduceat(matrix[flat], starts, axis=0) + self.bias
+        out = []
+        for k in range(0, len(rows), _CHUNK):  # rows are independent: a chunk at a time bounds the memory
+            flat, starts = [], []
+            for row in rows[k:k + _CHUNK]:
+                starts.append(len(flat))
+                flat.append(pad)
+                flat += filter(_KNOWN, map(get, row))  # the rows of the known features, in order (C-level loops)
+            out.append(numpy.add.reduceat(matrix[flat], starts, axis=0))
+        z = (out[0] if len(out) == 1 else numpy.concatenate(out)) + self.bias
         return 1.0 / (1.0 + numpy.exp(-z))
 
     def to_json(self) -> dict:
