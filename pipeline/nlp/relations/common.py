@@ -12,7 +12,7 @@ from ..rules import load_rules, norm
 
 _CUES = load_rules().cue_patterns["relations"]
 
-__all__ = ["clause_subject", "subject_is_anaphor", "mention_at", "listed_before", "alone_in_paragraph"]
+__all__ = ["clause_subject", "subject_is_anaphor", "mention_at", "listed_before", "alone_in_paragraph", "ends_in_word"]
 
 PAPER_ANAPHOR = re.compile(_CUES["paper_anaphor"])
 VENUE_PAPER = re.compile(_CUES["venue_paper"])
@@ -67,11 +67,25 @@ def subject_is_anaphor(sent: Span) -> bool:
     return False
 
 
-_TRAINING = re.compile(_CUES["training"], re.I)
+TRAINING = re.compile(_CUES["training"], re.I)
 
 
 STUDY = re.compile(_CUES["study"])
 EVALUATE_VERB = re.compile(_CUES["evaluate_verb"], re.I)
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+def ends_in_word(text: str, end: int) -> bool:
+    """Whether the character before ``end`` is a word character (``\\w``).
+
+    Only then can a pattern without lookarounds whose every match ends in ``\\b`` match a prefix ``text[a:end]``
+    of a longer text ``text[a:b]`` where it does not match ``text[a:b]`` itself: a match in the prefix that does
+    not reach its end reads the same characters in the longer text. So one search of a whole sentence or clause
+    answers for every prefix cut after a non-word character (a search of each prefix is quadratic in a long list).
+    """
+    return end > 0 and _WORD_CHAR.match(text, end - 1) is not None
 
 
 def trained_not_evaluated(before: str, evaluated: re.Pattern) -> bool:
@@ -81,10 +95,10 @@ def trained_not_evaluated(before: str, evaluated: re.Pattern) -> bool:
     gives X to training and Y to evaluation. The caller asks this only when the sentence goes on to evaluate:
     in "When training ResNet-50 on ImageNet, Driftless reaches the target loss" the training run is the test.
     """
-    t = [m.end() for m in _TRAINING.finditer(before)]
+    t = [m.end() for m in TRAINING.finditer(before)]
     if not t:
         return False
-    e = [m.end() for m in evaluated.finditer(before) if not _TRAINING.fullmatch(m.group(0))]
+    e = [m.end() for m in evaluated.finditer(before) if not TRAINING.fullmatch(m.group(0))]
     return t[-1] > (e[-1] if e else -1)
 
 
