@@ -6,9 +6,10 @@ validate (quarantine.ttl) -> [infer] -> write (graph.ttl, other formats, merges.
 A build is one of three plans over a :class:`Build` context, chosen once the documents are read:
 
 - **patched** (``incremental.py``): a large build whose last run left its state, with few documents changed:
-  parse those, patch the last graph.ttl and merges.json;
-- **streamed** (``stream.py``): a large build of graph.ttl alone: resolve from compact facts, render
-  document by document into sorted runs on disk, never holding the whole graph;
+  parse those, patch the last graph.ttl and merges.json, render graph.html from the patched graph.ttl;
+- **streamed** (``stream.py``): a large build of graph.ttl (and graph.html): resolve from compact facts,
+  render the blocks ``rdf.py`` defines document by document into sorted runs on disk, graph.html from
+  graph.ttl's bytes, never holding an rdflib Graph;
 - **full**: resolve in memory, build the rdflib Graph, validate, infer, render graph.html, write every format.
 
 A plan that finds it cannot give the exact graph (the patch needs a full build; the streamed graph is small
