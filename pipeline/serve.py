@@ -6,9 +6,10 @@ serve-read-only`` unless updates are allowed. A front on the public port (this m
 query page at ``/``, ``graph.html`` at ``/graph``, and forwards the SPARQL paths after the checks of
 ``serve_guard`` (``Host``, ``SERVICE``/``LOAD``, origins and forms with updates on, ``Content-Length``).
 
-Limits (``Limits``): a deadline per request that stops the query (Oxigraph is killed and restarted, the only
-way to stop its CPU use); a cap on requests in flight (503 beyond it after a short wait); a cap on open
-connections; an idle timeout per connection; a cap on request bodies. Answers are streamed, never held.
+Limits (``Limits``): a deadline per request that stops the query (its Oxigraph child is killed and restarted,
+the only way to stop its CPU use, while the pool's other children keep answering); a cap on requests in flight
+(503 with ``Retry-After`` beyond it, after a short wait); a cap on open connections; an idle timeout per
+connection; a cap on request bodies. Answers are streamed, never held.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ QUERY_PATHS = ("/query", "/sparql")
 FORWARDED = QUERY_PATHS + ("/update", "/store", "/", "/yasgui.min.js", "/yasgui.min.css", "/logo.svg")
 PAGE_PATHS = ("/graph", "/graph.html")
 _QUIET = (ConnectionError, TimeoutError, socket.timeout)
+RETRY_AFTER = 1   # s, sent with a 503 that is about load (the caps, a restart), not about the request itself
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class Limits:
     max_connections: int = 256     # open client connections (--max-connections)
     idle_timeout: float = 30.0     # s a connection may stay silent (--idle-timeout)
     max_body: int = 16 * 2**20     # bytes of a request body (--max-body)
+    processes: int = 3             # Oxigraph processes over the store, one with updates on (--processes)
 
 
 class _InFlight:
@@ -79,7 +82,7 @@ class Endpoint:
         self.limits = limits
         self.allowed_hosts = tuple(allowed_hosts)
         self.html = Path(html) if html is not None else self.graph.with_name("graph.html")
-        self.backend = Backend(self.graph, allow_updates, startup_timeout, workdir)
+        self.backend = Backend(self.graph, allow_updates, startup_timeout, workdir, limits.processes)
         self.origins: set[str] = set()
         self._front: _FrontServer | None = None
         self._threads: list[threading.Thread] = []
@@ -91,10 +94,6 @@ class Endpoint:
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.port}"
-
-    @property
-    def backend_port(self) -> int:
-        return self.backend.port
 
     def __enter__(self) -> "Endpoint":
         self.start()
@@ -124,16 +123,17 @@ class Endpoint:
             raise
 
     def _watch(self) -> None:
-        """Every 50 ms: stop the requests past their deadline (by restarting Oxigraph), restart a dead child."""
+        """Every 50 ms: stop the requests past their deadline (by restarting the Oxigraph child that runs each),
+        restart a child that died."""
         while not self._stopping.wait(0.05):
             now = time.monotonic()
             with self._lock:
                 late = [f for f in self._inflight if not f.expired and now > f.deadline]
                 for f in late:
                     f.expired = True
-            if any(f.bc is not None and f.bc.generation == self.backend.generation for f in late) \
-                    or self.backend.child_died():
-                self.backend.restart()
+            running = {f.bc.child for f in late if f.bc is not None and f.bc.child.current(f.bc)}
+            for child in sorted(running | set(self.backend.dead()), key=lambda c: c.index):
+                self.backend.restart(child)
             for f in late:
                 _shut(f.bc)
 
@@ -154,7 +154,7 @@ class Endpoint:
         """A slot for one forwarded request (``HTTPRefusal`` 503 when none frees up in time), with its deadline."""
         if not self._slots.acquire(timeout=self.limits.queue_wait):
             raise HTTPRefusal(503, f"busy: {self.limits.max_queries} requests are running (--max-queries); "
-                                   "try again")
+                                   f"try again in {RETRY_AFTER} s", RETRY_AFTER)
         f = _InFlight(time.monotonic() + self.limits.timeout)
         with self._lock:
             self._inflight.add(f)
@@ -189,7 +189,8 @@ class _FrontServer(ThreadingHTTPServer):
     def process_request(self, request, client_address) -> None:
         if not self._connections.acquire(blocking=False):
             try:
-                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: %d\r\nContent-Length: 0\r\n"
+                                b"Connection: close\r\n\r\n" % RETRY_AFTER)
             except OSError:
                 pass
             self.shutdown_request(request)
@@ -246,7 +247,8 @@ def _front_handler(endpoint: Endpoint):
                 self._route()
             except HTTPRefusal as r:
                 self.close_connection = self.close_connection or r.status in (400, 411, 413, 501)
-                self._plain(r.status, r.message)
+                self._plain(r.status, r.message,
+                            {"Retry-After": str(r.retry_after)} if r.retry_after is not None else None)
             except _QUIET:
                 self.close_connection = True
 
@@ -308,7 +310,7 @@ def _open(handler, endpoint: Endpoint, flight: _InFlight, path: str, body: bytes
         try:
             bc = endpoint.backend.acquire(max(0.0, flight.deadline - time.monotonic()), fresh=not retry or attempt > 0)
         except MlkgError as exc:
-            raise HTTPRefusal(503, str(exc)) from exc
+            raise HTTPRefusal(503, str(exc), RETRY_AFTER) from exc
         flight.bc = bc
         try:
             bc.conn.request(handler.command, handler.path, body=body, headers=headers)

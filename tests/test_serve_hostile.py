@@ -146,6 +146,7 @@ def test_with_updates_other_origins_and_forms_are_refused(graph):
     insert = b"INSERT DATA { <https://example.org/a> <https://example.org/b> <https://example.org/c> }"
     probe = "ASK { <https://example.org/a> ?p ?o }"
     with Endpoint(graph, port=0, allow_updates=True) as ep:
+        assert len(ep.backend.pids) == 1   # a writable store is held by one process
         sparql = {"Content-Type": "application/sparql-update"}
         refusals = [
             ({**sparql, "Origin": "http://evil.example"}, insert, "/update"),
@@ -203,7 +204,7 @@ def test_answers_are_streamed(ep):
 def test_deadline_stops_the_cartesian_query_and_others_are_answered(graph):
     with Endpoint(graph, port=0, limits=Limits(timeout=2)) as ep:
         for query in (COUNT_CARTESIAN, CARTESIAN):   # one computes silently, one streams rows
-            old_pid, results = ep.backend.pid, {}
+            old_pids, results = set(ep.backend.pids), {}
 
             def slow():
                 t0 = time.monotonic()
@@ -223,8 +224,10 @@ def test_deadline_stops_the_cartesian_query_and_others_are_answered(graph):
             assert not worker.is_alive()
             assert results["status"] in (503, "IncompleteRead", "RemoteDisconnected"), results
             assert 1.9 < results["took"] < 6, results
-            # the work really stopped: the process that ran it is gone
-            assert old_pid != ep.backend.pid and not _running(old_pid)
+            # the work really stopped: the process that ran it is gone, and it alone
+            pids = _until(lambda: ep.backend.pids if len(ep.backend.pids) == 3 else None)
+            gone = old_pids - set(pids)
+            assert len(gone) == 1 and not _running(gone.pop())
             t0 = time.monotonic()
             assert get_query(ep.port, ASK)[0] == 200 and time.monotonic() - t0 < 1
 
@@ -235,9 +238,72 @@ def test_requests_beyond_the_cap_get_503(graph):
         worker.start()
         time.sleep(0.5)
         status, headers, text = get_query(ep.port, ASK)
-        assert status == 503 and b"--max-queries" in text
+        assert status == 503 and b"--max-queries" in text and headers.get("Retry-After") == "1"
         worker.join(timeout=20)
         assert get_query(ep.port, ASK)[0] == 200
+
+
+def test_a_runaway_query_stops_at_its_deadline_and_restarts_only_its_own_process(graph, tmp_path):
+    """Against a running `mlkg serve --timeout 4`: the four-way cartesian query is stopped at its deadline by
+    restarting the one Oxigraph process that runs it; another client's ASKs answer in under a second all along,
+    and a query in flight elsewhere when the runaway is stopped runs to its end."""
+    proc, port = _start_serve(graph, tmp_path, "--timeout", "4")
+    try:
+        before = set(_children(proc.pid))
+        assert len(before) == 3
+        n = int(json.loads(get_query(port, "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }")[2])
+                ["results"]["bindings"][0]["n"]["value"])
+        results, asks, t0 = {}, [], time.monotonic()
+
+        def timed(name, query, at):
+            time.sleep(max(0.0, t0 + at - time.monotonic()))
+            start = time.monotonic()
+            try:
+                status, _, body = get_query(port, query, timeout=30)
+            except (http.client.HTTPException, OSError) as exc:
+                status, body = type(exc).__name__, b""
+            results[name] = (status, body, time.monotonic() - start)
+
+        def ask_all_along():
+            while time.monotonic() < t0 + 6:
+                start = time.monotonic()
+                status, _, body = get_query(port, ASK, timeout=30)
+                asks.append((status, json.loads(body)["boolean"], time.monotonic() - start))
+                time.sleep(0.1)
+
+        threads = [threading.Thread(target=timed, args=("runaway", COUNT_CARTESIAN, 0)),
+                   threading.Thread(target=timed, args=("inflight", "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f }", 3.5)),
+                   threading.Thread(target=ask_all_along)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        assert not any(t.is_alive() for t in threads)
+        status, body, took = results["runaway"]
+        assert status == 503 and b"--timeout" in body and 3.9 < took < 8, results["runaway"]
+        status, body, took = results["inflight"]
+        assert status == 200 and json.loads(body)["results"]["bindings"][0]["n"]["value"] == str(n * n), status
+        assert len(asks) > 20 and all(a[:2] == (200, True) for a in asks)
+        assert max(a[2] for a in asks) < 1, sorted(a[2] for a in asks)[-5:]
+        after = set(_until(lambda: _three_children(proc.pid)))
+        assert len(before - after) == 1 and not _running((before - after).pop())
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+
+
+def _three_children(pid):
+    kids = [k for k in _children(pid) if _running(k)]
+    return kids if len(kids) == 3 else None
+
+
+def _until(probe, timeout=10):
+    """The first true value of ``probe()`` within ``timeout`` s, polled every 50 ms; fails the test if none."""
+    deadline = time.monotonic() + timeout
+    while not (value := probe()):
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)
+    return value
 
 
 def _running(pid):
