@@ -9,12 +9,18 @@ query page at ``/``, ``graph.html`` at ``/graph``, and forwards the SPARQL paths
 Limits (``Limits``): a deadline per request that stops the query (its Oxigraph child is killed and restarted,
 the only way to stop its CPU use, while the pool's other children keep answering); a cap on requests in flight
 (503 with ``Retry-After`` beyond it, after a short wait); a cap on open connections; an idle timeout per
-connection; a cap on request bodies. Answers are streamed, never held.
+connection; a cap on request bodies. Answers are streamed, never held (small ones are sent whole, in one write).
+
+Of the requests in flight only ``parallel`` (twice the CPUs) run at once in Oxigraph while they are young; one
+running longer than ``LONG_RUNNING`` gives its place to the next. Quick queries then run nearly one after the
+other instead of all sharing the CPUs, which keeps the slowest of them fast under load, and a slow query never
+holds up the quick ones.
 """
 
 from __future__ import annotations
 
 import http.client
+import os
 import shutil
 import socket
 import sys
@@ -25,7 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from .errors import MlkgError
-from .serve_backend import HOST, Backend, BackendConn, free_port, oxigraph_binary
+from .serve_backend import HOST, LONG_RUNNING, Backend, BackendConn, free_port, oxigraph_binary
 from .serve_guard import (SPARQL_BODY_TYPES, HTTPRefusal, body_length, host_allowed, own_origins,
                           remote_keywords, sparql_texts, write_refusal)
 
@@ -37,6 +43,7 @@ QUERY_PATHS = ("/query", "/sparql")
 FORWARDED = QUERY_PATHS + ("/update", "/store", "/", "/yasgui.min.js", "/yasgui.min.css", "/logo.svg")
 PAGE_PATHS = ("/graph", "/graph.html")
 _QUIET = (ConnectionError, TimeoutError, socket.timeout)
+PREFIX = 65536    # bytes of an answer read before the front answers: smaller answers are sent whole, in one write
 RETRY_AFTER = 1   # s, sent with a 503 that is about load (the caps, a restart), not about the request itself
 
 
@@ -51,15 +58,18 @@ class Limits:
     idle_timeout: float = 30.0     # s a connection may stay silent (--idle-timeout)
     max_body: int = 16 * 2**20     # bytes of a request body (--max-body)
     processes: int = 3             # Oxigraph processes over the store, one with updates on (--processes)
+    parallel: int = 0              # requests run at once until they pass LONG_RUNNING; 0: twice the CPUs
 
 
 class _InFlight:
-    """One forwarded request, watched for its deadline."""
+    """One forwarded request, watched for its deadline; ``lane`` while it holds a place among the quick ones."""
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
         self.expired = False
         self.bc: BackendConn | None = None
+        self.lane = False
+        self.since = 0.0
 
 
 class Endpoint:
@@ -88,6 +98,7 @@ class Endpoint:
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
         self._slots = threading.BoundedSemaphore(limits.max_queries)
+        self._lanes = threading.Semaphore(limits.parallel or 2 * (os.cpu_count() or 1))
         self._inflight: set[_InFlight] = set()
         self._lock = threading.Lock()
 
@@ -131,6 +142,9 @@ class Endpoint:
                 late = [f for f in self._inflight if not f.expired and now > f.deadline]
                 for f in late:
                     f.expired = True
+                for f in self._inflight:
+                    if f.lane and now - f.since > LONG_RUNNING:
+                        self._leave_lane(f)
             running = {f.bc.child for f in late if f.bc is not None and f.bc.child.current(f.bc)}
             for child in sorted(running | set(self.backend.dead()), key=lambda c: c.index):
                 self.backend.restart(child)
@@ -158,12 +172,24 @@ class Endpoint:
         f = _InFlight(time.monotonic() + self.limits.timeout)
         with self._lock:
             self._inflight.add(f)
+        if not self._lanes.acquire(timeout=self.limits.timeout):
+            self.untrack(f)
+            raise _late(self)
+        with self._lock:
+            f.lane, f.since = True, time.monotonic()
         return f
 
     def untrack(self, f: _InFlight) -> None:
         with self._lock:
             self._inflight.discard(f)
+            self._leave_lane(f)
         self._slots.release()
+
+    def _leave_lane(self, f: _InFlight) -> None:
+        """(Under ``_lock``.) Let the next request run in ``f``'s place."""
+        if f.lane:
+            f.lane = False
+            self._lanes.release()
 
 
 def _shut(bc: BackendConn | None) -> None:
@@ -215,6 +241,7 @@ def _front_handler(endpoint: Endpoint):
         server_version = "mlkg-serve"
         timeout = endpoint.limits.idle_timeout
         disable_nagle_algorithm = True  # else a small answer waits 40 ms for the client's delayed ACK
+        wbufsize = 65536  # headers and answer leave in one write (flushed after each request), not one per line
 
         def log_message(self, fmt, *args) -> None:  # quiet; the CLI prints the addresses once
             pass
@@ -329,17 +356,19 @@ def _late(endpoint: Endpoint) -> HTTPRefusal:
 
 
 def _relay(handler, endpoint: Endpoint, flight: _InFlight, path: str, body: bytes | None) -> None:
-    """Forward one request and stream the answer back, chunk by chunk."""
+    """Forward one request and send the answer back: whole, with its length, when it fits in ``PREFIX`` bytes
+    (most answers: one write), else streamed chunk by chunk."""
     bc, resp = _open(handler, endpoint, flight, path, body)
     done = False
     try:
+        bodiless = handler.command == "HEAD" or resp.status in (204, 304)
+        head, whole = (b"", True) if bodiless else _prefix(resp, flight, endpoint)
         handler.send_response(resp.status, resp.reason)
         for k, v in resp.getheaders():
             if k.lower() not in _HOP_BY_HOP:
                 handler.send_header(k, v)
-        length = resp.getheader("Content-Length")
-        bodiless = handler.command == "HEAD" or resp.status in (204, 304)
-        chunked = length is None and not bodiless and handler.request_version == "HTTP/1.1"
+        chunked = not whole and handler.request_version == "HTTP/1.1"
+        length = resp.getheader("Content-Length") if bodiless else None if not whole else str(len(head))
         if length is not None:
             handler.send_header("Content-Length", length)
         elif chunked:
@@ -347,7 +376,10 @@ def _relay(handler, endpoint: Endpoint, flight: _InFlight, path: str, body: byte
         elif not bodiless:
             handler.close_connection = True
         handler.end_headers()
-        _copy(resp, handler.wfile, chunked, flight)
+        if whole:
+            handler.wfile.write(head)
+        else:
+            _copy(resp, handler.wfile, chunked, flight, head)
         done = not resp.will_close
     except (OSError, http.client.HTTPException):
         handler.close_connection = True  # a cut answer: the client sees the connection end before the answer
@@ -355,17 +387,35 @@ def _relay(handler, endpoint: Endpoint, flight: _InFlight, path: str, body: byte
         endpoint.backend.release(bc, done and not flight.expired)
 
 
-def _copy(resp: http.client.HTTPResponse, out, chunked: bool, flight: _InFlight) -> None:
-    while True:
+def _prefix(resp: http.client.HTTPResponse, flight: _InFlight, endpoint: Endpoint) -> tuple[bytes, bool]:
+    """The answer's first ``PREFIX`` bytes, and whether that is all of it (then ``resp`` is read to its end).
+    Stopped at the deadline before any byte of it was sent: 503."""
+    parts, size = [], 0
+    try:
+        while size < PREFIX:
+            data = resp.read1(PREFIX - size)
+            if flight.expired:
+                raise ConnectionAbortedError("deadline")
+            if not data:
+                resp.read()  # closes the answer at its end, so that its connection can carry the next request
+                return b"".join(parts), True
+            parts.append(data)
+            size += len(data)
+    except (OSError, http.client.HTTPException) as exc:
+        if flight.expired:
+            raise _late(endpoint) from exc
+        raise HTTPRefusal(502, f"the oxigraph server stopped in the middle of its answer: {exc}") from exc
+    return b"".join(parts), False
+
+
+def _copy(resp: http.client.HTTPResponse, out, chunked: bool, flight: _InFlight, head: bytes) -> None:
+    data = head
+    while data:
+        out.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
         data = resp.read1(65536)
         if flight.expired:
             raise ConnectionAbortedError("deadline")
-        if not data:
-            break
-        out.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
-        if resp.length == 0:
-            break
-    resp.read()  # closes the answer at its end, so that its connection can carry the next request
+    resp.read()
     if chunked:
         out.write(b"0\r\n\r\n")
     out.flush()

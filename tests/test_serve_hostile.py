@@ -199,6 +199,19 @@ def test_answers_are_streamed(ep):
     status, headers, body = request(ep.port, "GET", "/query?" + urllib.parse.urlencode(
         {"query": "CONSTRUCT WHERE { ?s ?p ?o }"}), headers={"Accept": "application/n-triples"})
     assert status == 200 and headers.get("Transfer-Encoding") == "chunked" and body.count(b"\n") > 1000
+    status, headers, body = get_query(ep.port, ASK)   # a small answer is sent whole, with its length
+    assert status == 200 and headers.get("Content-Length") == str(len(body)) and "Transfer-Encoding" not in headers
+
+
+def test_a_long_query_leaves_its_place_to_quick_ones(graph):
+    with Endpoint(graph, port=0, limits=Limits(timeout=3, parallel=1)) as ep:
+        worker = threading.Thread(target=lambda: get_query(ep.port, COUNT_CARTESIAN, timeout=20))
+        worker.start()
+        time.sleep(0.7)   # past LONG_RUNNING: the one place for a running query is free again
+        t0 = time.monotonic()
+        status, _, body = get_query(ep.port, ASK)
+        assert status == 200 and time.monotonic() - t0 < 1
+        worker.join(timeout=20)
 
 
 def test_deadline_stops_the_cartesian_query_and_others_are_answered(graph):
