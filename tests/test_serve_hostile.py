@@ -14,9 +14,9 @@ import sys
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from local_http import LocalServer
 
 from pipeline.serve import Endpoint, Limits, free_port
 
@@ -54,39 +54,12 @@ def raw(port, data: bytes, timeout=10) -> bytes:
         return out
 
 
-class Listener:
-    """A local HTTP server that records every request and answers as a SPARQL endpoint with no rows."""
+NO_ROWS = b'{"head":{"vars":["s"]},"results":{"bindings":[]}}'
 
-    def __init__(self):
-        self.hits = []
-        hits = self.hits
 
-        class H(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def _any(self):
-                hits.append(self.path)
-                body = b'{"head":{"vars":["s"]},"results":{"bindings":[]}}'
-                self.send_response(200)
-                self.send_header("Content-Type", "application/sparql-results+json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            do_GET = do_POST = _any
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/sparql"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+def listener() -> LocalServer:
+    """A local SPARQL endpoint with no rows that records every request reaching it (``.requests``)."""
+    return LocalServer(lambda *_: (200, {"Content-Type": "application/sparql-results+json"}, NO_ROWS), "/sparql")
 
 
 @pytest.fixture(scope="module")
@@ -101,8 +74,8 @@ def ep(graph):
 
 
 def test_service_never_reaches_a_local_listener(ep, graph):
-    with Listener() as listener:
-        service = f"SELECT * {{ SERVICE <{listener.url}> {{ ?s ?p ?o }} }}"
+    with listener() as local:
+        service = f"SELECT * {{ SERVICE <{local.url}> {{ ?s ?p ?o }} }}"
         shapes = [
             ("GET", "/query?" + urllib.parse.urlencode({"query": service}), None, {}),
             ("GET", "/sparql?" + urllib.parse.urlencode({"query": service.replace("SERVICE", "service")}), None, {}),
@@ -116,12 +89,12 @@ def test_service_never_reaches_a_local_listener(ep, graph):
             status, _, text = request(ep.port, method, path, body, headers)
             assert status in (403, 415), (path, status, text)
         time.sleep(0.5)
-        assert listener.hits == []
+        assert local.requests == []
         # the same query with the flag does reach it: the refusal above is what kept it out
         with Endpoint(graph, port=0, allow_service=True) as open_ep:
             status, _, text = get_query(open_ep.port, service)
             assert status == 200, text
-        assert listener.hits
+        assert local.requests
 
 
 def test_service_refusal_says_why(ep):
@@ -169,10 +142,10 @@ def test_with_updates_other_origins_and_forms_are_refused(graph):
 
 
 def test_load_is_refused_with_updates_on(graph):
-    with Listener() as listener, Endpoint(graph, port=0, allow_updates=True) as ep:
-        status, _, _ = request(ep.port, "POST", "/update", f"LOAD <{listener.url}>".encode(),
+    with listener() as local, Endpoint(graph, port=0, allow_updates=True) as ep:
+        status, _, _ = request(ep.port, "POST", "/update", f"LOAD <{local.url}>".encode(),
                                {"Content-Type": "application/sparql-update"})
-        assert status == 403 and listener.hits == []
+        assert status == 403 and local.requests == []
 
 
 def test_content_length_is_validated(ep):
