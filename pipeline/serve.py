@@ -166,18 +166,20 @@ class Endpoint:
         self.backend.stop()
 
     def track(self) -> _InFlight:
-        """A slot for one forwarded request (``HTTPRefusal`` 503 when none frees up in time), with its deadline."""
+        """A slot for one forwarded request (``HTTPRefusal`` 503 when none frees up in time), with its deadline,
+        once it has a place to run (:data:`LONG_RUNNING`)."""
         if not self._slots.acquire(timeout=self.limits.queue_wait):
             raise HTTPRefusal(503, f"busy: {self.limits.max_queries} requests are running (--max-queries); "
                                    f"try again in {RETRY_AFTER} s", RETRY_AFTER)
         f = _InFlight(time.monotonic() + self.limits.timeout)
         with self._lock:
             self._inflight.add(f)
-        if not self._lanes.acquire(timeout=self.limits.timeout):
+        got = self._lanes.acquire(timeout=self.limits.timeout)
+        with self._lock:
+            f.lane, f.since = got, time.monotonic()
+        if not got or f.expired:
             self.untrack(f)
             raise _late(self)
-        with self._lock:
-            f.lane, f.since = True, time.monotonic()
         return f
 
     def untrack(self, f: _InFlight) -> None:
