@@ -12,7 +12,7 @@ from ..rules import load_rules, norm
 
 _CUES = load_rules().cue_patterns["relations"]
 
-__all__ = ["_clause_subject", "_subject_is_anaphor", "_mention_at", "_listed_before", "_alone_in_paragraph"]
+__all__ = ["_clause_subject", "_subject_is_anaphor", "_mention_at", "_listed_before", "_alone_in_paragraph", "ends_in_word"]
 
 _PAPER_ANAPHOR = re.compile(_CUES["paper_anaphor"])
 _VENUE_PAPER = re.compile(_CUES["venue_paper"])
@@ -72,6 +72,20 @@ _TRAINING = re.compile(_CUES["training"], re.I)
 
 _STUDY = re.compile(_CUES["study"])
 _EVALUATE_VERB = re.compile(_CUES["evaluate_verb"], re.I)
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+def ends_in_word(text: str, end: int) -> bool:
+    """Whether the character before ``end`` is a word character (``\\w``).
+
+    Only then can a pattern without lookarounds whose every match ends in ``\\b`` match a prefix ``text[a:end]``
+    of a longer text ``text[a:b]`` where it does not match ``text[a:b]`` itself: a match in the prefix that does
+    not reach its end reads the same characters in the longer text. So one search of a whole sentence or clause
+    answers for every prefix cut after a non-word character (a search of each prefix is quadratic in a long list).
+    """
+    return end > 0 and _WORD_CHAR.match(text, end - 1) is not None
 
 
 def _trained_not_evaluated(before: str, evaluated: re.Pattern) -> bool:

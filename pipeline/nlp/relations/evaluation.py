@@ -6,7 +6,8 @@ import re
 
 from ..discourse import _canon, _introduced
 from ..rules import norm
-from .common import _EVALUATE_VERB, _PAPER_ANAPHOR, _STUDY, _WE, _clause_subject, _listed_before, _subject_is_anaphor, _trained_not_evaluated
+from .common import (_EVALUATE_VERB, _PAPER_ANAPHOR, _STUDY, _TRAINING, _WE, _clause_subject, _listed_before,
+                     _subject_is_anaphor, _trained_not_evaluated, ends_in_word)
 from .reader import Reader, Sentence
 
 __all__ = ["evaluated_on"]
@@ -25,10 +26,13 @@ def evaluated_on(rd: Reader, sn: Sentence) -> None:
     if datasets and (cues["evaluated"].search(text) or fronted):
         clause_subj = _clause_subject(sent, methods, _introduced(st))
         study_list = False
+        # no training cue in the sentence: none before a dataset either (``ends_in_word``), read once, not per dataset
+        trains = _TRAINING.search(text) is not None
+        study_verb = []  # whether the sentence says "we evaluate", "the authors compare"...: read once, when first asked
         for d in datasets:
             if re.search(r"(?:introduc\w*|propos\w*|releas\w*|present\w*)\s+(?:\w+\s+){0,3}$", dtext[max(s0, d.start_char - 40):d.start_char]):
                 continue
-            if _trained_not_evaluated(dtext[s0:d.start_char], cues["evaluated"]) and \
+            if (trains or ends_in_word(dtext, d.start_char)) and _trained_not_evaluated(dtext[s0:d.start_char], cues["evaluated"]) and \
                     _EVALUATE_VERB.search(dtext[d.end_char:sent.end_char]):
                 continue  # "We pretrain X on LibriSpeech mixed with noise from MUSAN, and evaluate it on Y"
             subjects = []
@@ -92,8 +96,19 @@ def evaluated_on(rd: Reader, sn: Sentence) -> None:
             study_list = study_list or len(subjects) >= 2
             if study_list and study is not None and study.label_ == "Paper" and (pidx - st.paper_para <= 1 or pidx in st.untitled) \
                     and not [m for m in st.paper_methods.get(norm(_canon(study)), []) if m.label_ == "Method"] \
-                    and re.search(r"\b(?:[Ww]e|[Tt]he\s+authors|[Tt]his\s+(?:paper|study|work)|[Tt]he\s+(?:paper|study))\s+(?:then\s+|also\s+)?"
-                                  r"(?:evaluate|benchmark|compare|test|measure|study|probe|assess|analy[sz]e)s?\b", text) \
+                    and _study_verb(text, study_verb) \
                     and not any(norm(_canon(x)) in _introduced(st) for x in subjects) \
                     and not negated(sent, s0, d.start_char):
                 add(study, "evaluatedOn", d, sent, "evaluatedOn.study", 0.7)
+
+
+_STUDY_VERB = re.compile(r"\b(?:[Ww]e|[Tt]he\s+authors|[Tt]his\s+(?:paper|study|work)|[Tt]he\s+(?:paper|study))\s+(?:then\s+|also\s+)?"
+                         r"(?:evaluate|benchmark|compare|test|measure|study|probe|assess|analy[sz]e)s?\b")
+
+
+def _study_verb(text: str, memo: list) -> bool:
+    """Whether ``text`` says "we evaluate", "the authors compare"...: searched once per sentence (``memo``)."""
+    if not memo:
+        memo.append(_STUDY_VERB.search(text) is not None)
+    return memo[0]
+

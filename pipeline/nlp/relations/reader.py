@@ -12,7 +12,9 @@ from ...vocab import RELATION_ENDS
 from ..discourse import _canon, _State, paragraph_numbers
 from ..doc import doc_text, sentence_spans
 from ..rules import norm
-from .common import _CLAUSE_BREAK, _METHOD_ANAPHOR, _WE, _subject_is_anaphor
+from .common import _CLAUSE_BREAK, _METHOD_ANAPHOR, _WE, _subject_is_anaphor, ends_in_word
+
+_NOT_ONLY = re.compile(r"\bnot\s+(?:only|just|merely)\b")
 
 __all__ = ["Reader", "Sentence", "first_pass_sentence", "second_pass_sentence"]
 
@@ -65,6 +67,7 @@ class Reader:
         self.known_names = getattr(finder, "known_names", frozenset())
         self.dep_by_sent = self._dependency_frames()
         self.study_sents: dict[int, Span] = {}  # paragraph -> its first sentence that evaluates or benchmarks models
+        self._hedged_memo: dict[tuple[int, int], bool] = {}
 
     def add(self, s: Span, p: str, o: Span, sent: Span, rule: str, conf: float) -> None:
         """Keep the relation ``s p o`` read in ``sent`` (once, and only between the classes the model allows)."""
@@ -87,8 +90,18 @@ class Reader:
         clause_start = sent.start_char
         for cm in _CLAUSE_BREAK.finditer(self.dtext, sent.start_char, lo):
             clause_start = cm.end()
-        span = re.sub(r"\bnot\s+(?:only|just|merely)\b", "", self.dtext[clause_start:hi])
+        if hi <= sent.end_char and not ends_in_word(self.dtext, hi) and not self._hedged(clause_start, sent.end_char):
+            return False  # nothing to find up to the sentence's end, so nothing up to ``hi`` (``ends_in_word``)
+        span = _NOT_ONLY.sub("", self.dtext[clause_start:hi])
         return bool(self.negation.search(span))
+
+    def _hedged(self, a: int, b: int) -> bool:
+        """Whether ``dtext[a:b]`` holds "not only" or a negation or hedge at all (once per clause)."""
+        found = self._hedged_memo.get((a, b))
+        if found is None:
+            text = self.dtext[a:b]
+            found = self._hedged_memo[(a, b)] = bool(_NOT_ONLY.search(text) or self.negation.search(text))
+        return found
 
     def _dependency_frames(self) -> dict[int, list]:
         """"SUBJECT <verb> OBJECT" by the dependency parse, bucketed by the sentence of the verb."""
