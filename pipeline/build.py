@@ -215,13 +215,16 @@ def _after_commit(b: Build) -> None:
         b.store.prune(b.out, own=b.config.cache_dir is None)
 
 
-def _conforms(b: Build, turtle: bytes) -> bool:
+def _conforms(b: Build, turtle: bytes, changed=None) -> bool:
     """Does graph.ttl, about to be written, pass the shapes? Checked in pyoxigraph (``validate.validate_turtle``):
-    a streamed or patched graph that fails them goes to the full plan, which quarantines what fails."""
+    a streamed or patched graph that fails them goes to the full plan, which quarantines what fails. A patch
+    (``changed``, its ``incremental.ChangedBlocks``) of a graph that passed is checked where it changed
+    (``validate.validate_patch``)."""
     from . import validate
 
     b.stage("validate")
-    ok = validate.validate_turtle(turtle).conforms
+    ok = (validate.validate_patch(turtle, changed.removed, changed.added) if changed is not None
+          else validate.validate_turtle(turtle)).conforms
     b.lap("validate")
     return ok
 
@@ -454,7 +457,7 @@ def _commit_streamed(b: Build, resolver, done: dict, files: dict, patched: str =
         documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=patched)
     report = _commit(b, files, report)
     if b.store is not None:
-        incremental.save_state(b.out, b.version, resolver, done)
+        incremental.save_state(b.out, b.version, resolver, done, validated=not _validation_note(b, resolver.triples))
     return report
 
 
@@ -480,7 +483,8 @@ def _patched_plan(b: Build) -> BuildReport | None:
     rebuilt = incremental.rebuild(b.state, b.out, b.store, got, changes.removed + failed,
                                   {d: k.document for d, k in b.kept.items()})
     b.lap("resolve+rdf")
-    if rebuilt is not None and not _validation_note(b, rebuilt.resolver.triples) and not _conforms(b, rebuilt.files[GRAPH_TTL]):
+    if rebuilt is not None and not _validation_note(b, rebuilt.resolver.triples) and not _conforms(
+            b, rebuilt.files[GRAPH_TTL], rebuilt.changed if b.state.validated else None):
         rebuilt = None  # fails the shapes: the full plan quarantines
     if rebuilt is None:
         for g in got:

@@ -40,14 +40,14 @@ from .resolve import TABLES
 from .stream import StreamResolver
 from .vocab import local_name
 
-__all__ = ["STATE_FILE", "GraphState", "DocumentState", "Changes", "Change", "no_cycle_collection", "take_state",
+__all__ = ["STATE_FILE", "GraphState", "DocumentState", "ChangedBlocks", "Changes", "Change", "no_cycle_collection", "take_state",
            "save_state", "plan", "rebuild", "Rebuilt", "state_version"]
 
 
 OUTPUTS = ("graph.ttl", "merges.json")
 """The outputs an incremental rebuild patches: they must be as the build that left the state wrote them."""
 
-_FORMAT = "mlkg-state-1"
+_FORMAT = "mlkg-state-2"
 
 
 _TABLES = (*TABLES, "iri", "entity_prefixes")  # the name table's, and the renderer's
@@ -87,6 +87,7 @@ class GraphState:
     outputs: dict[str, tuple]  # name -> (size, mtime_ns, inode) as written
     docs: dict[str, DocumentState]
     tables: dict = field(repr=False)  # the GraphBlocks' tables (_TABLES)
+    validated: bool = False  # graph.ttl passed the shapes: a patch of it is checked where it changed
 
     def resolver(self) -> StreamResolver:
         r = StreamResolver().restore(self.tables)
@@ -107,9 +108,9 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
     try:
         with open(path, "rb") as fh, no_cycle_collection():
             head = pickle.load(fh)
-            if isinstance(head, tuple) and len(head) == 4 and head[:2] == (_FORMAT, version):
+            if isinstance(head, tuple) and len(head) == 5 and head[:2] == (_FORMAT, version):
                 state = GraphState(version=version, outputs=head[2], docs=head[3],
-                                   tables={name: pickle.load(fh) for name in _TABLES})
+                                   tables={name: pickle.load(fh) for name in _TABLES}, validated=head[4] is True)
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
             IndexError):
         state = None
@@ -124,8 +125,10 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
     return state
 
 
-def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[str, DocumentState]) -> None:
-    """Leave the state of the build that just wrote ``out_dir``'s outputs (atomically)."""
+def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[str, DocumentState],
+               validated: bool = False) -> None:
+    """Leave the state of the build that just wrote ``out_dir``'s outputs (atomically); ``validated``: its
+    graph.ttl passed the shapes."""
     out_dir = Path(out_dir)
     fd, tmp = tempfile.mkstemp(prefix=".mlkg-state-", suffix=".tmp", dir=out_dir)
     try:
@@ -133,7 +136,7 @@ def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[st
             # one pickle per table: the pickler's memo (an entry per object, ~80 MB at 10,000 documents in one
             # pickle) then holds one table's objects at a time; the file is larger (shared strings repeat)
             pickler = pickle.Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL)
-            pickler.dump((_FORMAT, version, {name: _stat(out_dir / name) for name in OUTPUTS}, docs))
+            pickler.dump((_FORMAT, version, {name: _stat(out_dir / name) for name in OUTPUTS}, docs, validated))
             for name in _TABLES:
                 pickler.clear_memo()
                 pickler.dump(getattr(resolver, name))
@@ -141,6 +144,16 @@ def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[st
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedBlocks:
+    """What a patch changed in graph.ttl: every statement of the subjects whose blocks it rendered again."""
+
+    removed: bytes
+    """The blocks taken out, as Turtle (the old graph's prefixes)."""
+    added: bytes
+    """The blocks put in, as Turtle (the new graph's prefixes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +211,7 @@ class Rebuilt:
     docs: dict[str, DocumentState]
     entries: list[Change]  # the cache entries to write: each with its new memo
     rendered: int = 0  # documents whose blocks were rendered again (or taken from a memo still valid)
+    changed: ChangedBlocks | None = None  # the graph.ttl blocks taken out and put in (``validate.validate_patch``)
 
 
 @contextmanager
@@ -337,15 +351,16 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], rem
                   *(v.evidence_prefixes for v in docs.values())}:
         prefixes |= group
     out_dir = Path(out_dir)
-    turtle = _patch_turtle((out_dir / "graph.ttl").read_bytes(), gone_subjects, blocks.items,
-                           r.T.terms.header(prefixes).encode("utf-8"))
+    old_turtle, header = (out_dir / "graph.ttl").read_bytes(), r.T.terms.header(prefixes).encode("utf-8")
+    turtle = _patch_turtle(old_turtle, gone_subjects, blocks.items, header)
     if turtle is None:
         return None
     merges = _patch_merges((out_dir / "merges.json").read_bytes(), r, gone_records, records.items)
     if merges is None:
         return None
     return Rebuilt(resolver=r, files={"graph.ttl": turtle, "merges.json": merges}, docs=docs, entries=entries,
-                   rendered=sum(1 for d in affected if d in docs))
+                   rendered=sum(1 for d in affected if d in docs),
+                   changed=_changed_blocks(old_turtle, gone_subjects, blocks.items, header))
 
 
 def _subject(piece: bytes) -> bytes:
@@ -400,6 +415,15 @@ def _patch_turtle(old: bytes, gone: set[str], added: list[tuple[str, str]], head
 
 
 _SECTION_END = b"\n    }"
+
+
+def _changed_blocks(old: bytes, gone: set[str], added: list[tuple[str, str]], header: bytes) -> ChangedBlocks:
+    """The blocks the patch took out of ``old`` (under its prefixes) and those it put in (under ``header``)."""
+    end = old.find(b"\n\n") if old.startswith(b"@prefix") else 0
+    keys = {g.encode("utf-8") for g in gone}
+    removed = [p for p in old[end:].split(b"\n\n") if p.strip() and _subject(p.lstrip(b"\n")) in keys]
+    return ChangedBlocks(removed=b"\n\n".join([old[:end], *removed]) + b"\n",
+                         added=b"\n\n".join([header, *(t.encode("utf-8") for _, t in added)]))
 
 
 def _section_iri(piece: bytes) -> bytes:

@@ -34,7 +34,10 @@ from rdflib.namespace import RDF, RDFS, SH, XSD
 
 from .errors import MlkgError
 
-__all__ = ["Finding", "ShapeChecks", "compile_shapes"]
+__all__ = ["Finding", "ShapeChecks", "compile_shapes", "local_shape", "FOCUS"]
+
+FOCUS = "__MLKG_FOCUS_NODES__"
+"""In the queries of ``compile_shapes(..., local=...)``: where the focus nodes a run is limited to go (a VALUES list)."""
 
 _VALUE = {SH["class"], SH.datatype, SH.nodeKind, SH["in"], SH.minLength, SH.maxLength, SH.pattern, SH.flags,
           SH.minInclusive, SH.maxInclusive, SH.minExclusive, SH.maxExclusive, SH["or"], SH["and"], SH["not"],
@@ -130,11 +133,15 @@ class ShapeChecks:
 
     queries: tuple[_Query, ...]
 
-    def run(self, store) -> list[Finding]:
-        """Every finding on ``store`` (the default graph and, for a dataset, the union of its named graphs)."""
+    def run(self, store, focus: Iterable[str] | None = None) -> list[Finding]:
+        """Every finding on ``store`` (the default graph and, for a dataset, the union of its named graphs).
+
+        ``focus`` (IRIs): with checks compiled with ``local``, the local shapes are checked on these focus nodes
+        only (the others on the whole graph)."""
+        values = " ".join(f"<{iri}>" for iri in sorted(focus or ()))
         out: list[Finding] = []
         for q in self.queries:
-            for solution in store.query(q.text, use_default_graph_as_union=True):
+            for solution in store.query(q.text.replace(FOCUS, values), use_default_graph_as_union=True):
                 out.extend(q.read(solution))
         return out
 
@@ -192,6 +199,7 @@ def _check_known(g: Graph, shape) -> None:
 class _Compiler:
     def __init__(self, shapes: Graph, subclasses: bool) -> None:
         self.g = shapes
+        self.limit = ""  # "VALUES ?this { FOCUS }" while compiling a shape checked on given focus nodes only
         # with rdfs:subClassOf in the data, an instance of a subclass is an instance of the class (as in SHACL)
         self.type_path = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>" + (
             "/<http://www.w3.org/2000/01/rdf-schema#subClassOf>*" if subclasses else "")
@@ -214,8 +222,9 @@ class _Compiler:
         out += [f"{{ {self.var()} {_term(p)} ?this }}" for p in g.objects(shape, SH.targetObjectsOf)]
         return out
 
-    @staticmethod
-    def focus(targets: list[str]) -> str:
+    def focus(self, targets: list[str]) -> str:
+        if self.limit:
+            return "{ " + self.limit + " FILTER EXISTS { " + " UNION ".join(targets) + " } }"
         return "{ SELECT DISTINCT ?this WHERE { " + " UNION ".join(targets) + " } }"
 
     # -------- conditions on one value node (a SPARQL expression, never an error)
@@ -309,9 +318,13 @@ class _Compiler:
             return []
         cols = [f"?ok{i}" for i in range(len(checks))]
         binds = " ".join(f"BIND({expr} AS {col})" for (_, expr), col in zip(checks, cols))
-        text = (f"SELECT DISTINCT ?this ?value {' '.join(cols)} WHERE {{ {{ SELECT ?value {' '.join(cols)} WHERE {{ "
-                f"{{ SELECT DISTINCT ?value WHERE {{ ?_s {sparql_path} ?value }} }} {binds} "
-                f"FILTER({' || '.join('!' + col for col in cols)}) }} }} ?this {sparql_path} ?value . {member} }}")
+        if self.limit:  # from the focus nodes given: their values, each checked
+            text = (f"SELECT DISTINCT ?this ?value {' '.join(cols)} WHERE {{ {self.limit} ?this {sparql_path} ?value . "
+                    f"{binds} FILTER({' || '.join('!' + col for col in cols)}) {member} }}")
+        else:
+            text = (f"SELECT DISTINCT ?this ?value {' '.join(cols)} WHERE {{ {{ SELECT ?value {' '.join(cols)} WHERE {{ "
+                    f"{{ SELECT DISTINCT ?value WHERE {{ ?_s {sparql_path} ?value }} }} {binds} "
+                    f"FILTER({' || '.join('!' + col for col in cols)}) }} }} ?this {sparql_path} ?value . {member} }}")
         names = [name for name, _ in checks]
 
         def read(sol):
@@ -344,8 +357,9 @@ class _Compiler:
         for p, op, bound in tests:
             name = p.split("#")[1]
             where = f"?this {sparql_path} ?_x" + (f" FILTER({self.conforms(qualified, '?_x')})" if p in _QUALIFIED else "")
+            grouped = f"{self.limit} {where}"  # a group over every focus node, or over those given
             if op == ">":
-                text = (f"SELECT ?this WHERE {{ {{ SELECT ?this WHERE {{ {where} }} GROUP BY ?this "
+                text = (f"SELECT ?this WHERE {{ {{ SELECT ?this WHERE {{ {grouped} }} GROUP BY ?this "
                         f"HAVING (COUNT(DISTINCT ?_x) > {bound}) }} {member} }}")
                 queries.append(_Query(text, lambda sol, name=name, bound=bound: [
                     u.finding(sol["this"], None, f"fails sh:{name} {bound}")]))
@@ -355,7 +369,7 @@ class _Compiler:
                 columns.add(f"BIND(EXISTS {{ {where} }} AS {col})", f"!{col}")
             elif bound > 1:
                 n = columns.var("n")
-                columns.add(f"OPTIONAL {{ SELECT ?this (COUNT(DISTINCT ?_x) AS {n}) WHERE {{ {where} }} GROUP BY ?this }} "
+                columns.add(f"OPTIONAL {{ SELECT ?this (COUNT(DISTINCT ?_x) AS {n}) WHERE {{ {grouped} }} GROUP BY ?this }} "
                             f"BIND(COALESCE({n}, 0) >= {bound} AS {col})", f"!{col}")
             else:
                 continue
@@ -383,6 +397,9 @@ class _Compiler:
         named = re.findall(r"[?$](\w+)", head.group(2))
         if "this" not in named:  # pre-binding is a join here: the focus node must be a column
             text = text[:head.start(2)] + "$this " + text[head.start(2):]
+        if self.limit:  # pre-bound to the focus nodes given: the VALUES opens the constraint's WHERE
+            brace = text.index("{", head.end())
+            text = text[:brace + 1] + " " + self.limit + " " + text[brace + 1:]
         projected = sorted(set(named) | {"this"})
         prefixes = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in self.prefixes(constraint))
         messages = tuple(sorted(set(u.messages) | set(_messages(g, constraint))))
@@ -421,12 +438,32 @@ def _shapes(g: Graph) -> list:
     return sorted(found, key=lambda s: (isinstance(s, BNode), str(s)))
 
 
-def compile_shapes(shapes: Graph, subclasses: bool = False) -> ShapeChecks:
+def _one_step(g: Graph, path) -> bool:
+    """A path of one predicate or its inverse (or none): its values are the focus node's neighbours."""
+    return path is None or isinstance(path, URIRef) or isinstance(g.value(path, SH.inversePath), URIRef)
+
+
+def local_shape(g: Graph, shape, sparql_ok: frozenset = frozenset()) -> bool:
+    """Whether ``shape`` (with its property shapes) reads only the statements of a focus node and of its neighbours.
+
+    Then a graph that conformed and changed only in the statements of some subjects can fail the shape only at
+    those subjects and their neighbours (before or after the change): ``validate.validate_patch`` checks it there.
+    True when every path is one step and the value constraints are on those values (sh:class reads a
+    neighbour's rdf:type); a SPARQL constraint can read anything, so its shape is local only when listed in
+    ``sparql_ok`` (its query read and found to stay within one step of $this)."""
+    units = [shape, *g.objects(shape, SH.property)] if g.value(shape, SH.path) is None else [shape]
+    if any(not _one_step(g, g.value(u, SH.path)) for u in units):
+        return False
+    return all(u in sparql_ok for u in units if g.value(u, SH.sparql) is not None)
+
+
+def compile_shapes(shapes: Graph, subclasses: bool = False, local: frozenset | None = None) -> ShapeChecks:
     """The queries that check every shape of ``shapes``.
 
     ``subclasses``: the data graph has ``rdfs:subClassOf`` statements, so classes are matched through them (an
     instance of a subclass is an instance of the class, as SHACL says); without them a plain ``rdf:type`` match
-    is the same and faster.
+    is the same and faster. ``local``: check the shapes that ``local_shape`` finds local (those with SPARQL
+    constraints only when in ``local``) on the focus nodes given to ``ShapeChecks.run`` only, the rest whole.
     """
     c = _Compiler(shapes, subclasses)
     active = [s for s in _shapes(shapes) if shapes.value(s, SH.deactivated) != Literal(True)]
@@ -438,6 +475,7 @@ def compile_shapes(shapes: Graph, subclasses: bool = False) -> ShapeChecks:
         units = [(shape, shapes.value(shape, SH.path))]
         if units[0][1] is None:  # a node shape: its property shapes are checked on its focus nodes
             units += [(p, shapes.value(p, SH.path)) for p in sorted(shapes.objects(shape, SH.property), key=str) if p in active]
+        c.limit = f"VALUES ?this {{ {FOCUS} }}" if local is not None and local_shape(shapes, shape, local) else ""
         queries += c.focus_set(targets, units)
     for shape in active:
         if shapes.value(shape, SH.path) is not None and shapes.value(shape, SH.property) is not None:

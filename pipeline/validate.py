@@ -27,7 +27,7 @@ from .model import Violation
 from .vocab import MLKG, PREFIXES, RELATIONS, bind_prefixes
 
 __all__ = ["SHAPES", "ENGINES", "ValidationReport", "shapes_graph", "validate_graph", "validate_store", "quarantine",
-           "validate_file", "validate_turtle", "load_graph"]
+           "validate_file", "validate_turtle", "validate_patch", "load_graph"]
 
 SHAPES = ONTOLOGY_DIR / "shapes.ttl"
 _MAX_ROUNDS = 10
@@ -71,11 +71,18 @@ def shapes_graph(path: Path = SHAPES) -> Graph:
     return Graph().parse(str(path), format="turtle")
 
 
+_SHAPES_NS = "https://w3id.org/mlkg/shapes#"
+LOCAL_SPARQL = frozenset(URIRef(_SHAPES_NS + name) for name in ("ExtendsSameClass", "RelationHasEvidence", "Evidence"))
+"""The shapes of ``shapes.ttl`` whose SPARQL constraints read only the focus node's statements and its neighbours'
+(``$this ?path ?value`` and the ``?value``'s classes; the records whose rdf:subject is ``$this``; a record's
+subject's statements), so a patched graph is checked for them around what changed (``validate_patch``)."""
+
+
 @lru_cache(maxsize=8)
-def _checks(path: Path = SHAPES, subclasses: bool = False):
+def _checks(path: Path = SHAPES, subclasses: bool = False, local: frozenset | None = None):
     from .shacl import compile_shapes
 
-    return compile_shapes(shapes_graph(path), subclasses)
+    return compile_shapes(shapes_graph(path), subclasses, local)
 
 
 def _namespaces(*graphs: Graph) -> dict[str, str]:
@@ -263,6 +270,10 @@ def validate_graph(graph: Graph, engine: str = "sparql") -> ValidationReport:
 
 def validate_store(store) -> ValidationReport:
     """Validate the graph in a pyoxigraph ``store`` (the union of its graphs) without copying it to rdflib."""
+    return _store_report(store, _sparql_findings(store))
+
+
+def _store_report(store, findings: list) -> ValidationReport:
     import pyoxigraph as ox
 
     shape_namespaces, namespaces = _namespaces(shapes_graph()), _namespaces()
@@ -274,7 +285,7 @@ def validate_store(store) -> ValidationReport:
         return min((q.object.value for q in store.quads_for_pattern(subject, ox.NamedNode(str(RDFS.label)), None)), default=None)
 
     found = [_Found(_to_rdflib(f.focus), f.shape, f.path, f.inverse, _to_rdflib(f.value), f.messages[0])
-             for f in _sparql_findings(store)]
+             for f in findings]
     violations = sorted((_violation(f, label, namespaces, shape_namespaces) for f in found),
                         key=lambda v: (v.node, v.shape, v.message, v.value))
     return ValidationReport(conforms=not violations, violations=tuple(violations), triples=len(store))
@@ -285,6 +296,10 @@ def validate_turtle(data: bytes) -> ValidationReport:
 
     A large build checks its graph.ttl this way before writing it, with no rdflib Graph at all.
     """
+    return validate_store(_turtle_store(data))
+
+
+def _turtle_store(data: bytes):
     import pyoxigraph as ox
 
     store = ox.Store()
@@ -292,7 +307,34 @@ def validate_turtle(data: bytes) -> ValidationReport:
         store.bulk_load(data, ox.RdfFormat.TURTLE)
     except (SyntaxError, ValueError) as exc:
         raise MlkgError(f"the graph to validate is not valid Turtle ({type(exc).__name__}: {exc})") from exc
-    return validate_store(store)
+    return store
+
+
+def validate_patch(data: bytes, removed: bytes, added: bytes) -> ValidationReport:
+    """Validate the Turtle ``data``, a graph that conformed before the statements of some subjects changed:
+    ``removed`` (Turtle) holds those subjects' statements before, ``added`` after. Gives the violations
+    ``validate_turtle(data)`` gives, checking the local shapes (``shacl.local_shape``: each reads a focus
+    node's statements and its neighbours') only where a violation can now be: at the changed subjects and at
+    their neighbours before and after (a node that points at a changed one or that one pointed at). The other
+    shapes, and every shape when the graph has rdfs:subClassOf (classes then reach further), run whole.
+    """
+    import pyoxigraph as ox
+
+    store = _turtle_store(data)
+    if store.query("ASK { ?a <http://www.w3.org/2000/01/rdf-schema#subClassOf> ?b }"):
+        return validate_store(store)
+    before, after = _turtle_store(removed), _turtle_store(added)
+    changed = {q.subject for s in (before, after) for q in s}
+    near = set(changed)
+    near.update(q.object for q in before)
+    for node in changed:
+        near.update(q.object for q in store.quads_for_pattern(node, None, None))
+        near.update(q.subject for q in store.quads_for_pattern(None, None, node))
+    if any(isinstance(n, ox.BlankNode) for n in near):
+        return validate_store(store)  # a blank node cannot be named in a query: the whole graph then
+    checks = _checks(SHAPES, False, LOCAL_SPARQL)
+    found = checks.run(store, [n.value for n in near if isinstance(n, ox.NamedNode)])
+    return _store_report(store, found if any(f.violation for f in found) else [])
 
 
 def quarantine(graph: Graph, engine: str = "sparql") -> tuple[Graph, Graph, tuple[Violation, ...]]:

@@ -507,15 +507,17 @@ def test_validate_build_report_counts_the_published_graph(broken_build):
 
 def test_validate_streamed_and_patched_builds_check_the_graph_they_write(tmp_path, monkeypatch):
     """With validation on (the default), a build of graph.ttl alone streams and checks the Turtle it writes in
-    pyoxigraph, with no rdflib Graph; the rebuild after one change patches graph.ttl and checks it again."""
+    pyoxigraph, with no rdflib Graph; the rebuild after one change patches graph.ttl and checks it again, where
+    it changed (``validate.validate_patch``)."""
     from pipeline import BuildConfig, build, incremental, rdf
     from pipeline.generate import generate_corpus
 
     docs, out = tmp_path / "docs", tmp_path / "out"
     generate_corpus(20, docs)
     checked = []
-    real = V.validate_turtle
+    real, real_patch = V.validate_turtle, V.validate_patch
     monkeypatch.setattr(V, "validate_turtle", lambda data: checked.append(data) or real(data))
+    monkeypatch.setattr(V, "validate_patch", lambda data, *blocks: checked.append(data) or real_patch(data, *blocks))
     monkeypatch.setattr(rdf, "to_graph", lambda resolution: pytest.fail("the streamed build made an rdflib Graph"))
     first = build(BuildConfig(inputs=(docs,), out_dir=out, html=False))
     assert first.validation == "" and "validate" in first.seconds and not first.quarantine

@@ -1,0 +1,137 @@
+"""Validation of a patched graph (validate.validate_patch): checked only where it changed, it finds exactly the
+violations a validation of the whole graph finds, for every mutation of test_validate and after random patches."""
+
+import random
+import shutil
+
+import pytest
+from rdflib import Graph, Literal
+from rdflib.namespace import RDF, RDFS
+
+from pipeline import BuildConfig, build, incremental
+from pipeline import validate as V
+from pipeline.vocab import MLKG
+
+from test_incremental import _mixed_corpus
+from test_validate import MUTATIONS, RES, _document, valid_graph  # noqa: F401 (a fixture)
+
+
+def _nt(triples) -> bytes:
+    g = Graph()
+    for t in triples:
+        g.add(t)
+    return g.serialize(format="nt", encoding="utf-8")
+
+
+def _patch_of(old: Graph, new: Graph) -> tuple[bytes, bytes]:
+    """The blocks of the subjects whose statements differ: before and after."""
+    changed = {s for s, _, _ in set(old) ^ set(new)}
+    return (_nt(t for t in old if t[0] in changed), _nt(t for t in new if t[0] in changed))
+
+
+def _same(old: Graph, new: Graph) -> V.ValidationReport:
+    data = new.serialize(format="nt", encoding="utf-8")
+    removed, added = _patch_of(old, new)
+    whole = V.validate_turtle(data)
+    assert V.validate_patch(data, removed, added).violations == whole.violations
+    return whole
+
+
+def _untype_document(g, doc):
+    g.remove((doc, RDF.type, MLKG.Document))  # every entity mentioned in it now fails, none of them changed
+
+
+def _retype(iri, cls):
+    def mutate(g, doc):
+        g.remove((iri, RDF.type, None))
+        g.add((iri, RDF.type, MLKG[cls]))  # the relations that reach it from unchanged subjects now fail
+    return mutate
+
+
+def _drop_evidence(name):
+    def mutate(g, doc):
+        g.remove((RES[f"evidence/{name}"], None, None))  # the relation, unchanged, loses its only record
+    return mutate
+
+
+def _drop_relation(s, p, o):
+    return lambda g, doc: g.remove((s, p, o))  # its record, unchanged, now dangles
+
+
+def _unlabel_document(g, doc):
+    g.remove((doc, RDFS.label, None))
+
+
+ON_EXISTING = [_untype_document, _unlabel_document, _retype(RES["venue/presentedAt-o"], "Dataset"),
+               _retype(RES["paper/presentedAt-s"], "Method"), _drop_evidence("uses"),
+               _drop_relation(RES["method/runsOn-s"], MLKG.runsOn, RES["hardware/runsOn-o"])]
+
+
+@pytest.mark.parametrize("mutate", MUTATIONS + ON_EXISTING, ids=lambda m: m.__name__)
+def test_validate_patch_finds_what_the_whole_graph_validation_finds(valid_graph, mutate):
+    new = Graph()
+    new += valid_graph
+    mutate(new, _document(new))
+    assert not _same(valid_graph, new).conforms
+
+
+def test_validate_patch_with_every_mutation_at_once(valid_graph):
+    new = Graph()
+    new += valid_graph
+    for m in MUTATIONS + ON_EXISTING:
+        m(new, _document(new))
+    assert len(_same(valid_graph, new).violations) > len(MUTATIONS)
+
+
+def _damage(rng: random.Random, data: bytes, added: bytes) -> list[tuple[bytes, bytes]]:
+    """The patched graph and its added blocks, each with one changed subject broken: a predicate of it dropped,
+    or its class changed (which breaks its unchanged neighbours)."""
+    g, a = Graph().parse(data=data, format="turtle"), Graph().parse(data=added, format="turtle")
+    subjects = sorted(set(a.subjects()))
+    out = []
+    for _ in range(3):
+        s = rng.choice(subjects)
+        p = rng.choice(sorted(set(a.predicates(s))))
+        drop = {(s, p, o) for o in a.objects(s, p)}
+        put = set()
+        if p == RDF.type and rng.random() < 0.7:
+            put = {(s, RDF.type, MLKG[rng.choice(["Paper", "Method", "Dataset", "Venue", "Hardware"])])}
+        gg, aa = set(g) - drop | put, set(a) - drop | put
+        out.append((_nt(gg), _nt(aa)))
+    return out
+
+
+def test_validate_patch_after_random_patched_rebuilds(tmp_path, monkeypatch):
+    """Real patched rebuilds (the random edits of test_incremental): each patch is checked where it changed,
+    and so is each patch with a changed subject broken; both as the whole graph's validation."""
+    docs = tmp_path / "docs"
+    files = _mixed_corpus(docs, 30)
+    out = tmp_path / "out"
+    seen = []
+    real = V.validate_patch
+
+    def spy(data, removed, added):
+        seen.append((data, removed, added))
+        return real(data, removed, added)
+
+    monkeypatch.setattr(V, "validate_patch", spy)
+    build(BuildConfig(inputs=(docs,), out_dir=out, html=False))
+    rng = random.Random(3)
+    broken = 0
+    for step in range(6):
+        a, b = rng.sample(files, 2)
+        if step % 3 == 0 and b.exists():
+            a.write_bytes(b.read_bytes())
+        elif step % 3 == 1 and a.exists():
+            a.write_bytes(a.read_bytes()[: len(a.read_bytes()) // 2])
+        else:
+            a.write_bytes(a.read_bytes() + b"\nWe also evaluate BERT on ImageNet.\n")
+        report = build(BuildConfig(inputs=(docs,), out_dir=out, html=False))
+        assert report.patched and len(seen) == step + 1
+        data, removed, added = seen[-1]
+        assert real(data, removed, added).violations == V.validate_turtle(data).violations == ()
+        for bad, bad_added in _damage(rng, data, added):
+            whole = V.validate_turtle(bad)
+            assert real(bad, removed, bad_added).violations == whole.violations
+            broken += not whole.conforms
+    assert broken >= 6
