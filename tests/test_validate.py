@@ -381,11 +381,12 @@ def test_validate_file_reports_unreadable_file(tmp_path):
 # ---------------------------------------------------------------- the build and the command line
 
 def _inject(mp: pytest.MonkeyPatch, mutations, expected: list | None = None) -> None:
-    """Put ``mutations`` into both graphs a build checks: the rdflib Graph of the full plan (``rdf.to_graph``) and
-    the graph.ttl a streamed or patched build validates before writing it (``validate.validate_turtle``)."""
+    """Put ``mutations`` into the graphs a build checks: the rdflib Graph of the full plan (``rdf.to_graph``), the
+    graph.ttl a streamed build validates before writing it (``validate.validate_turtle``) and a patched one
+    (``validate.validate_patch``)."""
     from pipeline import rdf
 
-    real_graph, real_turtle = rdf.to_graph, V.validate_turtle
+    real_graph, real_turtle, real_patch = rdf.to_graph, V.validate_turtle, V.validate_patch
 
     def to_graph_with_faults(resolution):
         g = real_graph(resolution)
@@ -403,8 +404,22 @@ def _inject(mp: pytest.MonkeyPatch, mutations, expected: list | None = None) -> 
             m(g, doc)
         return real_turtle(g.serialize(format="nt", encoding="utf-8"))
 
+    def patch_with_faults(data, removed, added):  # the mutated subjects are changed ones too
+        before = Graph().parse(data=data, format="turtle")
+        g = Graph()
+        g += before
+        doc = _document(g)
+        for m in mutations:
+            m(g, doc)
+        changed = {s for s, _, _ in set(before) ^ set(g)}
+        old, new = Graph().parse(data=removed, format="turtle"), Graph().parse(data=added, format="turtle")
+        old += [t for t in before if t[0] in changed]
+        new += [t for t in g if t[0] in changed]
+        return real_patch(*(x.serialize(format="nt", encoding="utf-8") for x in (g, old, new)))
+
     mp.setattr(rdf, "to_graph", to_graph_with_faults)
     mp.setattr(V, "validate_turtle", turtle_with_faults)
+    mp.setattr(V, "validate_patch", patch_with_faults)
 
 
 @pytest.fixture(scope="module")
