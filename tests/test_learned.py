@@ -200,3 +200,11 @@ def test_held_out_sets_are_not_trained_on(tmp_path):
         (tmp_path / "tests" / "data" / name / "docs").mkdir(parents=True)
         (tmp_path / "tests" / "data" / name / "gold.json").write_text('{"entities": [], "relations": []}')
     assert [s.name for s in annotated_sets(tmp_path)] == ["real-x"]
+
+
+def test_common_words_inside_a_name_say_what_it_names(parse):
+    doc = parse("Affiliations: Corvid University; Tern Research")
+    lay = layout(doc)
+    ctx = doc_context(doc, lay, mention_candidates(doc, lay))
+    assert "cw_last=university" in mention_features(doc, lay, _cand(doc, lay, "Corvid University"), ctx)
+    assert "cw=research" in mention_features(doc, lay, _cand(doc, lay, "Tern Research"), ctx)

@@ -47,7 +47,7 @@ def lexicon() -> dict:
                        if isinstance(v, str) and not k.startswith("_")}
     lex = json.loads((PATTERNS / "lexicon.json").read_text("utf-8"))
     data["function_words"] = frozenset(w.lower() for w in lex["function_words"]) | frozenset(data["connectors"])
-    for key in ("negation", "hedges", "anaphors", "line_labels"):
+    for key in ("negation", "hedges", "anaphors", "line_labels", "name_words"):
         data[key] = frozenset(data[key])
     return data
 
@@ -103,6 +103,8 @@ class Layout:
     line_kind: list[str]
     line_first: list[str]
     para_of_line: list[int]
+    content_line: list[int]
+    """For each line, how many lines with words there are up to it (blank lines and rules not counted)."""
     token_line: list[int] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
     """Each token as the features see it (``features.word``)."""
@@ -135,7 +137,7 @@ def _line_kind(line: str) -> str:
         return "table"
     if s.startswith("#"):
         return "heading"
-    if _MARKER.match(line):
+    if _MARKER.match(line) and not s.startswith(">"):  # a quote's ">" is gone once Markdown is read
         return "item"
     if re.fullmatch(r"[-=_*~]{3,}", s):
         return "rule"
@@ -148,23 +150,26 @@ def layout(doc: Doc) -> Layout:
     """The line and paragraph structure of ``doc``'s text."""
     text = doc_text(doc)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    kinds, firsts, paras = [], [], []
-    para = 0
-    prev_blank = True
+    kinds, firsts, paras, content = [], [], [], []
+    para = seen = 0
+    prev_ends = True
     for k, a in enumerate(starts):
         b = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
         line = text[a:b]
         kind = _line_kind(line)
-        if kind == "blank":
-            prev_blank = True
-        elif prev_blank or kind in {"heading", "item", "rule"}:
-            para += 1
-            prev_blank = False
+        # blank lines and rules say nothing here: a document read from Markdown or HTML has none, so a paragraph
+        # ends after a line of prose and before a heading or list item
+        if kind not in {"blank", "rule"}:
+            if prev_ends or kind in {"heading", "item"}:
+                para += 1
+            prev_ends = kind in {"text", "heading"}
+            seen += 1
         kinds.append(kind)
+        content.append(seen)
         w = _WORD.search(_MARKER.sub("", line, count=1))
         firsts.append(w.group(0).lower() if w and w.start() < 3 else "")
         paras.append(para)
-    lay = Layout(text, sentence_starts(doc), starts, kinds, firsts, paras)
+    lay = Layout(text, sentence_starts(doc), starts, kinds, firsts, paras, content)
     if len(doc):
         arr = doc.to_array([IDX, HEAD, DEP])
         lay.idx = arr[:, 0].tolist()
@@ -396,7 +401,8 @@ def _entry_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
         for j, m in enumerate(typed):
             if j == k or not typed[k].cand.start_char <= m.cand.start_char < stop:
                 continue
-            if lay.line_of_char(m.cand.start_char) - first > 40 or (typed[k].cls, m.cls) not in ALLOWED:
+            if lay.content_line[lay.line_of_char(m.cand.start_char)] - lay.content_line[first] > 25 \
+                    or (typed[k].cls, m.cls) not in ALLOWED:
                 continue
             found.setdefault((k, j), set()).add("entry")
 

@@ -109,6 +109,7 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
         f.append("acronym")
     low = sorted({words[k] for k in range(c.start, c.end) if texts[k].isalpha() and texts[k].islower()})
     f += [f"in={w}" for w in low[:6]]
+    f += _name_words(texts, c.start, c.end)
     last = texts[c.end - 1]
     f.append(f"last_suf={last[-3:].lower()}" if last[:1].isupper() and len(last) > 4 else f"last={words[c.end - 1]}")
     f.append(f"first={words[c.start]}")
@@ -127,6 +128,17 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f += _line_features(lay, c.start_char, c.end_char, "")
     f += _cues_in(lay, max(0, c.start_char - 40), c.start_char, "cue_before=")
     return f
+
+
+def _name_words(texts: list[str], a: int, b: int) -> list[str]:
+    """The common words written capitalised inside a name ("University", "Research", "Bench"): what kind of thing
+    it names (``name_words`` of ``features.json``)."""
+    known = lexicon()["name_words"]
+    words = sorted({t.lower() for t in texts[a:b] if t[:1].isupper() and t.lower() in known})
+    out = [f"cw={w}" for w in words[:4]]
+    if b > a and texts[b - 1].lower() in known:
+        out.append(f"cw_last={texts[b - 1].lower()}")
+    return out
 
 
 def _line_features(lay: Layout, a: int, b: int, tag: str) -> list[str]:
@@ -222,7 +234,7 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     f.append("s_first" if first is sc else "o_first")
     ss, so = lay.sent_of(sc.start), lay.sent_of(oc.start)
     ls, lo = lay.line_of_char(sc.start_char), lay.line_of_char(oc.start_char)
-    f.append(f"lines={_bucket(abs(lo - ls))}")
+    f.append(f"lines={_bucket(abs(lay.content_line[lo] - lay.content_line[ls]))}")
     f.append("same_para" if lay.para_of_line[ls] == lay.para_of_line[lo] else "other_para")
     if ss == so:
         f += _between(lay, first, second)
