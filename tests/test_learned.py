@@ -208,3 +208,15 @@ def test_common_words_inside_a_name_say_what_it_names(parse):
     ctx = doc_context(doc, lay, mention_candidates(doc, lay))
     assert "cw_last=university" in mention_features(doc, lay, _cand(doc, lay, "Corvid University"), ctx)
     assert "cw=research" in mention_features(doc, lay, _cand(doc, lay, "Tern Research"), ctx)
+
+
+def test_a_quote_marker_or_none_gives_a_line_initial_span_the_same_context(parse):
+    feats = []
+    for text in ("Teasers\n> Sparse Adapters for Tiny Phones\n[Accepted to ICLR 2025]\n",
+                 "Teasers\nSparse Adapters for Tiny Phones\n[Accepted to ICLR 2025]\n"):
+        doc = parse(text)
+        lay = layout(doc)
+        c = _cand(doc, lay, "Sparse Adapters for Tiny Phones")
+        feats.append(sorted(mention_features(doc, lay, c, doc_context(doc, lay, mention_candidates(doc, lay)))))
+    assert feats[0] == feats[1] and "p1=<line>" in feats[0]
+

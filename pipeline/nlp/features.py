@@ -65,10 +65,23 @@ def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
             classes[norm(c.canonical)].add(c.rule_cls)
         key = norm(text[c.start_char:c.end_char])
         if c.start > 0:
-            around[key].add("any_p1=" + words[c.start - 1])
+            around[key].add("any_p1=" + _before(lay, c)[0])
         if c.end < n:
             around[key].add("any_n1=" + words[c.end])
     return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()}}
+
+
+_LINE_HEAD = re.compile(r"^[-*•>#\[\]\d.) ]*")
+
+
+def _before(lay: Layout, c: MentionCandidate) -> tuple[str, str]:
+    """The two words before a span; "<line>" for a span that starts its line, whatever marks the line (a "- ", a
+    "> " or nothing, as in a document read from Markdown, whose quote marks are gone)."""
+    line = lay.line_of_char(c.start_char)
+    if not _LINE_HEAD.sub("", lay.text[lay.line_starts[line]:c.start_char]).strip():
+        return "<line>", "<line>"
+    words = lay.words
+    return (words[c.start - 1] if c.start > 0 else "<s>"), (words[c.start - 2] if c.start > 1 else "<s>")
 
 
 def _bucket(n: int) -> str:
@@ -113,9 +126,9 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     last = texts[c.end - 1]
     f.append(f"last_suf={last[-3:].lower()}" if last[:1].isupper() and len(last) > 4 else f"last={words[c.end - 1]}")
     f.append(f"first={words[c.start]}")
-    p1 = words[c.start - 1] if c.start > 0 else "<s>"
+    p1, p2 = _before(lay, c)
     n1 = words[c.end] if c.end < n else "</s>"
-    f += [f"p1={p1}", f"p2={words[c.start - 2] if c.start > 1 else '<s>'}", f"n1={n1}",
+    f += [f"p1={p1}", f"p2={p2}", f"n1={n1}",
           f"n2={words[c.end + 1] if c.end + 1 < n else '</s>'}", f"around={p1}_{n1}"]
     root = _root(lay, c.start, c.end)
     dep = lay.deps[root]
@@ -149,7 +162,7 @@ def _line_features(lay: Layout, a: int, b: int, tag: str) -> list[str]:
     tail = lay.text[b:end].strip()
     first = lay.line_first[line]
     f = [f"{tag}line={lay.line_kind[line]}", f"{tag}line_first={first if first in lexicon()['line_labels'] else '-'}"]
-    if len(re.sub(r"^[-*•>#\[\]\d.) ]*", "", head)) == 0:
+    if len(_LINE_HEAD.sub("", head)) == 0:
         f.append(f"{tag}line_start")
         if not tail or tail[:1] in "(.:–—[":
             f.append(f"{tag}line_whole_{tail[:1] or 'end'}")
