@@ -533,10 +533,7 @@ def test_ingest_markdown_line_ends_join_wrapped_prose_only():
     "r01_qualcomm_neurips2024",
     "r03_icml2024_abstracts",
     "r05_esfomo_icml2025_workshop",
-    # The Markdown reading drops the "> " before each title; the mention model reads the token before a span
-    # (">" in the .txt, a line break in the .md) and keeps two titles of the .txt only.
-    pytest.param("r08_paper_teasers", marks=pytest.mark.xfail(
-        strict=True, reason="the token before a line-initial span is a feature, and a quote marker is dropped")),
+    "r08_paper_teasers",
 ])
 def test_ingest_real_dev_documents_read_as_markdown_keep_their_graph(graph_of, tmp_path, name):
     """Plain text saved as .md (one paragraph a line, '## ' headings, '- ' lists) keeps what its .txt gives."""
