@@ -180,7 +180,10 @@ def _names(typed: list[Typed], pair: PairCandidate) -> tuple[str, str]:
 
 
 def _rule_pair_of(pair: PairCandidate, typed: list[Typed], rule_pairs: set) -> bool:
-    return bool(pair.rules) or _names(typed, pair) in rule_pairs
+    """Whether the rules related the pair's two names, either way round ("A has a higher error rate than B": the
+    rules' B outperforms A is not contradicted by the model)."""
+    names = _names(typed, pair)
+    return bool(pair.rules) or names in rule_pairs or names[::-1] in rule_pairs
 
 
 def apply_decision(doc: Doc, lay: Layout, decision: Decision) -> Doc:
