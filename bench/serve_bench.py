@@ -1,12 +1,15 @@
 """Latency of `mlkg serve` under concurrent clients, against the Oxigraph server it fronts, asked directly.
 
-    .venv/bin/python bench/serve_bench.py [--graph output/graph.ttl] [--clients 20] [--queries 200] [--stream-mb 150]
+    .venv/bin/python bench/serve_bench.py [--graph output/graph.ttl] [--clients 20] [--queries 200] [--rounds 1]
+                                          [--stream-mb 150]
 
 Starts `mlkg serve` (a separate process, as a user runs it) on a free loopback port and, for comparison, a
-plain `oxigraph serve-read-only` over the same graph. Each client is a thread with one keep-alive connection
-that sends its queries one after another (the bundled named queries without parameters, and an ASK, in
-turn); every latency is from sending the request to the last byte of the answer. Prints one row per target.
-Then the front's memory while one client reads a large answer (the rows of a cartesian query) to its end.
+plain `oxigraph serve-read-only` over the same graph. Each client is a process of its own (so that no client
+waits for another's turn at Python's lock to read its clock) with one keep-alive connection that sends its
+queries one after another (the bundled named queries without parameters, and an ASK, in turn); every latency
+is from sending the request to the last byte of the answer. Prints one row per target and round, the targets
+taking turns, with the machine's load average: on a shared machine the figures move with it. Then the front's
+memory while one client reads a large answer (the rows of a cartesian query) to its end.
 Figures, not assertions: nothing here fails on a slow machine.
 """
 
@@ -14,11 +17,12 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import multiprocessing
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -69,19 +73,23 @@ def client(port: int, paths: list[str], n: int, offset: int, out: list, errors: 
     conn.close()
 
 
+def one_client(args: tuple) -> tuple[list[float], list]:
+    times: list[float] = []
+    errors: list = []
+    client(*args, times, errors)
+    return times, errors
+
+
 def load(port: int, clients: int, n: int) -> dict:
     paths = ["/query?" + urllib.parse.urlencode({"query": q}) for q in workload()]
     for p in paths:   # warm up: every query once
         client(port, [p], 1, 0, [], [])
-    times: list[float] = []
-    errors: list = []
-    threads = [threading.Thread(target=client, args=(port, paths, n, i, times, errors)) for i in range(clients)]
-    t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - t0
+    with multiprocessing.get_context("fork").Pool(clients) as pool:
+        t0 = time.perf_counter()
+        done = pool.map(one_client, [(port, paths, n, i) for i in range(clients)])
+        wall = time.perf_counter() - t0
+    times = [t for ts, _ in done for t in ts]
+    errors = [e for _, es in done for e in es]
     q = statistics.quantiles(times, n=100)
     return {"n": len(times), "errors": len(errors), "qps": len(times) / wall, "p50": q[49] * 1000,
             "p90": q[89] * 1000, "p99": q[98] * 1000, "max": max(times) * 1000}
@@ -132,6 +140,7 @@ def main() -> None:
     ap.add_argument("--graph", type=Path, default=ROOT / "output" / "graph.ttl")
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--queries", type=int, default=200, help="queries per client")
+    ap.add_argument("--rounds", type=int, default=1, help="times each target is measured, in turn")
     ap.add_argument("--stream-mb", type=int, default=150, help="size of the large answer read (0: skip)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="mlkg-serve-bench-") as tmp:
@@ -145,10 +154,10 @@ def main() -> None:
                                           "--bind", f"127.0.0.1:{p}"],
         }
         print(f"{args.clients} clients x {args.queries} queries ({len(workload())} queries in turn), "
-              f"graph {args.graph}")
+              f"graph {args.graph}, {os.cpu_count()} CPUs")
         print(f"{'target':<16} {'queries':>7} {'errors':>6} {'q/s':>7} {'p50 ms':>7} {'p90 ms':>7} "
-              f"{'p99 ms':>7} {'max ms':>7}")
-        for name, cmd in targets.items():
+              f"{'p99 ms':>7} {'max ms':>7} {'load':>5}")
+        for name, cmd in [t for _ in range(args.rounds) for t in targets.items()]:
             port = free_port()
             proc = start(cmd(port), port)
             try:
@@ -157,7 +166,7 @@ def main() -> None:
                 proc.terminate()
                 proc.communicate(timeout=30)
             print(f"{name:<16} {r['n']:>7} {r['errors']:>6} {r['qps']:>7.0f} {r['p50']:>7.1f} {r['p90']:>7.1f} "
-                  f"{r['p99']:>7.1f} {r['max']:>7.1f}", flush=True)
+                  f"{r['p99']:>7.1f} {r['max']:>7.1f} {os.getloadavg()[0]:>5.1f}", flush=True)
     if args.stream_mb:
         print(stream_memory(args.graph, args.stream_mb))
 

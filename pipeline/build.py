@@ -6,9 +6,10 @@ validate (quarantine.ttl) -> [infer] -> write (graph.ttl, other formats, merges.
 A build is one of three plans over a :class:`Build` context, chosen once the documents are read:
 
 - **patched** (``incremental.py``): a large build whose last run left its state, with few documents changed:
-  parse those, patch the last graph.ttl and merges.json;
-- **streamed** (``stream.py``): a large build of graph.ttl alone: resolve from compact facts, render
-  document by document into sorted runs on disk, never holding the whole graph;
+  parse those, patch the last graph.ttl and merges.json, render graph.html from the patched graph.ttl;
+- **streamed** (``stream.py``): a large build of graph.ttl (and graph.html): resolve from compact facts,
+  render the blocks ``rdf.py`` defines document by document into sorted runs on disk, graph.html from
+  graph.ttl's bytes, never holding an rdflib Graph;
 - **full**: resolve in memory, build the rdflib Graph, validate, infer, render graph.html, write every format.
 
 A plan that finds it cannot give the exact graph (the patch needs a full build; the streamed graph is small
@@ -91,9 +92,10 @@ class Build:
 
     @property
     def streaming(self) -> bool:
-        """Only graph.ttl, and validation only if the graph turns out small: a large build streams."""
+        """Only graph.ttl (and graph.html), and validation only if the graph turns out small: a large build
+        streams."""
         c = self.config
-        return not (c.html or c.infer or set(c.formats) - {"ttl"} or c.validate)
+        return not (c.infer or set(c.formats) - {"ttl"} or c.validate)
 
     def stage(self, name: str) -> None:
         self.callbacks.on_stage(name)
@@ -396,20 +398,37 @@ def _write_streamed(b: Build, resolver, spill) -> BuildReport:
             if b.store is not None and (new is not None or parsed):  # the memo helps the next build
                 b.store.put_entry(entry, doc_id, facts, new or memo)
             used = new or memo
-            done[doc_id] = DocumentState(entry, resolver.document_block(doc_id)[2] if facts[1] or facts[2] else None,
-                                         used.evidence_records, used.prefixes)
+            done[doc_id] = DocumentState(entry, resolver.document_block(doc_id).prefixes if facts[1] or facts[2]
+                                         else None, used.evidence_triples, used.prefixes)
     b.lap("resolve+rdf")
     return _commit_streamed(b, resolver, done, {GRAPH_TTL: resolver.turtle(), MERGES: resolver.merges()})
 
 
+def _with_html(b: Build, files: dict) -> dict:
+    """``files`` and, if asked for, graph.html rendered from graph.ttl's bytes (``render.GraphView``): the page
+    a full build renders from its rdflib Graph."""
+    if not b.config.html:
+        return files
+    from . import render
+
+    b.stage("render")
+    ttl = files[GRAPH_TTL] if isinstance(files[GRAPH_TTL], bytes) else b"".join(files[GRAPH_TTL])
+    html = render.render_html(render.GraphView.of_turtle(ttl)).encode("utf-8")
+    b.lap("render")
+    return {**files, GRAPH_TTL: ttl, GRAPH_HTML: html}
+
+
 def _commit_streamed(b: Build, resolver, done: dict, files: dict, patched: str = "") -> BuildReport:
-    """Write graph.ttl, merges.json and report.json in one commit; prune the cache and leave the state."""
+    """Write graph.ttl, merges.json, graph.html if asked for and report.json in one commit; prune the cache
+    and leave the state."""
     from . import incremental
 
+    files = _with_html(b, files)
     report = BuildReport(
         documents_read=len(done), skipped=tuple(sorted(b.skipped, key=lambda s: s.path)),
         entities_per_class=resolver.entities_per_class(), relations_per_property=resolver.relations_per_property(),
-        seconds=b.seconds, model=b.model, outputs=tuple(str(b.config.out_dir / n) for n in [GRAPH_TTL, MERGES, REPORT]),
+        seconds=b.seconds, model=b.model,
+        outputs=tuple(str(b.config.out_dir / n) for n in [GRAPH_TTL, *sorted(set(files) - {GRAPH_TTL}), REPORT]),
         graph_stats=resolver.graph_stats(),
         encodings={k.document.id: k.document.encoding for k in b.kept.values() if k.document.id in done},
         validation=_validation_note(b, resolver.triples),
@@ -455,7 +474,8 @@ def _patched_plan(b: Build) -> BuildReport | None:
     b.counts.parsed, b.counts.cached = stats.parsed, len(rebuilt.docs) - stats.parsed
     b.lap("resolve+rdf")
     patched = (f"graph.ttl and merges.json patched: {len(changes.changed)} document(s) new or changed, "
-               f"{len(changes.removed)} removed, {rebuilt.rendered} rendered again")
+               f"{len(changes.removed)} removed, {rebuilt.rendered} rendered again"
+               + ("; graph.html rendered from the patched graph" if b.config.html else ""))
     return _commit_streamed(b, rebuilt.resolver, rebuilt.docs, rebuilt.files, patched)
 
 

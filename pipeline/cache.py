@@ -19,6 +19,7 @@ import os
 import re
 import pickle
 import tempfile
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,7 +28,17 @@ from .outputs import CACHE_DIR as DEFAULT_CACHE_DIR
 from .outputs import folder_record
 from .write import atomic_write, folder_lock, json_bytes
 
-__all__ = ["ExtractionCache", "pipeline_fingerprint", "DEFAULT_CACHE_DIR"]
+__all__ = ["ExtractionCache", "CacheEntry", "pipeline_fingerprint", "DEFAULT_CACHE_DIR"]
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    """What the cache holds of a document."""
+
+    facts: tuple
+    """Its compact facts (``facts.compact``)."""
+    memo: object | None
+    """What the streamed writer rendered from them last (an ``rdf.RenderMemo``), or None."""
 
 
 _SOURCES = ("model.py", "vocab.py", "names.py", "nlp")
@@ -81,13 +92,12 @@ class ExtractionCache:
         """Whether an entry for ``document`` exists (it may still turn out unreadable)."""
         return os.path.exists(self._path(document))
 
-    def get_entry(self, document: Document) -> tuple[tuple, tuple | None] | None:
-        """``(facts, memo)`` of ``document``: its compact facts (``facts.compact``) and what the streaming
-        writer rendered from them last (``stream.StreamResolver.render``, or None); None if not cached."""
+    def get_entry(self, document: Document) -> CacheEntry | None:
+        """The entry of ``document``; None if not cached."""
         return self.read_entry(self._path(document), document.id)
 
-    def read_entry(self, path: str, doc_id: str, keep: bool = True) -> tuple[tuple, tuple | None] | None:
-        """``(facts, memo)`` of the entry at ``path`` (from :meth:`entry_path`) if it is of ``doc_id``, else None;
+    def read_entry(self, path: str, doc_id: str, keep: bool = True) -> CacheEntry | None:
+        """The entry at ``path`` (from :meth:`entry_path`) if it is of ``doc_id``, else None;
         with ``keep=False`` the entry is not kept by :meth:`prune` for having been read (an old version's)."""
         if keep:
             self.used.add(path)
@@ -100,12 +110,12 @@ class ExtractionCache:
         if not (isinstance(entry, tuple) and len(entry) in (2, 3) and entry[0] == doc_id
                 and isinstance(entry[1], tuple) and len(entry[1]) == 3):
             return None
-        return entry[1], (entry[2] if len(entry) == 3 else None)
+        return CacheEntry(entry[1], entry[2] if len(entry) == 3 else None)
 
     def get_facts(self, document: Document) -> tuple | None:
         """The cached compact facts (``facts.compact``) of ``document``, or None."""
         entry = self.get_entry(document)
-        return None if entry is None else entry[0]
+        return None if entry is None else entry.facts
 
     def get(self, document: Document) -> Extraction | None:
         """The cached Extraction of ``document`` (read from the current place and encoding), or None."""
@@ -118,11 +128,11 @@ class ExtractionCache:
         """Where the entry of ``document`` is (for :meth:`put_entry` once the text is gone)."""
         return self._path(document)
 
-    def put_facts(self, document: Document, facts: tuple, memo: tuple | None = None) -> None:
+    def put_facts(self, document: Document, facts: tuple, memo: object | None = None) -> None:
         """Store the compact facts of ``document`` and, if given, the streaming writer's memo (atomically)."""
         self.put_entry(self._path(document), document.id, facts, memo)
 
-    def put_entry(self, path: str, doc_id: str, facts: tuple, memo: tuple | None = None) -> None:
+    def put_entry(self, path: str, doc_id: str, facts: tuple, memo: object | None = None) -> None:
         """Store an entry at ``path`` (from :meth:`entry_path`), atomically."""
         self.used.add(path)
         parent = os.path.dirname(path)

@@ -461,12 +461,14 @@ def serve(
                                          help="Another Host header to answer (e.g. behind a proxy); by default only "
                                          "127.0.0.1, localhost and [::1] with this port, others get 421."),
     timeout: float = typer.Option(30.0, min=0.1, help="Seconds a request may run; a query still running then is "
-                                  "stopped (Oxigraph is restarted) and the client gets 503."),
+                                  "stopped (its Oxigraph process is restarted) and the client gets 503."),
     max_queries: int = typer.Option(16, min=1, help="Requests forwarded to Oxigraph at once; more wait up to 1 s, "
-                                    "then get 503."),
+                                    "then get 503 with Retry-After."),
     max_connections: int = typer.Option(256, min=1, help="Open client connections; more get 503."),
     idle_timeout: float = typer.Option(30.0, min=0.1, help="Seconds a client connection may stay silent."),
     max_body: int = typer.Option(16 * 2**20, min=0, help="Bytes of a request body; more get 413."),
+    processes: int = typer.Option(3, min=1, help="Oxigraph processes over the graph: a query stopped at its "
+                                  "deadline restarts only its own (one process with --allow-updates)."),
     html: Optional[Path] = typer.Option(None, help="The page to serve at /graph (default: graph.html beside the graph)."),
 ) -> None:
     """Serve the graph as a SPARQL 1.1 Protocol endpoint on localhost (the Oxigraph server), with graph.html.
@@ -484,7 +486,7 @@ def serve(
     signal.signal(signal.SIGTERM, _stop)  # so `kill` stops the oxigraph server and deletes its store too
     sys.setswitchinterval(0.0005)  # this process only relays: a thread whose answer is ready gets the GIL sooner
     limits = Limits(timeout=timeout, max_queries=max_queries, max_connections=max_connections,
-                    idle_timeout=idle_timeout, max_body=max_body)
+                    idle_timeout=idle_timeout, max_body=max_body, processes=processes)
     endpoint = Endpoint(graph, port=port, allow_updates=allow_updates, html=html, allow_service=allow_service,
                         limits=limits, allowed_hosts=tuple(allow_host))
     try:
@@ -499,6 +501,7 @@ def serve(
         typer.echo(f"Graph Store      {endpoint.url}/store")
         typer.echo(f"graph page       {endpoint.url}/graph")
         typer.echo(f"limits           {timeout:g} s per request, {max_queries} at once, "
+                   f"{len(endpoint.backend.children)} Oxigraph process{'es' if not allow_updates else ''}, "
                    f"SERVICE/LOAD {'allowed' if allow_service else 'refused'}; Ctrl-C stops it.")
         sys.stdout.flush()  # a supervisor reading a pipe sees the addresses now, not when the server stops
         threading.Event().wait()

@@ -30,7 +30,7 @@ def load_gold(path: Path) -> dict:
         raise InputError(f"{path}: not a gold file in JSON ({exc})") from exc
 
 
-def _prf(tp: int, fp: int, fn: int) -> dict:
+def prf(tp: int, fp: int, fn: int) -> dict:
     p = tp / (tp + fp) if tp + fp else 0.0
     r = tp / (tp + fn) if tp + fn else 0.0
     f = 2 * p * r / (p + r) if p + r else 0.0
@@ -128,11 +128,11 @@ def evaluate(graph_path: Path, gold: dict) -> dict:
             rmiss.append(f"{key[1]}: {s.get('label') or s['id']} -> {o.get('label') or o['id']}")
 
     def total(c):
-        return _prf(*(sum(v[k] for v in c.values()) for k in ("tp", "fp", "fn")))
+        return prf(*(sum(v[k] for v in c.values()) for k in ("tp", "fp", "fn")))
 
     return {
-        "entities": {"overall": total(ec), **{c: _prf(**v) for c, v in ec.items()}},
-        "relations": {"overall": total(rc), **{p: _prf(**v) for p, v in rc.items()}},
+        "entities": {"overall": total(ec), **{c: prf(**v) for c, v in ec.items()}},
+        "relations": {"overall": total(rc), **{p: prf(**v) for p, v in rc.items()}},
         "explain": {"entity_misses": sorted(misses), "entity_false_positives": sorted(fps), "entity_duplicates": dups,
                     "relation_misses": sorted(rmiss), "relation_false_positives": sorted(rfps)},
     }

@@ -468,7 +468,7 @@ def iter_facts(
             stats.cached += 1
             if on_done:
                 on_done(d.id)
-            yield d, entry[0], entry[1], False
+            yield d, entry.facts, entry.memo, False
     finally:
         if collecting:
             gc.enable()

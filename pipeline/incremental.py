@@ -1,13 +1,13 @@
 """Incremental rebuilds: after a few documents change, patch the last graph instead of building it again.
 
-A streaming build (``stream.py``) with the cache on leaves a state file beside its outputs (:data:`STATE_FILE`):
-the :class:`~pipeline.stream.StreamResolver`'s name tables, kept with counts, and its entities and relations;
+A streamed build (``stream.py``) with the cache on leaves a state file beside its outputs (:data:`STATE_FILE`):
+the name tables of its :class:`~pipeline.rdf.GraphBlocks`, kept with counts, and its entities and relations;
 per document its cache entry, whether it has a document node, and what its evidence blocks use. The next
 build that finds the state valid (same pipeline and rendering code, graph.ttl and merges.json as that build
 left them, few documents changed) reads only the documents whose text changed and:
 
 1. takes the old facts of the changed and removed documents (their old cache entries) out of the tables and
-   puts the new ones in (:meth:`StreamResolver.remove`, :meth:`StreamResolver.add`);
+   puts the new ones in (:meth:`NameTable.remove`, :meth:`NameTable.add`);
 2. joins names again only in the groups those names touch, with the groups their links reach: a group is
    closed under its links, so no other group can change;
 3. renders again the entity blocks whose entity or relations changed, and the documents whose mentions'
@@ -35,9 +35,9 @@ from pathlib import Path
 
 from .config import MAX_CHANGED
 from .outputs import STATE as STATE_FILE
-from .rdf import entity_iri_text, merge_section, merges_frame
+from .rdf import GraphBlocks, RenderMemo, entity_iri_text, merge_section, merges_frame, render_fingerprint
 from .resolve import TABLES
-from .stream import RenderMemo, StreamResolver, render_fingerprint
+from .stream import StreamResolver
 from .vocab import local_name
 
 __all__ = ["STATE_FILE", "GraphState", "DocumentState", "Changes", "Change", "no_cycle_collection", "take_state",
@@ -73,8 +73,8 @@ class DocumentState:
     """Its cache entry (its facts and render memo)."""
     document_prefixes: frozenset | None
     """The prefixes of its document block, or None when it has none (no mention)."""
-    evidence_records: int
-    """Its evidence records (``RenderMemo.evidence_records``)."""
+    evidence_triples: int
+    """The triples of its evidence blocks (``rdf.RenderMemo.evidence_triples``)."""
     evidence_prefixes: frozenset
     """The prefixes of its evidence blocks."""
 
@@ -86,7 +86,7 @@ class GraphState:
     version: str
     outputs: dict[str, tuple]  # name -> (size, mtime_ns, inode) as written
     docs: dict[str, DocumentState]
-    tables: dict = field(repr=False)  # StreamResolver's tables (_TABLES)
+    tables: dict = field(repr=False)  # the GraphBlocks' tables (_TABLES)
 
     def resolver(self) -> StreamResolver:
         r = StreamResolver().restore(self.tables)
@@ -124,7 +124,7 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
     return state
 
 
-def save_state(out_dir: Path, version: str, resolver: StreamResolver, docs: dict[str, DocumentState]) -> None:
+def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[str, DocumentState]) -> None:
     """Leave the state of the build that just wrote ``out_dir``'s outputs (atomically)."""
     out_dir = Path(out_dir)
     fd, tmp = tempfile.mkstemp(prefix=".mlkg-state-", suffix=".tmp", dir=out_dir)
@@ -161,7 +161,7 @@ class Change:
     facts: tuple
     """Its compact facts (``facts.compact``)."""
     memo: object
-    """The ``stream.RenderMemo`` its cache entry holds, or None."""
+    """The ``rdf.RenderMemo`` its cache entry holds, or None."""
     entry: str
     """Its cache entry."""
     parsed: bool = False
@@ -239,12 +239,11 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], rem
     leaving = [d for d in removed if d in docs] + [c.doc_id for c in changes if c.doc_id in docs]
     for d in leaving:
         entry = store.read_entry(docs[d].entry, d, keep=False)
-        if entry is None or not isinstance(entry[1], RenderMemo):
+        if entry is None or not isinstance(entry.memo, RenderMemo):
             return None  # the old facts are gone (cache cleared, pruned by another build): start afresh
-        facts, memo = entry
-        old_memos[d] = memo
-        touched |= r.remove(d, facts)
-        names |= r.name_keys(facts)
+        old_memos[d] = entry.memo
+        touched |= r.remove(d, entry.facts)
+        names |= r.name_keys(entry.facts)
     for c in changes:
         r.add(c.doc_id, c.facts)
         names |= r.name_keys(c.facts)
@@ -287,14 +286,14 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], rem
             memo = old_memos.get(d)
             if memo is None:
                 entry = store.read_entry(docs[d].entry, d)
-                if entry is None or not isinstance(entry[1], RenderMemo):
+                if entry is None or not isinstance(entry.memo, RenderMemo):
                     return None
-                memo = entry[1]
+                memo = entry.memo
             gone_subjects.update(subject for subject, _ in memo.blocks)
             for iri, rec in memo.records:
                 gone_records.setdefault(iri, set()).add(d)
             if docs[d].document_prefixes is not None:
-                gone_subjects.add(r.doc_iri(d))
+                gone_subjects.add(r.T.document(d))
         if d in new_facts:
             facts, memo, path = new_facts[d].facts, new_facts[d].memo, new_facts[d].entry
         elif d in docs and d not in removed:
@@ -302,7 +301,7 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], rem
             entry = store.read_entry(path, d)
             if entry is None:
                 return None
-            facts, memo = entry
+            facts, memo = entry.facts, entry.memo
         else:
             docs.pop(d, None)
             continue
@@ -314,23 +313,23 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], rem
         for iri, _ in records.items[n:]:
             gone_records.setdefault(iri, set()).add(d)
         if facts[1] or facts[2]:
-            subject, text, block = r.document_block(d)
-            blocks.add((subject, text), 0)
-        else:
-            block = None
-        docs[d] = DocumentState(path, block, used.evidence_records, used.prefixes)
+            block = r.document_block(d)
+            blocks.add((block.subject, block.text), 0)
+        docs[d] = DocumentState(path, block.prefixes if facts[1] or facts[2] else None, used.evidence_triples,
+                                used.prefixes)
 
     # the entity blocks whose entity or relations changed
     for k in touched_keys:
         if k in old_entities:
-            gone_subjects.add(r.terms.iri(old_iri[k]))
+            gone_subjects.add(r.T.terms.iri(old_iri[k]))
         r.entity_prefixes.pop(k, None)
     out = r.out_pairs(touched_keys)
     for k in sorted(touched_keys):
         if k in r.entities:
-            subject, text, r.entity_prefixes[k] = r.entity_block(k, r.entities[k], out.get(k, ()), True)
-            blocks.add((subject, text), 0)
-    r.evidence_records = sum(v.evidence_records for v in docs.values())
+            block = r.entity_block(k, out.get(k, ()))
+            r.entity_prefixes[k] = block.prefixes
+            blocks.add((block.subject, block.text), 0)
+    r.evidence_triples = sum(v.evidence_triples for v in docs.values())
 
     # 4. the outputs, patched
     prefixes: set[str] = set()
@@ -339,7 +338,7 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], rem
         prefixes |= group
     out_dir = Path(out_dir)
     turtle = _patch_turtle((out_dir / "graph.ttl").read_bytes(), gone_subjects, blocks.items,
-                           r.terms.header(prefixes).encode("utf-8"))
+                           r.T.terms.header(prefixes).encode("utf-8"))
     if turtle is None:
         return None
     merges = _patch_merges((out_dir / "merges.json").read_bytes(), r, gone_records, records.items)
@@ -407,7 +406,7 @@ def _section_iri(piece: bytes) -> bytes:
     return piece[5:piece.find(b'": {\n')]
 
 
-def _patch_merges(old: bytes, r: StreamResolver, gone: dict[str, set[str]], added: list[tuple]) -> bytes | None:
+def _patch_merges(old: bytes, r: GraphBlocks, gone: dict[str, set[str]], added: list[tuple]) -> bytes | None:
     """merges.json with the records of the documents in ``gone[iri]`` taken out of each section and ``added``
     ``(iri, record)`` put in; each section touched is written again from its records."""
     before, after = merges_frame()

@@ -97,12 +97,12 @@ def _bare_seconds(nlp, text: str) -> tuple[float, int]:
 def _bare_nlp(model: str | None):
     import spacy
 
-    from .nlp import STATISTICAL, _bound_affixes, pick_model
+    from .nlp import STATISTICAL, bound_affixes, pick_model
 
     nlp = spacy.load(pick_model(model), enable=list(STATISTICAL), exclude=[])
     nlp.select_pipes(enable=list(STATISTICAL))
     nlp.max_length = 10_000_000
-    _bound_affixes(nlp.tokenizer)  # spaCy's own affix search is quadratic in a word's length (minutes on these shapes)
+    bound_affixes(nlp.tokenizer)  # spaCy's own affix search is quadratic in a word's length (minutes on these shapes)
     return nlp
 
 

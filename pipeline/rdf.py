@@ -1,26 +1,42 @@
-"""Resolution in, rdflib Graph out: the only module that mints resource IRIs and adds triples."""
+"""Resolution in, rdflib Graph out: the only module that mints resource IRIs and says which triples a subject has.
+
+A subject's triples are a block: an entity's (:func:`entity_pairs`, with its relations), a document's
+(:func:`document_pairs`) and an evidence node's (:func:`evidence_pairs`, :func:`record_pairs`). Each block is
+defined once, over a kit of terms: rdflib terms (:class:`GraphTerms`, for :func:`triples` and the Graph) or
+Turtle text (:class:`TurtleTerms`, for :class:`GraphBlocks`, which renders a large build's blocks document by
+document from a name table). Whether the blocks are sorted in memory or in runs on disk (``stream.py``) is the
+only difference between the ways graph.ttl is written.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
-from json.encoder import encode_basestring as _js
-from functools import lru_cache
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
+from json.encoder import encode_basestring as _js
+from pathlib import Path
+from types import MappingProxyType
 from urllib.parse import quote, urlsplit
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SKOS, XSD
 
 from .model import Document, Resolution
+from .names import clean
+from .resolve import NameTable, merge_rule
 from .vocab import DCTERMS, MLKG, RES, SCHEMA, bind_prefixes, local_name
-from .write import json_bytes
+from .write import Terms, json_bytes, quote_string, turtle_block
 
 __all__ = ["to_graph", "triples", "document_metadata", "entity_iri", "entity_iri_text", "document_iri", "document_iri_text", "evidence_iri",
            "literal", "confidence_literal", "slug", "merge_log", "merges_json", "resolution_merges", "merges_frame",
-           "merge_section"]
+           "merge_section", "GraphTerms", "GRAPH_TERMS", "TurtleTerms", "entity_pairs", "document_pairs",
+           "evidence_pairs", "record_pairs", "block_prefixes", "Block", "RenderMemo", "render_fingerprint",
+           "GraphBlocks"]
 
 
 def slug(text: str, limit: int = 80) -> str:
@@ -146,39 +162,94 @@ def document_metadata(document: Document) -> list[tuple]:
 
 
 def triples(resolution: Resolution) -> Iterator[tuple]:
-    """The triples of the knowledge graph one by one (some more than once), without holding a Graph."""
+    """The triples of the knowledge graph block by block (each once), without holding a Graph: the blocks of
+    :func:`entity_pairs`, :func:`document_pairs` and :func:`evidence_pairs` in rdflib terms."""
+    T = GRAPH_TERMS
+    out: dict[str, list] = {}
+    for r in resolution.relations:
+        out.setdefault(r.subject, []).append((r.predicate, entity_iri(r.object)))
+    named: set[str] = set()
     for e in resolution.entities:
         iri = entity_iri(e.key)
-        yield (iri, RDF.type, e.cls)
-        yield (iri, RDFS.label, Literal(e.label))
-        for alt in sorted(e.alt_labels):
-            yield (iri, SKOS.altLabel, Literal(alt))
-        for d in e.doc_ids:
-            doc = document_iri(d)
-            yield (iri, MLKG.mentionedIn, doc)
-            yield (doc, RDF.type, MLKG.Document)
-            yield (doc, RDFS.label, Literal(d))
-    for d, document in sorted(resolution.documents.items()):
+        named.update(e.doc_ids)
+        for p, o in entity_pairs(T, (e.cls, e.label, e.alt_labels, e.doc_ids), out.get(e.key, ())):
+            yield (iri, p, o)
+    for d in sorted(named):
         doc = document_iri(d)
-        for p, o in document_metadata(document):
+        for p, o in document_pairs(T, d, resolution.documents.get(d)):
             yield (doc, p, o)
     for r in resolution.relations:
-        s, o = entity_iri(r.subject), entity_iri(r.object)
-        yield (s, r.predicate, o)
         support = len({ev.doc_id for ev, _, _ in r.evidence})
+        nodes: dict[URIRef, set] = {}
         for ev, rule, conf in r.evidence:
             node = evidence_iri(r.subject, local_name(r.predicate), r.object, ev.doc_id, ev.start_char, ev.end_char)
-            yield (node, RDF.type, MLKG.Evidence)
-            yield (node, RDF.subject, s)
-            yield (node, RDF.predicate, r.predicate)
-            yield (node, RDF.object, o)
-            yield (node, MLKG.source, document_iri(ev.doc_id))
-            yield (node, MLKG.sentence, Literal(ev.sentence))
-            yield (node, MLKG.startChar, literal(ev.start_char))
-            yield (node, MLKG.endChar, literal(ev.end_char))
-            yield (node, MLKG.rule, literal(rule))
-            yield (node, MLKG.confidence, confidence_literal(conf))
-            yield (node, MLKG.supportCount, literal(support))
+            pairs = nodes.get(node)
+            if pairs is None:
+                pairs = nodes[node] = evidence_pairs(T, (r.subject, r.predicate, r.object), ev.doc_id,
+                                                     (ev.sentence, ev.start_char, ev.end_char), support)
+            pairs.update(record_pairs(T, rule, conf))
+        for node, pairs in nodes.items():
+            for p, o in pairs:
+                yield (node, p, o)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# blocks: the one definition of which triples a subject has, in rdflib terms or in Turtle text
+
+class GraphTerms:
+    """The terms of a block as rdflib terms (for :func:`triples`, an rdflib Graph)."""
+
+    a, label, alt, mentioned_in = RDF.type, RDFS.label, SKOS.altLabel, MLKG.mentionedIn
+    subject, predicate, object, source, sentence = RDF.subject, RDF.predicate, RDF.object, MLKG.source, MLKG.sentence
+    start_char, end_char, rule, confidence = MLKG.startChar, MLKG.endChar, MLKG.rule, MLKG.confidence
+    support_count, evidence_cls, document_cls = MLKG.supportCount, MLKG.Evidence, MLKG.Document
+    iri = staticmethod(URIRef)
+    """A class or property IRI."""
+    entity = staticmethod(entity_iri)
+    """An entity, from its key."""
+    document = staticmethod(document_iri)
+    """A document, from its id."""
+    string = staticmethod(Literal)
+    number = staticmethod(literal)
+    decimal = staticmethod(confidence_literal)
+    metadata = staticmethod(document_metadata)
+
+
+GRAPH_TERMS = GraphTerms()
+
+
+def entity_pairs(T, entity: tuple, out: Iterable[tuple]) -> set[tuple]:
+    """The ``(predicate, object)`` of an entity ``(class, label, alt labels, document ids)``; ``out``: the
+    ``(predicate, object)`` of its relations, already in ``T``'s terms."""
+    cls, label, alts, doc_ids = entity
+    pairs = {(T.a, T.iri(cls)), (T.label, T.string(label))}
+    pairs.update((T.alt, T.string(a)) for a in alts)
+    pairs.update((T.mentioned_in, T.document(d)) for d in doc_ids)
+    pairs.update(out)
+    return pairs
+
+
+def document_pairs(T, doc_id: str, document: Document | None) -> set[tuple]:
+    """The ``(predicate, object)`` of the node of a document (named by some entity): its id and metadata."""
+    pairs = {(T.a, T.document_cls), (T.label, T.string(doc_id))}
+    if document is not None:
+        pairs.update(T.metadata(document))
+    return pairs
+
+
+def evidence_pairs(T, relation: tuple, doc_id: str, sentence: tuple, support: int) -> set[tuple]:
+    """The ``(predicate, object)`` of the evidence node of ``relation`` (subject key, predicate, object key) in
+    ``sentence`` (text, start, end) of ``doc_id``, but its rules and confidences (:func:`record_pairs`)."""
+    s, p, o = relation
+    text, a, b = sentence
+    return {(T.a, T.evidence_cls), (T.subject, T.entity(s)), (T.predicate, T.iri(p)), (T.object, T.entity(o)),
+            (T.source, T.document(doc_id)), (T.sentence, T.string(text)), (T.start_char, T.number(a)),
+            (T.end_char, T.number(b)), (T.support_count, T.number(support))}
+
+
+def record_pairs(T, rule: str, conf: float) -> tuple[tuple, tuple]:
+    """What one extraction of a relation in a sentence adds to its evidence node: its rule and confidence."""
+    return (T.rule, T.number(rule)), (T.confidence, T.decimal(conf))
 
 
 def merge_log(resolution: Resolution) -> dict:
@@ -254,3 +325,321 @@ def merge_section(iri: str, cls: str, label: str, mentions: Iterable[tuple]) -> 
                           f'{_js(name)},\n          "rule": {_js(rule)},\n          "start": {a},\n          "text": '
                           f'{_js(text)}\n        }}' for doc, a, b, text, name, rule in mentions)
             + "\n      ]\n    }")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the blocks as Turtle text, rendered from a name table (a large build and a patched one)
+
+class TurtleTerms:
+    """The terms of a block as Turtle text (as ``write.turtle_bytes`` writes them), entities by their key."""
+
+    def __init__(self, iri_of: Mapping[str, str]) -> None:
+        from .vocab import PREFIXES
+
+        self.terms = Terms({k: str(v) for k, v in PREFIXES.items()})
+        fixed = GRAPH_TERMS
+        for name in ("label", "alt", "mentioned_in", "subject", "predicate", "object", "source", "sentence",
+                     "start_char", "end_char", "rule", "confidence", "support_count", "evidence_cls",
+                     "document_cls"):
+            # rendered by a scratch Terms: a prefix is marked used by the blocks that write it (block_prefixes)
+            setattr(self, name, Terms(dict(self.terms.prefixes)).term(getattr(fixed, name)))
+        self.a = "a"
+        self.string = quote_string
+        self._iri_of = iri_of
+        self._entities: dict[str, str] = {}
+        self._documents: dict[str, str] = {}
+
+    def iri(self, iri: str) -> str:
+        return "a" if iri == _RDF_TYPE else self.terms.iri(iri)
+
+    def entity(self, key: str) -> str:
+        out = self._entities.get(key)
+        if out is None:
+            out = self._entities[key] = self.terms.iri(self._iri_of[key])
+        return out
+
+    def document(self, doc_id: str) -> str:
+        out = self._documents.get(doc_id)
+        if out is None:
+            out = self._documents[doc_id] = self.terms.render_iri(document_iri_text(doc_id))
+        return out
+
+    def number(self, value) -> str:
+        return self.terms.term(literal(value))
+
+    def decimal(self, conf: float) -> str:
+        return self.terms.term(confidence_literal(conf))
+
+    def metadata(self, document: Document) -> list[tuple]:
+        term = self.terms.term
+        return [(term(p), term(o)) for p, o in document_metadata(document)]
+
+
+_RDF_TYPE = str(RDF.type)
+
+
+def _prefixes(texts: Iterable[str]) -> set[str]:
+    """The prefixes the Turtle texts of terms use (``mlkg:x``, ``"1.5"^^xsd:decimal``; not ``<...>`` or ``a``)."""
+    out = set()
+    for t in texts:
+        if t.startswith('"'):
+            i = t.rfind('"')  # the closing quote: a quote inside the text is escaped, a datatype has none
+            if not t.startswith("^^", i + 1):
+                continue
+            t = t[i + 3:]
+        if t.startswith("<") or t == "a":
+            continue
+        k = t.find(":")
+        if k > 0:
+            out.add(t[:k])
+    return out
+
+
+_PREFIX_SETS: dict[frozenset, frozenset] = {}
+
+
+def block_prefixes(subject: str, pairs: Iterable[tuple]) -> frozenset:
+    """The prefixes of a block's terms (interned: most blocks share a few sets)."""
+    found = frozenset(_prefixes([subject, *(t for pair in pairs for t in pair)]))
+    return _PREFIX_SETS.setdefault(found, found)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """The Turtle of one subject."""
+
+    subject: str
+    """The subject's Turtle text (blocks are sorted by it)."""
+    text: str
+    """The block, ending in " .\\n"."""
+    prefixes: frozenset
+    """The prefixes its terms use."""
+
+
+_FINGERPRINT: list[str] = []
+
+
+def render_fingerprint() -> str:
+    """A digest of the code that renders a document's blocks: a memo from other code is not reused."""
+    if not _FINGERPRINT:
+        h = hashlib.sha256()
+        root = Path(__file__).parent
+        for name in ("stream.py", "write.py", "rdf.py", "vocab.py", "resolve.py", "names.py", "facts.py", "model.py"):
+            h.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
+        _FINGERPRINT.append(h.hexdigest()[:16])
+    return _FINGERPRINT[0]
+
+
+@dataclass(frozen=True, slots=True)
+class RenderMemo:
+    """What :meth:`GraphBlocks.render` made of a document, kept in its cache entry for the next build."""
+
+    sig: tuple
+    """What it depended on: the rendering code, each mention's entity, each relation's support count."""
+    blocks: list
+    """``(subject, Turtle text)`` of each evidence block."""
+    records: list
+    """``(entity IRI, merge record)`` of each mention."""
+    evidence_triples: int
+    """The triples of its evidence blocks."""
+    prefixes: frozenset
+    """The prefixes its blocks use."""
+
+
+class GraphBlocks(NameTable):
+    """A :class:`~pipeline.resolve.NameTable` whose graph is rendered as Turtle blocks (entity, document and
+    evidence blocks, as :func:`triples` defines them) and merge records, handed to two sorters: sorted runs
+    on disk (``stream.py``) or lists in memory (a patched rebuild, ``incremental.py``)."""
+
+    documents: Mapping = MappingProxyType({})
+    """The documents by id (their text not needed): what :meth:`document_block` says of each (set by the build)."""
+
+    def finish(self, keep: bool = False) -> bool:
+        """Merge names into entities and relations; False when only the plain path gives the exact graph (two
+        entities with one IRI). With ``keep`` the name tables stay: ``incremental.save_state`` keeps them for
+        the next build to patch."""
+        self.keep = keep
+        super().finish()
+        if not keep:
+            self.votes = self.surface = self.docs = self.links = self.long_forms = self.rel = None
+        self.iri = {k: entity_iri_text(k) for k in self.entities}
+        self.count()
+        return self.iris_distinct()
+
+    def iris_distinct(self) -> bool:
+        """Whether every entity has an IRI of its own (else two keys, one IRI: the plain writer merges them)."""
+        return len(set(self.iri.values())) == len(self.iri)
+
+    def count(self) -> None:
+        """Count the triples of the entity and document blocks; the least count of the whole graph
+        (``min_triples``: each relation has an evidence node of 11 triples at least) decides before rendering
+        whether the graph is small enough to validate."""
+        self._entity_triples = sum(2 + len(alts) + len(docs) for _, _, alts, docs in self.entities.values())
+        named = {d for *_, docs in self.entities.values() for d in docs}
+        self._entity_triples += sum(2 + (len(document_metadata(self.documents[d])) if d in self.documents else 0)
+                                    for d in named)
+        self._entity_triples += len(self.relations)
+        self.min_triples = self._entity_triples + 11 * len(self.relations)
+        self.evidence_triples = 0
+
+    @property
+    def triples(self) -> int:
+        """How many triples :func:`triples` yields for this graph (after :meth:`render` of every document)."""
+        return self._entity_triples + self.evidence_triples
+
+    # summaries ----------------------------------------------------------------------------------------------
+    def entities_per_class(self) -> dict[str, int]:
+        return dict(sorted(Counter(local_name(e[0]) for e in self.entities.values()).items()))
+
+    def relations_per_property(self) -> dict[str, int]:
+        return dict(sorted(Counter(local_name(p) for _, p, _ in self.relations).items()))
+
+    def graph_stats(self) -> dict:
+        """``analysis.graph_stats`` of the entity graph (as of ``analysis.resolution_to_networkx``)."""
+        from .analysis import entity_graph, graph_stats
+
+        return graph_stats(entity_graph(((self.iri[k], e[0], e[1]) for k, e in self.entities.items()),
+                                        ((self.iri[s], p, self.iri[o]) for s, p, o in self.relations)))
+
+    # rendering ----------------------------------------------------------------------------------------------
+    def prepare_render(self, blocks, records) -> None:
+        """Ready the renderer: Turtle blocks ``(subject, text)`` go to ``blocks``, merge records to ``records``
+        (each with ``add(item, size)``: a ``stream.Sorter``, or a collector of an incremental rebuild)."""
+        self.T = TurtleTerms(self.iri)
+        self.blocks, self.records = blocks, records
+        self.prefixes: set[str] = set()  # of every block written (the Turtle header)
+
+    def render_entities(self) -> None:
+        """Render every entity block and the block of every document an entity names."""
+        out = self.out_pairs()
+        docs: set[str] = set()
+        keep = self.keep
+        self.entity_prefixes: dict[str, frozenset] = {}
+        for key, entity in self.entities.items():
+            block = self.entity_block(key, out.get(key, ()))
+            self.blocks.add((block.subject, block.text), len(block.text))
+            docs.update(entity[3])
+            if keep:
+                self.entity_prefixes[key] = block.prefixes
+        for d in docs:
+            block = self.document_block(d)
+            self.blocks.add((block.subject, block.text), len(block.text))
+
+    def out_pairs(self, subjects: set[str] | None = None) -> dict[str, list]:
+        """The ``(predicate, object)`` texts of the relations from each entity key (of ``subjects``, or all)."""
+        out: dict[str, list] = {}
+        T = self.T
+        for (s, p, o) in self.relations:
+            if subjects is None or s in subjects:
+                out.setdefault(s, []).append((T.iri(p), T.entity(o)))
+        return out
+
+    def _block(self, subject: str, pairs: set) -> Block:
+        prefixes = block_prefixes(subject, pairs)
+        self.prefixes |= prefixes
+        return Block(subject, turtle_block(subject, pairs), prefixes)
+
+    def entity_block(self, key: str, out: Iterable[tuple]) -> Block:
+        """The block of entity ``key``, its relations ``out`` (from :meth:`out_pairs`)."""
+        return self._block(self.T.entity(key), entity_pairs(self.T, self.entities[key], out))
+
+    def document_block(self, doc_id: str) -> Block:
+        """The block of a document named by some entity."""
+        return self._block(self.T.document(doc_id), document_pairs(self.T, doc_id, self.documents.get(doc_id)))
+
+    def render(self, doc_id: str, facts: tuple, memo: RenderMemo | None = None) -> RenderMemo | None:
+        """Render one document's evidence blocks and merge records.
+
+        ``memo`` is what this returned for the same facts in an earlier build: when the entities and support
+        counts the document's output depends on are still the same, its blocks are reused as they are. Returns
+        the new memo to store, or None when ``memo`` was reused.
+        """
+        evs, ms, rs = facts
+        entity_of = self.entity_of
+        # what the output depends on besides the facts: each mention's entity, each relation's support
+        occurrences = [entity_of(m) for m in ms]
+        supports = []
+        for s, p, o, *_ in rs:
+            ks, ko = entity_of(s), entity_of(o)
+            occurrences += (ks, ko)
+            supports.append(self.relations.get((ks[1], p, ko[1]), 0))
+        sig = (render_fingerprint(), tuple(occurrences), tuple(supports))
+        if isinstance(memo, RenderMemo) and memo.sig == sig:
+            for b in memo.blocks:
+                self.blocks.add(b, len(b[1]) + len(b[0]) + 150)
+            for r in memo.records:
+                self.records.add(r, len(r[1][3]) + len(r[1][4]) + 400)  # about what the tuples take
+            self.evidence_triples += memo.evidence_triples
+            self.prefixes |= memo.prefixes
+            return None
+        seen: dict[tuple, None] = {}
+        occurrence = iter(occurrences)
+
+        def entity(m: tuple) -> str:
+            _, text, a, b, _, can, aliases = m
+            name = can or text
+            glabel, key = next(occurrence)
+            seen[(self.iri[key], (doc_id, a, b, text, clean(name), merge_rule(name, aliases, glabel)))] = None
+            return key
+
+        for m in ms:
+            entity(m)
+        T = self.T
+        nodes: dict[str, set] = {}
+        for s, p, o, e, rule, conf in rs:
+            ks, ko = entity(s), entity(o)
+            if ks == ko:
+                continue
+            sentence, a, b = evs[e]
+            node = str(evidence_iri(ks, local_name(p), ko, doc_id, a, b))
+            pairs = nodes.get(node)
+            if pairs is None:
+                pairs = nodes[node] = evidence_pairs(T, (ks, p, ko), doc_id, evs[e], self.relations[(ks, p, ko)])
+            pairs.update(record_pairs(T, rule, conf))
+        blocks = []
+        prefixes: set[str] = set()
+        for node, pairs in nodes.items():
+            subject = T.terms.render_iri(node)  # not remembered: each evidence node is written once
+            blocks.append((subject, turtle_block(subject, pairs)))
+            prefixes |= block_prefixes(subject, pairs)
+        new = RenderMemo(sig=sig, blocks=blocks, records=list(seen),
+                         evidence_triples=sum(len(pairs) for pairs in nodes.values()), prefixes=frozenset(prefixes))
+        return new if self.render(doc_id, facts, new) is None else None  # added through the memo path
+
+    # writing ------------------------------------------------------------------------------------------------
+    def turtle(self) -> Iterator[bytes]:
+        """graph.ttl, in chunks, from the sorted blocks: the bytes of ``write.turtle_bytes`` of the same graph."""
+        head = self.T.terms.header(self.prefixes)
+        buf: list[str] = [head] if head else []
+        prev = None
+        size = 0
+        for subject, text in self.blocks:
+            if subject == prev:
+                raise RuntimeError(f"two blocks for one subject {subject}")  # finish() rules this out
+            if prev is not None:
+                buf.append("\n")
+            prev = subject
+            buf.append(text)
+            size += len(text)
+            if size > 1 << 20:
+                yield "".join(buf).encode("utf-8")
+                buf, size = [], 0
+        if buf:
+            yield "".join(buf).encode("utf-8")
+
+    def merges(self) -> Iterator[bytes]:
+        """merges.json, in chunks (:func:`merges_json`), from the sorted merge records."""
+        by_iri = {iri: key for key, iri in self.iri.items()}
+
+        def sections():
+            current, mentions = None, []
+            for iri, record in self.records:
+                if iri != current:
+                    if current is not None:
+                        yield current, *self.entities[by_iri[current]][:2], mentions
+                    current, mentions = iri, []
+                mentions.append(record)
+            if current is not None:
+                yield current, *self.entities[by_iri[current]][:2], mentions
+
+        return merges_json(sections())

@@ -1,6 +1,7 @@
 """Graph in, graph.html out: a self-contained interactive view (vis-network inlined, no network access).
 
-The page holds the whole graph as JSON data but draws only part of it: a summary (the most connected entities
+The page is made from a :class:`GraphView` of the graph: from an rdflib Graph (a build that holds one) or
+from graph.ttl's bytes (a streamed or patched build, which never makes one). The page holds the whole graph as JSON data but draws only part of it: a summary (the most connected entities
 under the filters) plus whatever the user finds or expands, so it stays fast at any size. Components, degrees,
 communities (networkx Louvain, fixed seed) and positions are computed here, once, deterministically.
 
@@ -22,7 +23,7 @@ from .layout import force_layout
 from .vocab import ENTITY_CLASSES, MLKG, RELATIONS, local_name
 from .write import atomic_write
 
-__all__ = ["render_html", "render_file", "fold", "CLASS_COLORS", "LAYOUT_THRESHOLD", "SUMMARY_SIZE"]
+__all__ = ["render_html", "render_file", "GraphView", "fold", "CLASS_COLORS", "LAYOUT_THRESHOLD", "SUMMARY_SIZE"]
 
 CLASS_COLORS = {
     "Paper": "#4e79a7", "Method": "#f28e2b", "Dataset": "#59a14f",
@@ -74,20 +75,63 @@ def fold_table() -> dict[str, str]:
     return table
 
 
-def _entities(graph: Graph) -> tuple[list[dict], dict, list[str]]:
+_VIEWED = (RDF.type, RDFS.label, SKOS.altLabel, MLKG.mentionedIn, RDF.subject, RDF.predicate, RDF.object,
+           MLKG.sentence, MLKG.source, MLKG.rule, MLKG.confidence, *RELATIONS)
+"""The predicates the page is made of."""
+
+
+class GraphView(dict):
+    """What the page shows of a graph, as text: predicate IRI -> subject IRI -> the objects' IRIs or lexical
+    forms. Made from an rdflib Graph (:meth:`of_graph`) or from Turtle (:meth:`of_turtle`, a graph.ttl
+    rendered without an rdflib Graph): the page of a graph is the same either way."""
+
+    @classmethod
+    def of_graph(cls, graph: Graph) -> GraphView:
+        view = cls()
+        for p in _VIEWED:
+            table = view[str(p)] = {}
+            for s, o in graph.subject_objects(p):
+                table.setdefault(str(s), []).append(str(o))
+        return view
+
+    @classmethod
+    def of_turtle(cls, data: bytes) -> GraphView:
+        import pyoxigraph as ox
+
+        view = cls({str(p): {} for p in _VIEWED})
+        for q in ox.parse(data, format=ox.RdfFormat.TURTLE):
+            table = view.get(q.predicate.value)
+            if table is not None:
+                table.setdefault(q.subject.value, []).append(q.object.value)
+        return view
+
+    def one(self, p, s: str) -> str | None:
+        """The object of ``s``'s ``p`` (the first in order, if it has several), or None."""
+        os_ = self[str(p)].get(s)
+        return None if not os_ else min(os_)
+
+    def all(self, p, s: str) -> list[str]:
+        return self[str(p)].get(s, [])
+
+
+def _entities(view: GraphView) -> tuple[list[dict], dict, list[str]]:
     """Entity nodes (class order, then IRI), the IRI -> index map and the table of document labels.
 
     A node's position in the list is its id; the page shortens long labels itself."""
     nodes, index, doc_ids = [], {}, {}
+    typed: dict[str, list[str]] = {}
+    for s, classes in view[str(RDF.type)].items():
+        for c in classes:
+            typed.setdefault(c, []).append(s)
     for cls_iri in ENTITY_CLASSES:
         cls = local_name(cls_iri)
-        for s in sorted(set(graph.subjects(RDF.type, cls_iri)), key=str):
-            label = str(graph.value(s, RDFS.label) or s)
-            alts = sorted(str(o) for o in graph.objects(s, SKOS.altLabel))
-            docs = sorted(str(graph.value(d, RDFS.label) or d) for d in graph.objects(s, MLKG.mentionedIn))
+        for s in sorted(set(typed.get(str(cls_iri), ()))):
+            label = view.one(RDFS.label, s) or s
+            alts = sorted(view.all(SKOS.altLabel, s))
+            docs = sorted(view.one(RDFS.label, d) or d for d in view.all(MLKG.mentionedIn, s))
             index[s] = len(nodes)
             nodes.append({
-                "iri": str(s), "fullLabel": label, "group": cls, "altLabels": alts,
+                "iri": s, "fullLabel": label, "group": cls, "altLabels": alts,
                 "docs": [doc_ids.setdefault(d, len(doc_ids)) for d in docs],
                 "names": sorted({fold(label), *(fold(a) for a in alts)} - {""}),
             })
@@ -101,30 +145,30 @@ class _Table(dict):
         return self.setdefault(s, len(self))
 
 
-def _evidence(graph: Graph, tables: dict[str, _Table]) -> dict[tuple, list]:
+def _evidence(view: GraphView, tables: dict[str, _Table]) -> dict[tuple, list]:
     """(s, p, o) -> evidence records ``[sentence, document, rule, confidence]``, each a number in ``tables``."""
-    field = {p: dict(graph.subject_objects(p)) for p in (RDF.subject, RDF.predicate, RDF.object, MLKG.sentence,
-                                                          MLKG.source, MLKG.rule, MLKG.confidence)}
-    label = dict(graph.subject_objects(RDFS.label))
+    one = view.one
     evidence: dict[tuple, list] = {}
-    for ev in sorted(graph.subjects(RDF.type, MLKG.Evidence), key=str):  # tables numbered the same however read
-        key = (field[RDF.subject].get(ev), field[RDF.predicate].get(ev), field[RDF.object].get(ev))
-        source = field[MLKG.source].get(ev)
+    nodes = sorted(s for s, classes in view[str(RDF.type)].items() if str(MLKG.Evidence) in classes)
+    for ev in nodes:  # tables numbered the same however read
+        key = (one(RDF.subject, ev), one(RDF.predicate, ev), one(RDF.object, ev))
+        source = one(MLKG.source, ev)
         evidence.setdefault(key, []).append([
-            tables["sentences"].id(str(field[MLKG.sentence].get(ev))), tables["docs"].id(str(label.get(source))),
-            tables["rules"].id(str(field[MLKG.rule].get(ev))), str(field[MLKG.confidence].get(ev))])
+            tables["sentences"].id(str(one(MLKG.sentence, ev))),
+            tables["docs"].id(str(one(RDFS.label, source) if source is not None else None)),
+            tables["rules"].id(str(one(MLKG.rule, ev))), str(one(MLKG.confidence, ev))])
     return evidence
 
 
-def _relations(graph: Graph, index: dict, tables: dict[str, _Table]) -> list[list]:
+def _relations(view: GraphView, index: dict, tables: dict[str, _Table]) -> list[list]:
     """Relations between entities as ``[from, to, property number, evidence records]``, in property order."""
-    evidence = _evidence(graph, tables)
+    evidence = _evidence(view, tables)
     docs, sentences = list(tables["docs"]), list(tables["sentences"])
     edges = []
     for k, p in enumerate(RELATIONS):
-        for s, o in sorted(graph.subject_objects(p), key=lambda so: (str(so[0]), str(so[1]))):
+        for s, o in sorted((s, o) for s, os_ in view[str(p)].items() for o in os_):
             if s in index and o in index:
-                evs = sorted(evidence.get((s, p, o), []), key=lambda e: (docs[e[1]], sentences[e[0]], e[2], e[3]))
+                evs = sorted(evidence.get((s, str(p), o), []), key=lambda e: (docs[e[1]], sentences[e[0]], e[2], e[3]))
                 edges.append([index[s], index[o], k, evs])
     return edges
 
@@ -174,11 +218,12 @@ def _options(nodes: list[dict], edges: list[list]) -> dict:
     return options
 
 
-def render_html(graph: Graph) -> str:
-    """The HTML page for ``graph``."""
-    nodes, index, docs = _entities(graph)
+def render_html(graph: Graph | GraphView) -> str:
+    """The HTML page for ``graph`` (an rdflib Graph, or the :class:`GraphView` of one)."""
+    view = graph if isinstance(graph, GraphView) else GraphView.of_graph(graph)
+    nodes, index, docs = _entities(view)
     tables = {"docs": _Table((d, i) for i, d in enumerate(docs)), "sentences": _Table(), "rules": _Table()}
-    edges = _relations(graph, index, tables)
+    edges = _relations(view, index, tables)
     components, n_communities = _structure(nodes, edges)
     data = {"nodes": nodes, "edges": edges, **{k: list(v) for k, v in tables.items()}, "options": _options(nodes, edges),
             "colors": CLASS_COLORS, "shapes": CLASS_SHAPES, "properties": [local_name(p) for p in RELATIONS],

@@ -6,14 +6,22 @@ serve-read-only`` unless updates are allowed. A front on the public port (this m
 query page at ``/``, ``graph.html`` at ``/graph``, and forwards the SPARQL paths after the checks of
 ``serve_guard`` (``Host``, ``SERVICE``/``LOAD``, origins and forms with updates on, ``Content-Length``).
 
-Limits (``Limits``): a deadline per request that stops the query (Oxigraph is killed and restarted, the only
-way to stop its CPU use); a cap on requests in flight (503 beyond it after a short wait); a cap on open
-connections; an idle timeout per connection; a cap on request bodies. Answers are streamed, never held.
+Limits (``Limits``): a deadline per request that stops the query (its Oxigraph child is killed and restarted,
+the only way to stop its CPU use, while the pool's other children keep answering); a cap on requests in flight
+(503 with ``Retry-After`` beyond it, after a short wait); a cap on open connections; an idle timeout per
+connection; a cap on request bodies. Answers are streamed, never held (small ones are sent whole, in one write).
+
+Of the requests in flight only ``parallel`` (four per CPU) run at once in Oxigraph while they are young; one
+running longer than ``LONG_RUNNING`` gives its place to the next. Quick queries then share the CPUs a few at a
+time rather than all together, which keeps the slowest of them fast under load (20 clients, 2 CPUs: fewer
+places left the CPUs idle while the scheduler ran other work, more stretched every query), and a slow query
+never holds up the quick ones.
 """
 
 from __future__ import annotations
 
 import http.client
+import os
 import shutil
 import socket
 import sys
@@ -24,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from .errors import MlkgError
-from .serve_backend import HOST, Backend, BackendConn, free_port, oxigraph_binary
+from .serve_backend import HOST, LONG_RUNNING, Backend, BackendConn, free_port, oxigraph_binary
 from .serve_guard import (SPARQL_BODY_TYPES, HTTPRefusal, body_length, host_allowed, own_origins,
                           remote_keywords, sparql_texts, write_refusal)
 
@@ -36,6 +44,8 @@ QUERY_PATHS = ("/query", "/sparql")
 FORWARDED = QUERY_PATHS + ("/update", "/store", "/", "/yasgui.min.js", "/yasgui.min.css", "/logo.svg")
 PAGE_PATHS = ("/graph", "/graph.html")
 _QUIET = (ConnectionError, TimeoutError, socket.timeout)
+PREFIX = 65536    # bytes of an answer read before the front answers: smaller answers are sent whole, in one write
+RETRY_AFTER = 1   # s, sent with a 503 that is about load (the caps, a restart), not about the request itself
 
 
 @dataclass(frozen=True)
@@ -48,15 +58,19 @@ class Limits:
     max_connections: int = 256     # open client connections (--max-connections)
     idle_timeout: float = 30.0     # s a connection may stay silent (--idle-timeout)
     max_body: int = 16 * 2**20     # bytes of a request body (--max-body)
+    processes: int = 3             # Oxigraph processes over the store, one with updates on (--processes)
+    parallel: int = 0              # requests run at once until they pass LONG_RUNNING; 0: four per CPU
 
 
 class _InFlight:
-    """One forwarded request, watched for its deadline."""
+    """One forwarded request, watched for its deadline; ``lane`` while it holds a place among the quick ones."""
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
         self.expired = False
         self.bc: BackendConn | None = None
+        self.lane = False
+        self.since = 0.0
 
 
 class Endpoint:
@@ -79,22 +93,19 @@ class Endpoint:
         self.limits = limits
         self.allowed_hosts = tuple(allowed_hosts)
         self.html = Path(html) if html is not None else self.graph.with_name("graph.html")
-        self.backend = Backend(self.graph, allow_updates, startup_timeout, workdir)
+        self.backend = Backend(self.graph, allow_updates, startup_timeout, workdir, limits.processes)
         self.origins: set[str] = set()
         self._front: _FrontServer | None = None
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
         self._slots = threading.BoundedSemaphore(limits.max_queries)
+        self._lanes = threading.Semaphore(limits.parallel or 4 * (os.cpu_count() or 1))
         self._inflight: set[_InFlight] = set()
         self._lock = threading.Lock()
 
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.port}"
-
-    @property
-    def backend_port(self) -> int:
-        return self.backend.port
 
     def __enter__(self) -> "Endpoint":
         self.start()
@@ -124,16 +135,20 @@ class Endpoint:
             raise
 
     def _watch(self) -> None:
-        """Every 50 ms: stop the requests past their deadline (by restarting Oxigraph), restart a dead child."""
+        """Every 50 ms: stop the requests past their deadline (by restarting the Oxigraph child that runs each),
+        restart a child that died."""
         while not self._stopping.wait(0.05):
             now = time.monotonic()
             with self._lock:
                 late = [f for f in self._inflight if not f.expired and now > f.deadline]
                 for f in late:
                     f.expired = True
-            if any(f.bc is not None and f.bc.generation == self.backend.generation for f in late) \
-                    or self.backend.child_died():
-                self.backend.restart()
+                for f in self._inflight:
+                    if f.lane and now - f.since > LONG_RUNNING:
+                        self._leave_lane(f)
+            running = {f.bc.child for f in late if f.bc is not None and f.bc.child.current(f.bc)}
+            for child in sorted(running | set(self.backend.dead()), key=lambda c: c.index):
+                self.backend.restart(child)
             for f in late:
                 _shut(f.bc)
 
@@ -151,19 +166,33 @@ class Endpoint:
         self.backend.stop()
 
     def track(self) -> _InFlight:
-        """A slot for one forwarded request (``HTTPRefusal`` 503 when none frees up in time), with its deadline."""
+        """A slot for one forwarded request (``HTTPRefusal`` 503 when none frees up in time), with its deadline,
+        once it has a place to run (:data:`LONG_RUNNING`)."""
         if not self._slots.acquire(timeout=self.limits.queue_wait):
             raise HTTPRefusal(503, f"busy: {self.limits.max_queries} requests are running (--max-queries); "
-                                   "try again")
+                                   f"try again in {RETRY_AFTER} s", RETRY_AFTER)
         f = _InFlight(time.monotonic() + self.limits.timeout)
         with self._lock:
             self._inflight.add(f)
+        got = self._lanes.acquire(timeout=self.limits.timeout)
+        with self._lock:
+            f.lane, f.since = got, time.monotonic()
+        if not got or f.expired:
+            self.untrack(f)
+            raise _late(self)
         return f
 
     def untrack(self, f: _InFlight) -> None:
         with self._lock:
             self._inflight.discard(f)
+            self._leave_lane(f)
         self._slots.release()
+
+    def _leave_lane(self, f: _InFlight) -> None:
+        """(Under ``_lock``.) Let the next request run in ``f``'s place."""
+        if f.lane:
+            f.lane = False
+            self._lanes.release()
 
 
 def _shut(bc: BackendConn | None) -> None:
@@ -189,7 +218,8 @@ class _FrontServer(ThreadingHTTPServer):
     def process_request(self, request, client_address) -> None:
         if not self._connections.acquire(blocking=False):
             try:
-                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: %d\r\nContent-Length: 0\r\n"
+                                b"Connection: close\r\n\r\n" % RETRY_AFTER)
             except OSError:
                 pass
             self.shutdown_request(request)
@@ -214,6 +244,7 @@ def _front_handler(endpoint: Endpoint):
         server_version = "mlkg-serve"
         timeout = endpoint.limits.idle_timeout
         disable_nagle_algorithm = True  # else a small answer waits 40 ms for the client's delayed ACK
+        wbufsize = 65536  # headers and answer leave in one write (flushed after each request), not one per line
 
         def log_message(self, fmt, *args) -> None:  # quiet; the CLI prints the addresses once
             pass
@@ -246,7 +277,8 @@ def _front_handler(endpoint: Endpoint):
                 self._route()
             except HTTPRefusal as r:
                 self.close_connection = self.close_connection or r.status in (400, 411, 413, 501)
-                self._plain(r.status, r.message)
+                self._plain(r.status, r.message,
+                            {"Retry-After": str(r.retry_after)} if r.retry_after is not None else None)
             except _QUIET:
                 self.close_connection = True
 
@@ -308,7 +340,7 @@ def _open(handler, endpoint: Endpoint, flight: _InFlight, path: str, body: bytes
         try:
             bc = endpoint.backend.acquire(max(0.0, flight.deadline - time.monotonic()), fresh=not retry or attempt > 0)
         except MlkgError as exc:
-            raise HTTPRefusal(503, str(exc)) from exc
+            raise HTTPRefusal(503, str(exc), RETRY_AFTER) from exc
         flight.bc = bc
         try:
             bc.conn.request(handler.command, handler.path, body=body, headers=headers)
@@ -327,17 +359,19 @@ def _late(endpoint: Endpoint) -> HTTPRefusal:
 
 
 def _relay(handler, endpoint: Endpoint, flight: _InFlight, path: str, body: bytes | None) -> None:
-    """Forward one request and stream the answer back, chunk by chunk."""
+    """Forward one request and send the answer back: whole, with its length, when it fits in ``PREFIX`` bytes
+    (most answers: one write), else streamed chunk by chunk."""
     bc, resp = _open(handler, endpoint, flight, path, body)
     done = False
     try:
+        bodiless = handler.command == "HEAD" or resp.status in (204, 304)
+        head, whole = (b"", True) if bodiless else _prefix(resp, flight, endpoint)
         handler.send_response(resp.status, resp.reason)
         for k, v in resp.getheaders():
             if k.lower() not in _HOP_BY_HOP:
                 handler.send_header(k, v)
-        length = resp.getheader("Content-Length")
-        bodiless = handler.command == "HEAD" or resp.status in (204, 304)
-        chunked = length is None and not bodiless and handler.request_version == "HTTP/1.1"
+        chunked = not whole and handler.request_version == "HTTP/1.1"
+        length = resp.getheader("Content-Length") if bodiless else None if not whole else str(len(head))
         if length is not None:
             handler.send_header("Content-Length", length)
         elif chunked:
@@ -345,7 +379,10 @@ def _relay(handler, endpoint: Endpoint, flight: _InFlight, path: str, body: byte
         elif not bodiless:
             handler.close_connection = True
         handler.end_headers()
-        _copy(resp, handler.wfile, chunked, flight)
+        if whole:
+            handler.wfile.write(head)
+        else:
+            _copy(resp, handler.wfile, chunked, flight, head)
         done = not resp.will_close
     except (OSError, http.client.HTTPException):
         handler.close_connection = True  # a cut answer: the client sees the connection end before the answer
@@ -353,17 +390,35 @@ def _relay(handler, endpoint: Endpoint, flight: _InFlight, path: str, body: byte
         endpoint.backend.release(bc, done and not flight.expired)
 
 
-def _copy(resp: http.client.HTTPResponse, out, chunked: bool, flight: _InFlight) -> None:
-    while True:
+def _prefix(resp: http.client.HTTPResponse, flight: _InFlight, endpoint: Endpoint) -> tuple[bytes, bool]:
+    """The answer's first ``PREFIX`` bytes, and whether that is all of it (then ``resp`` is read to its end).
+    Stopped at the deadline before any byte of it was sent: 503."""
+    parts, size = [], 0
+    try:
+        while size < PREFIX:
+            data = resp.read1(PREFIX - size)
+            if flight.expired:
+                raise ConnectionAbortedError("deadline")
+            if not data:
+                resp.read()  # closes the answer at its end, so that its connection can carry the next request
+                return b"".join(parts), True
+            parts.append(data)
+            size += len(data)
+    except (OSError, http.client.HTTPException) as exc:
+        if flight.expired:
+            raise _late(endpoint) from exc
+        raise HTTPRefusal(502, f"the oxigraph server stopped in the middle of its answer: {exc}") from exc
+    return b"".join(parts), False
+
+
+def _copy(resp: http.client.HTTPResponse, out, chunked: bool, flight: _InFlight, head: bytes) -> None:
+    data = head
+    while data:
+        out.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
         data = resp.read1(65536)
         if flight.expired:
             raise ConnectionAbortedError("deadline")
-        if not data:
-            break
-        out.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
-        if resp.length == 0:
-            break
-    resp.read()  # closes the answer at its end, so that its connection can carry the next request
+    resp.read()
     if chunked:
         out.write(b"0\r\n\r\n")
     out.flush()

@@ -1,9 +1,13 @@
-"""The Oxigraph server child of ``mlkg serve``: started, watched, killed at a query's deadline, restarted.
+"""The Oxigraph server children of ``mlkg serve``: started, watched, killed at a query's deadline, restarted.
 
 Oxigraph cannot cancel a running query (neither a closed connection nor ``--timeout-s`` stops a cartesian
-product), so the only thing that really stops its CPU use is ending the process. ``Backend`` keeps one child
-on a private loopback port; ``expire`` (called by the deadline watch) kills it with SIGKILL and starts a new one
-on the same store, with a new *generation* so that requests caught in the restart know to retry.
+product), so the only thing that really stops its CPU use is ending the process. ``Backend`` therefore keeps a
+small pool of children (``Child``), each an ``oxigraph serve-read-only`` on its own private loopback port over
+one shared store (read-only processes may share it). A request goes to a child with no request running long
+and the fewest in flight, so a runaway query soon has its child to itself: ``restart`` (called by the deadline
+watch) kills that one child with SIGKILL and starts it again with a new *generation*, and the other children
+keep answering. A read caught in the restart knows it by the generation and is sent again elsewhere. With
+updates allowed the store is writable, which only one process may hold: the pool is then one child.
 
 The child dies with its parent: on Linux it is started with ``prctl(PR_SET_PDEATHSIG, SIGKILL)``. That
 signal follows the *thread* that started the child, so every start happens on one supervisor thread that
@@ -35,6 +39,7 @@ __all__ = ["Backend", "BackendConn", "clean_stale_stores", "free_port", "oxigrap
 HOST = "127.0.0.1"
 STORE_PREFIX = "mlkg-serve-"
 _PR_SET_PDEATHSIG = 1
+LONG_RUNNING = 0.5   # s after which a request marks its child as one to avoid: it may be a runaway
 
 
 def oxigraph_binary() -> str:
@@ -108,40 +113,61 @@ def clean_stale_stores(root: Path) -> list[Path]:
 
 @dataclass(frozen=True)
 class BackendConn:
-    """A connection to one generation of the Oxigraph child."""
+    """A connection to one generation of one Oxigraph child, handed out at ``since`` (time.monotonic())."""
 
     conn: http.client.HTTPConnection
+    child: "Child"
     generation: int
+    since: float
+
+
+class Child:
+    """One Oxigraph server process of the pool; ``generation`` counts its starts, ``busy`` its requests."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.port = 0
+        self.generation = 0
+        self.proc: subprocess.Popen | None = None
+        self.ready = threading.Event()
+        self.idle: list[http.client.HTTPConnection] = []
+        self.busy: dict[int, float] = {}    # id(BackendConn) -> since
+
+    def rank(self, now: float) -> tuple[bool, int, int]:
+        """Children are given a request in this order: none running long first, then the least busy."""
+        return any(now - t > LONG_RUNNING for t in self.busy.values()), len(self.busy), self.index
+
+    def current(self, bc: BackendConn) -> bool:
+        """Whether ``bc`` is a connection to this child's running process."""
+        return bc.child is self and bc.generation == self.generation
 
 
 class Backend:
-    """The Oxigraph child over a store loaded from ``graph`` into a private temporary folder."""
+    """A pool of ``processes`` Oxigraph children over a store loaded from ``graph`` into a private temporary
+    folder (one child when ``writable``)."""
 
     def __init__(self, graph: Path, writable: bool, startup_timeout: float = 60.0,
-                 workdir: Path | None = None) -> None:
+                 workdir: Path | None = None, processes: int = 2) -> None:
         self.graph = graph
         self.writable = writable
         self.startup_timeout = startup_timeout
         self.root = Path(workdir or tempfile.gettempdir())
-        self.generation = 0
-        self.port = 0
+        self.children = [Child(i) for i in range(1 if writable else max(1, processes))]
         self.restarts = 0
         self._store: Path | None = None
-        self._proc: subprocess.Popen | None = None
-        self._ready = threading.Event()
         self._lock = threading.Lock()
-        self._idle: list[http.client.HTTPConnection] = []
+        self._changed = threading.Condition(self._lock)   # a child became ready
         self._jobs: queue.Queue = queue.Queue()
         self._thread: threading.Thread | None = None
         self._failure: BaseException | None = None
 
     @property
-    def pid(self) -> int | None:
-        proc = self._proc
-        return proc.pid if proc is not None else None
+    def pids(self) -> list[int]:
+        """The process ids of the running children."""
+        return [c.proc.pid for c in self.children if c.proc is not None]
 
     def start(self) -> None:
-        """Load the store and start the child (on the supervisor thread); ``MlkgError`` on failure."""
+        """Load the store and start the children (on the supervisor thread); ``MlkgError`` on failure."""
         clean_stale_stores(self.root)
         self._thread = threading.Thread(target=self._supervise, name="mlkg-serve-oxigraph", daemon=True)
         self._thread.start()
@@ -173,19 +199,25 @@ class Backend:
                               capture_output=True, text=True, preexec_fn=_die_with_parent(os.getpid()))
         if load.returncode != 0:
             raise MlkgError(f"{self.graph}: oxigraph cannot load it: {load.stderr.strip()[-500:]}")
-        self._spawn()
+        procs = [self._launch(c) for c in self.children]   # all start at once, then each is awaited
+        for child, (proc, port) in zip(self.children, procs):
+            self._await(child, proc, port)
 
-    def _spawn(self) -> None:
+    def _launch(self, child: Child) -> tuple[subprocess.Popen, int]:
         port = free_port()
         mode = "serve" if self.writable else "serve-read-only"
-        log = self._store / "oxigraph.log"
-        with log.open("ab") as err:
+        with (self._store / f"oxigraph-{child.index}.log").open("ab") as err:
             proc = subprocess.Popen([oxigraph_binary(), mode, "--location", str(self._store / "db"),
                                      "--bind", f"{HOST}:{port}"], stdout=subprocess.DEVNULL, stderr=err,
                                     stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent(os.getpid()))
+        return proc, port
+
+    def _await(self, child: Child, proc: subprocess.Popen, port: int) -> None:
+        """Wait until ``proc`` accepts connections, then make it ``child``'s running process."""
         deadline = time.monotonic() + self.startup_timeout
         while True:
             if proc.poll() is not None:
+                log = self._store / f"oxigraph-{child.index}.log"
                 tail = log.read_bytes()[-500:].decode("utf-8", "replace").strip()
                 raise MlkgError(f"the oxigraph server stopped: {tail}")
             try:
@@ -198,15 +230,17 @@ class Backend:
                     raise MlkgError(f"the oxigraph server did not answer within {self.startup_timeout:.0f}s")
                 time.sleep(0.02)
         with self._lock:
-            self._proc, self.port = proc, port
-            self.generation += 1
-            self._ready.set()
+            child.proc, child.port = proc, port
+            child.generation += 1
+            child.ready.set()
+            self._changed.notify_all()
 
-    def _kill(self) -> None:
+    def _kill(self, child: Child) -> None:
         with self._lock:
-            self._ready.clear()
-            proc, self._proc = self._proc, None
-            idle, self._idle = self._idle, []
+            child.ready.clear()
+            proc, child.proc = child.proc, None
+            idle, child.idle = child.idle, []
+            child.busy.clear()   # their connections die with the process; release() of a stale one is a no-op
         for conn in idle:
             conn.close()
         if proc is not None and proc.poll() is None:
@@ -214,39 +248,48 @@ class Backend:
         if proc is not None:
             proc.wait()
 
-    def restart(self) -> None:
-        """Kill the child (every query in it stops now) and start a new one on the same store."""
+    def restart(self, child: Child) -> None:
+        """Kill one child (every query in it stops now) and start it again on the same store."""
         self.restarts += 1
-        done = self._call(lambda: (self._kill(), self._spawn()))
+        done = self._call(lambda: (self._kill(child), self._await(child, *self._launch(child))))
         if isinstance(done, BaseException):
             self._failure = done
 
-    def child_died(self) -> bool:
-        proc = self._proc
-        return self._ready.is_set() and proc is not None and proc.poll() is not None
+    def dead(self) -> list[Child]:
+        """The children whose process ended on its own."""
+        return [c for c in self.children if c.ready.is_set() and c.proc is not None and c.proc.poll() is not None]
 
     def acquire(self, wait: float, fresh: bool = False) -> BackendConn:
-        """A connection to the current child, reused when one is idle unless ``fresh``; waits up to ``wait`` s
-        for a restart. A write takes a fresh one: it is never sent twice, so it must not meet a stale socket."""
-        if not self._ready.wait(wait):
-            raise MlkgError(self._failure and f"the oxigraph server cannot be restarted: {self._failure}"
-                            or "the oxigraph server is restarting")
+        """A connection to a running child, reused when one is idle unless ``fresh``; waits up to ``wait`` s
+        while every child restarts. A write takes a fresh one: it is never sent twice, so it must not meet a
+        stale socket."""
         with self._lock:
-            gen = self.generation
-            conn = self._idle.pop() if self._idle and not fresh else http.client.HTTPConnection(HOST, self.port)
-        return BackendConn(conn, gen)
+            ready = self._changed.wait_for(lambda: any(c.ready.is_set() for c in self.children), wait)
+            if not ready:
+                raise MlkgError(self._failure and f"the oxigraph server cannot be restarted: {self._failure}"
+                                or "the oxigraph server is restarting")
+            now = time.monotonic()
+            child = min((c for c in self.children if c.ready.is_set()), key=lambda c: c.rank(now))
+            conn = child.idle.pop() if child.idle and not fresh else http.client.HTTPConnection(HOST, child.port)
+            bc = BackendConn(conn, child, child.generation, now)
+            child.busy[id(bc)] = now
+        return bc
 
     def release(self, bc: BackendConn, reusable: bool) -> None:
         with self._lock:
-            if reusable and bc.generation == self.generation and len(self._idle) < 64:
-                self._idle.append(bc.conn)
-                return
+            child = bc.child
+            if child.current(bc):
+                child.busy.pop(id(bc), None)
+                if reusable and len(child.idle) < 64:
+                    child.idle.append(bc.conn)
+                    return
         bc.conn.close()
 
     def stop(self) -> None:
-        """Stop the child and delete the store; safe to call more than once."""
+        """Stop the children and delete the store; safe to call more than once."""
         if self._thread is not None:
-            self._call(self._kill)
+            for child in self.children:
+                self._call(lambda c=child: self._kill(c))
             self._call(None)
             self._thread = None
         if self._store is not None:

@@ -38,12 +38,14 @@ _CODEPOINT = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 
 
 class HTTPRefusal(Exception):
-    """A request the front answers itself with ``status`` and a one-line ``message``."""
+    """A request the front answers itself with ``status``, a one-line ``message`` and, for a refusal that may
+    succeed later, ``retry_after`` seconds (the ``Retry-After`` header)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.retry_after = retry_after
 
 
 def _unescape_codepoints(text: str) -> str:

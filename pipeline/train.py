@@ -107,7 +107,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
     from .nlp import load_nlp
     from .nlp.candidates import layout, mention_candidates, pair_candidates
     from .nlp.classify import select
-    from .nlp.extract import _make_doc
+    from .nlp.extract import doc_of
     from .nlp.features import doc_context, list_heads, mention_features, pair_features
 
     nlp = nlp or load_nlp()
@@ -117,7 +117,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
     for s in sets:
         docs = list(ingest.read_documents([s.docs], 10_000_000, []))
         t = time.perf_counter()
-        for document, doc in zip(docs, nlp.pipe((_make_doc(nlp, d.text) for d in docs), disable=disable)):
+        for document, doc in zip(docs, nlp.pipe((doc_of(nlp, d.text) for d in docs), disable=disable)):
             name = Path(document.id).name
             names, untitled, rels = _gold_index(golds[s.name], name)
             lay = layout(doc)
@@ -322,7 +322,7 @@ def cross_validate(root: Path = ROOT, only: list[str] | None = None, log=None, r
 
 
 def _pool(results: dict) -> dict:
-    from .evaluate import _prf
+    from .evaluate import prf
 
     pooled = {}
     for part in ("entities", "relations"):
@@ -330,7 +330,7 @@ def _pool(results: dict) -> dict:
         pooled[part] = {}
         for n in sorted(names, key=lambda x: (x != "overall", x)):
             c = [sum(r[part][n][k] for r in results.values() if n in r[part]) for k in ("tp", "fp", "fn")]
-            pooled[part][n] = _prf(*c)
+            pooled[part][n] = prf(*c)
     return pooled
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.nlp.candidates import layout, mention_candidates, pair_candidates, Typed
 from pipeline.nlp.classify import WEIGHTS, Models, load_models
-from pipeline.nlp.extract import _make_doc
+from pipeline.nlp.extract import doc_of
 from pipeline.nlp.features import doc_context, list_heads, mention_features, pair_features
 
 
@@ -17,7 +17,7 @@ from pipeline.nlp.features import doc_context, list_heads, mention_features, pai
 def parse(nlp):
     """Parse a text with the rules but without the trained decision: what the candidates are built from."""
     def run(text):
-        return nlp(_make_doc(nlp, text), disable=["mlkg_learned"])
+        return nlp(doc_of(nlp, text), disable=["mlkg_learned"])
     return run
 
 

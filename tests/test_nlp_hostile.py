@@ -101,3 +101,26 @@ def test_pieces_cut_at_paragraph_breaks():
         pieces = _pieces(text, size)
         assert "".join(pieces) == text and all(len(p) <= size for p in pieces)
     assert all(p.endswith("\n\n") for p in _pieces(text, 64)[:-2])
+
+
+def test_a_runaway_stretch_gets_no_parser_and_the_prose_around_it_reads_as_alone(nlp):
+    """20,000 characters of hyphen chain between two stretches of prose: the chain is cut into flat sentences
+    without the parser, and the prose before it gives exactly the mentions it gives as a document of its own."""
+    from pipeline.model import Document
+    from pipeline.nlp.extract import RUNAWAY_CHARS, RUNAWAY_SENTENCE, _flat, _runaways, extract_all
+    from pipeline.pathological import prose_text, shape_text
+
+    before, chain, after = prose_text(6_000) + "\n\n", shape_text("hyphen-chain", 20_000), "\n" + prose_text(3_000)
+    text = before + chain + "\n" + after
+    assert _runaways(text) == [(len(before), len(before) + len(chain) + 1)]
+    for doc in sorted(Path(CORPUS_DIR).glob("*.txt")):   # ordinary documents never take this path
+        assert _runaways(doc.read_text("utf-8")) == [] and RUNAWAY_CHARS > 8 * 601
+    (ex,) = list(extract_all(nlp, [Document(id="mixed.txt", path=Path("mixed.txt"), text=text)]))
+    (alone,) = list(extract_all(nlp, [Document(id="mixed.txt", path=Path("mixed.txt"), text=before)]))
+    key = lambda m: (m.start_char, m.end_char, m.text, m.cls, m.evidence)
+    assert alone.mentions and [key(m) for m in ex.mentions if m.end_char <= len(before)] == [key(m) for m in alone.mentions]
+    assert any(m.start_char > len(before) + len(chain) for m in ex.mentions)
+    for m in ex.mentions:
+        assert text[m.start_char:m.end_char] == m.text
+    flat = _flat(nlp.make_doc(chain[:999]))   # the flat parse itself: sentences of RUNAWAY_SENTENCE tokens
+    assert [len(s) for s in flat.sents] == [RUNAWAY_SENTENCE] * (len(flat) // RUNAWAY_SENTENCE) + [len(flat) % RUNAWAY_SENTENCE]

@@ -11,6 +11,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
+from local_http import LocalServer
 from rdflib import BNode, Graph, Literal
 from rdflib.compare import isomorphic
 from SPARQLWrapper import JSON, POST, POSTDIRECTLY, TURTLE, SPARQLWrapper
@@ -226,45 +227,19 @@ def test_cli_json_output_is_what_a_sparql_endpoint_returns(endpoint, corpus_buil
     assert checked >= 5
 
 
-class _GuardedStore:
+class _GuardedStore(LocalServer):
     """A local Graph Store that demands one Authorization value (basic or bearer) and keeps what it is sent."""
 
     def __init__(self, expected: str):
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-        import threading
-
         self.bodies = []
-        store = self
 
-        class H(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
+        def answer(method, path, headers, body):
+            if headers.get("Authorization") != expected:
+                return 401, {"WWW-Authenticate": 'Basic realm="kg"'}, b""
+            self.bodies.append(body)
+            return 204, {}, b""
 
-            def _write(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                if self.headers.get("Authorization") != expected:
-                    self.send_response(401)
-                    self.send_header("WWW-Authenticate", 'Basic realm="kg"')
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
-                store.bodies.append(body)
-                self.send_response(204)
-                self.end_headers()
-
-            do_PUT = do_POST = _write
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/ds/data"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(answer, "/ds/data")
 
 
 PASSWORD, TOKEN = "s3cret w0rd:é", "tok-3f9a7c1e"

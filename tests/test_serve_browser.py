@@ -9,11 +9,11 @@ import os
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from browser import ENABLE_HINT, find_chromium, launch
-from test_serve_hostile import Listener, get_query
+from local_http import LocalServer
+from test_serve_hostile import get_query, listener
 
 from pipeline.serve import Endpoint
 
@@ -94,30 +94,9 @@ ATTACK = """<!doctype html><html><body>
 </script></body></html>"""
 
 
-class AttackerSite:
+def attacker_site(html: str) -> LocalServer:
     """Another origin (another port) serving one page."""
-
-    def __init__(self, html: str):
-        body = html.encode("utf-8")
-
-        class H(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def do_GET(self):
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+    return LocalServer(lambda *_: (200, {"Content-Type": "text/html; charset=utf-8"}, html.encode("utf-8")))
 
 
 def _visit(context, url):
@@ -133,12 +112,9 @@ def _visit(context, url):
 def test_a_page_on_another_origin_cannot_use_the_endpoint(corpus_build):
     probe = "ASK { <https://example.org/a> ?p ?o }"
     insert = "INSERT DATA { <https://example.org/a> <https://example.org/b> <https://example.org/c> }"
-    with Listener() as listener, Endpoint(corpus_build[1] / "graph.ttl", port=0, allow_updates=True) as ep:
-        service = urllib.parse.urlencode({"query": f"SELECT * {{ SERVICE <{listener.url}> {{ ?s ?p ?o }} }}"})
-        site = AttackerSite(ATTACK.format(ep=ep.url, service=service, insert=insert))
-        try:
+    with listener() as local, Endpoint(corpus_build[1] / "graph.ttl", port=0, allow_updates=True) as ep:
+        service = urllib.parse.urlencode({"query": f"SELECT * {{ SERVICE <{local.url}> {{ ?s ?p ?o }} }}"})
+        with attacker_site(ATTACK.format(ep=ep.url, service=service, insert=insert)) as site:
             in_chromium(lambda context: _visit(context, site.url))
-        finally:
-            site.close()
-        assert listener.hits == []
+        assert local.requests == []
         assert json.loads(get_query(ep.port, probe)[2])["boolean"] is False

@@ -14,9 +14,9 @@ import sys
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from local_http import LocalServer
 
 from pipeline.serve import Endpoint, Limits, free_port
 
@@ -54,39 +54,12 @@ def raw(port, data: bytes, timeout=10) -> bytes:
         return out
 
 
-class Listener:
-    """A local HTTP server that records every request and answers as a SPARQL endpoint with no rows."""
+NO_ROWS = b'{"head":{"vars":["s"]},"results":{"bindings":[]}}'
 
-    def __init__(self):
-        self.hits = []
-        hits = self.hits
 
-        class H(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def _any(self):
-                hits.append(self.path)
-                body = b'{"head":{"vars":["s"]},"results":{"bindings":[]}}'
-                self.send_response(200)
-                self.send_header("Content-Type", "application/sparql-results+json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            do_GET = do_POST = _any
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/sparql"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+def listener() -> LocalServer:
+    """A local SPARQL endpoint with no rows that records every request reaching it (``.requests``)."""
+    return LocalServer(lambda *_: (200, {"Content-Type": "application/sparql-results+json"}, NO_ROWS), "/sparql")
 
 
 @pytest.fixture(scope="module")
@@ -101,8 +74,8 @@ def ep(graph):
 
 
 def test_service_never_reaches_a_local_listener(ep, graph):
-    with Listener() as listener:
-        service = f"SELECT * {{ SERVICE <{listener.url}> {{ ?s ?p ?o }} }}"
+    with listener() as local:
+        service = f"SELECT * {{ SERVICE <{local.url}> {{ ?s ?p ?o }} }}"
         shapes = [
             ("GET", "/query?" + urllib.parse.urlencode({"query": service}), None, {}),
             ("GET", "/sparql?" + urllib.parse.urlencode({"query": service.replace("SERVICE", "service")}), None, {}),
@@ -116,12 +89,12 @@ def test_service_never_reaches_a_local_listener(ep, graph):
             status, _, text = request(ep.port, method, path, body, headers)
             assert status in (403, 415), (path, status, text)
         time.sleep(0.5)
-        assert listener.hits == []
+        assert local.requests == []
         # the same query with the flag does reach it: the refusal above is what kept it out
         with Endpoint(graph, port=0, allow_service=True) as open_ep:
             status, _, text = get_query(open_ep.port, service)
             assert status == 200, text
-        assert listener.hits
+        assert local.requests
 
 
 def test_service_refusal_says_why(ep):
@@ -146,6 +119,7 @@ def test_with_updates_other_origins_and_forms_are_refused(graph):
     insert = b"INSERT DATA { <https://example.org/a> <https://example.org/b> <https://example.org/c> }"
     probe = "ASK { <https://example.org/a> ?p ?o }"
     with Endpoint(graph, port=0, allow_updates=True) as ep:
+        assert len(ep.backend.pids) == 1   # a writable store is held by one process
         sparql = {"Content-Type": "application/sparql-update"}
         refusals = [
             ({**sparql, "Origin": "http://evil.example"}, insert, "/update"),
@@ -168,10 +142,10 @@ def test_with_updates_other_origins_and_forms_are_refused(graph):
 
 
 def test_load_is_refused_with_updates_on(graph):
-    with Listener() as listener, Endpoint(graph, port=0, allow_updates=True) as ep:
-        status, _, _ = request(ep.port, "POST", "/update", f"LOAD <{listener.url}>".encode(),
+    with listener() as local, Endpoint(graph, port=0, allow_updates=True) as ep:
+        status, _, _ = request(ep.port, "POST", "/update", f"LOAD <{local.url}>".encode(),
                                {"Content-Type": "application/sparql-update"})
-        assert status == 403 and listener.hits == []
+        assert status == 403 and local.requests == []
 
 
 def test_content_length_is_validated(ep):
@@ -198,12 +172,25 @@ def test_answers_are_streamed(ep):
     status, headers, body = request(ep.port, "GET", "/query?" + urllib.parse.urlencode(
         {"query": "CONSTRUCT WHERE { ?s ?p ?o }"}), headers={"Accept": "application/n-triples"})
     assert status == 200 and headers.get("Transfer-Encoding") == "chunked" and body.count(b"\n") > 1000
+    status, headers, body = get_query(ep.port, ASK)   # a small answer is sent whole, with its length
+    assert status == 200 and headers.get("Content-Length") == str(len(body)) and "Transfer-Encoding" not in headers
+
+
+def test_a_long_query_leaves_its_place_to_quick_ones(graph):
+    with Endpoint(graph, port=0, limits=Limits(timeout=3, parallel=1)) as ep:
+        worker = threading.Thread(target=lambda: get_query(ep.port, COUNT_CARTESIAN, timeout=20))
+        worker.start()
+        time.sleep(0.7)   # past LONG_RUNNING: the one place for a running query is free again
+        t0 = time.monotonic()
+        status, _, body = get_query(ep.port, ASK)
+        assert status == 200 and time.monotonic() - t0 < 1
+        worker.join(timeout=20)
 
 
 def test_deadline_stops_the_cartesian_query_and_others_are_answered(graph):
     with Endpoint(graph, port=0, limits=Limits(timeout=2)) as ep:
         for query in (COUNT_CARTESIAN, CARTESIAN):   # one computes silently, one streams rows
-            old_pid, results = ep.backend.pid, {}
+            old_pids, results = set(ep.backend.pids), {}
 
             def slow():
                 t0 = time.monotonic()
@@ -223,8 +210,10 @@ def test_deadline_stops_the_cartesian_query_and_others_are_answered(graph):
             assert not worker.is_alive()
             assert results["status"] in (503, "IncompleteRead", "RemoteDisconnected"), results
             assert 1.9 < results["took"] < 6, results
-            # the work really stopped: the process that ran it is gone
-            assert old_pid != ep.backend.pid and not _running(old_pid)
+            # the work really stopped: the process that ran it is gone, and it alone
+            pids = _until(lambda: ep.backend.pids if len(ep.backend.pids) == 3 else None)
+            gone = old_pids - set(pids)
+            assert len(gone) == 1 and not _running(gone.pop())
             t0 = time.monotonic()
             assert get_query(ep.port, ASK)[0] == 200 and time.monotonic() - t0 < 1
 
@@ -235,9 +224,72 @@ def test_requests_beyond_the_cap_get_503(graph):
         worker.start()
         time.sleep(0.5)
         status, headers, text = get_query(ep.port, ASK)
-        assert status == 503 and b"--max-queries" in text
+        assert status == 503 and b"--max-queries" in text and headers.get("Retry-After") == "1"
         worker.join(timeout=20)
         assert get_query(ep.port, ASK)[0] == 200
+
+
+def test_a_runaway_query_stops_at_its_deadline_and_restarts_only_its_own_process(graph, tmp_path):
+    """Against a running `mlkg serve --timeout 4`: the four-way cartesian query is stopped at its deadline by
+    restarting the one Oxigraph process that runs it; another client's ASKs answer in under a second all along,
+    and a query in flight elsewhere when the runaway is stopped runs to its end."""
+    proc, port = _start_serve(graph, tmp_path, "--timeout", "4")
+    try:
+        before = set(_children(proc.pid))
+        assert len(before) == 3
+        n = int(json.loads(get_query(port, "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }")[2])
+                ["results"]["bindings"][0]["n"]["value"])
+        results, asks, t0 = {}, [], time.monotonic()
+
+        def timed(name, query, at):
+            time.sleep(max(0.0, t0 + at - time.monotonic()))
+            start = time.monotonic()
+            try:
+                status, _, body = get_query(port, query, timeout=30)
+            except (http.client.HTTPException, OSError) as exc:
+                status, body = type(exc).__name__, b""
+            results[name] = (status, body, time.monotonic() - start)
+
+        def ask_all_along():
+            while time.monotonic() < t0 + 6:
+                start = time.monotonic()
+                status, _, body = get_query(port, ASK, timeout=30)
+                asks.append((status, json.loads(body)["boolean"], time.monotonic() - start))
+                time.sleep(0.1)
+
+        threads = [threading.Thread(target=timed, args=("runaway", COUNT_CARTESIAN, 0)),
+                   threading.Thread(target=timed, args=("inflight", "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f }", 3.5)),
+                   threading.Thread(target=ask_all_along)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        assert not any(t.is_alive() for t in threads)
+        status, body, took = results["runaway"]
+        assert status == 503 and b"--timeout" in body and 3.9 < took < 8, results["runaway"]
+        status, body, took = results["inflight"]
+        assert status == 200 and json.loads(body)["results"]["bindings"][0]["n"]["value"] == str(n * n), status
+        assert len(asks) > 20 and all(a[:2] == (200, True) for a in asks)
+        assert max(a[2] for a in asks) < 1, sorted(a[2] for a in asks)[-5:]
+        after = set(_until(lambda: _three_children(proc.pid)))
+        assert len(before - after) == 1 and not _running((before - after).pop())
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+
+
+def _three_children(pid):
+    kids = [k for k in _children(pid) if _running(k)]
+    return kids if len(kids) == 3 else None
+
+
+def _until(probe, timeout=10):
+    """The first true value of ``probe()`` within ``timeout`` s, polled every 50 ms; fails the test if none."""
+    deadline = time.monotonic() + timeout
+    while not (value := probe()):
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)
+    return value
 
 
 def _running(pid):

@@ -151,3 +151,20 @@ def test_stream_spill_of_a_killed_build_is_removed_by_the_next(tmp_path):
     with stream.Spill(out) as spill:
         assert spill.root.is_dir() and spill.root.name.startswith(f".mlkg-spill-{os.getpid()}-")
     assert not dead.exists() and alive.exists() and not spill.root.exists()
+
+
+def test_streamed_build_with_graph_html_writes_the_bytes_of_the_in_memory_build(tmp_path, monkeypatch):
+    """graph.html of a streamed build is rendered from graph.ttl's bytes, without an rdflib Graph; the page is
+    the one the in-memory build (``--formats nt`` asks for a Graph) renders from its Graph."""
+    memory, streamed = tmp_path / "memory", tmp_path / "streamed"
+    build(BuildConfig(inputs=(CORPUS_DIR,), out_dir=memory, html=True, validate=False, cache=False,
+                      formats=("ttl", "nt")))
+    monkeypatch.setattr(stream, "SPILL_BYTES", 3000)
+    runs = []
+    real = stream.Sorter._flush
+    monkeypatch.setattr(stream.Sorter, "_flush", lambda self: (runs.append(self.stem), real(self))[1])
+    report = build(BuildConfig(inputs=(CORPUS_DIR,), out_dir=streamed, html=True, validate=False, cache=False))
+    assert runs, "the streamed path should have spilled sorted runs"
+    assert "graph.html" in {Path(p).name for p in report.outputs}
+    for name in (*OUTPUTS, "graph.html"):
+        assert (streamed / name).read_bytes() == (memory / name).read_bytes(), name

@@ -86,7 +86,7 @@ class _Head(_Tail):
         return self.regex.search(string[:AFFIX_WINDOW])
 
 
-def _bound_affixes(tokenizer) -> None:
+def bound_affixes(tokenizer) -> None:
     """Give ``tokenizer`` prefix and suffix searches that look at a word's ends only (linear in its length)."""
     for name, cls in (("prefix_search", _Head), ("suffix_search", _Tail)):
         search = getattr(tokenizer, name)
@@ -111,7 +111,7 @@ class MlkgTokenizer(Tokenizer):
         super().from_bytes(bytes_data, exclude=(*exclude, "exceptions"))
         if self.defaults is not None:
             self.suffix_search = _suffix_search(self.defaults)  # no special cases yet: nothing to reload
-        _bound_affixes(self)
+        bound_affixes(self)
         if "exceptions" not in exclude:
             rules = srsly.msgpack_loads(bytes_data).get("exceptions")
             if isinstance(rules, dict):
@@ -155,7 +155,7 @@ def load_nlp(model: str | None = None) -> Language:
     search = nlp.tokenizer.suffix_search
     if search is None or _SUFFIX_EXTRA not in search.__self__.pattern:  # a pipeline saved without its tokenizer
         _split_sentence_final_periods(nlp)
-    _bound_affixes(nlp.tokenizer)
+    bound_affixes(nlp.tokenizer)
     nlp.add_pipe("mlkg_paragraphs", before="parser" if "parser" in nlp.pipe_names else None)
     nlp.add_pipe("mlkg_mentions")
     nlp.add_pipe("mlkg_relations")

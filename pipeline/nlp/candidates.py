@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy
-from spacy.attrs import DEP, HEAD, IDX
+from spacy.attrs import DEP, HEAD, IDX, ORTH, SPACY
 from spacy.tokens import Doc, Span
 
 from ..vocab import RELATION_ENDS
@@ -115,6 +115,8 @@ class Layout:
     spaced: list[bool] = field(default_factory=list)
     cues: dict = field(default_factory=dict)
     """Cue class -> (sorted start offsets, end offsets) of its matches in the text."""
+    counts: tuple | None = None
+    """Negation and hedge words before each token (``features._counts``, computed when first asked)."""
 
     def line_of_char(self, i: int) -> int:
         return bisect_right(self.line_starts, i) - 1
@@ -170,15 +172,17 @@ def layout(doc: Doc) -> Layout:
         firsts.append(w.group(0).lower() if w and w.start() < 3 else "")
         paras.append(para)
     lay = Layout(text, sentence_starts(doc), starts, kinds, firsts, paras, content)
-    if len(doc):
-        arr = doc.to_array([IDX, HEAD, DEP])
+    if len(doc):  # read from one array: a Token object per token costs more than the features
+        arr = doc.to_array([IDX, HEAD, DEP, ORTH, SPACY])
         lay.idx = arr[:, 0].tolist()
         lay.heads = (numpy.arange(len(doc)) + arr[:, 1].astype("int64")).tolist()
         strings = doc.vocab.strings
-        lay.deps = [strings[int(d)] for d in arr[:, 2].tolist()]
-    lay.texts = [t.text for t in doc]
-    lay.spaced = [bool(t.whitespace_) for t in doc]
-    lay.token_line = [bisect_right(starts, i) - 1 for i in lay.idx]
+        names = {d: strings[d] for d in set(arr[:, 2].tolist())}
+        lay.deps = [names[d] for d in arr[:, 2].tolist()]
+        names = {o: strings[o] for o in set(arr[:, 3].tolist())}
+        lay.texts = [names[o] for o in arr[:, 3].tolist()]
+        lay.spaced = arr[:, 4].astype(bool).tolist()
+        lay.token_line = (numpy.searchsorted(numpy.asarray(starts), arr[:, 0].astype("int64"), side="right") - 1).tolist()
     from .features import word_of
 
     lay.words = [word_of(t) for t in lay.texts]
@@ -196,9 +200,9 @@ def _name_word(w: str) -> bool:
     w = w.strip("()[]{}\"'“”‘’,;.!?")
     if not w or not w[0].isalnum():
         return False
-    if any(c.isupper() for c in w):
+    if any(map(str.isupper, w)):
         return True
-    return any(c.isdigit() for c in w) and any(c.isalpha() for c in w)
+    return any(map(str.isdigit, w)) and any(map(str.isalpha, w))
 
 
 def name_tokens(lay: Layout) -> list[bool]:
@@ -284,12 +288,14 @@ def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
             colon = texts.index(":", a, b) if ":" in texts[a:b] else None
             lasts = [k for k in lasts if not texts[k][:1].isupper() or not texts[k][1:].islower()
                      or (colon is not None and k < colon)]
-            firsts = [k for k in firsts if k in lasts or (colon is not None and k < colon)]
+            kept = set(lasts)
+            firsts = [k for k in firsts if k in kept or (colon is not None and k < colon)]
         for x in firsts:
             if texts[x][:1].isdigit() and x > a:
                 continue
-            for y in lasts:
-                if x <= y < x + 7 and ":" not in texts[x:y + 1]:
+            # the lasts in [x, x + 7), in order (by bisection: a run of thousands of names is not quadratic)
+            for y in lasts[bisect_left(lasts, x):bisect_left(lasts, x + 7)]:
+                if ":" not in texts[x:y + 1]:
                     _add(out, lay, x, y + 1, "shape")
     _line_segments(doc, lay, out)
     for m in _QUOTE.finditer(text):
@@ -366,9 +372,14 @@ def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[t
     for k, m in enumerate(typed):
         by_sent.setdefault(lay.sent_of(m.cand.start), []).append(k)
     for members in by_sent.values():
+        # the mentions within 60 tokens of each, found by bisection: a sentence listing thousands of names is not
+        # quadratic
+        near = sorted(members, key=lambda k: typed[k].cand.start)
+        starts = [typed[k].cand.start for k in near]
         for a in members:
-            for b in members:
-                if a != b and (typed[a].cls, typed[b].cls) in ALLOWED and abs(typed[a].cand.start - typed[b].cand.start) < 60:
+            x = typed[a].cand.start
+            for b in near[bisect_right(starts, x - 60):bisect_left(starts, x + 60)]:
+                if a != b and (typed[a].cls, typed[b].cls) in ALLOWED:
                     found.setdefault((a, b), set()).add("sentence")
     _entry_pairs(lay, typed, found)
     _heading_pairs(lay, typed, found)

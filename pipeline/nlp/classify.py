@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
+from operator import is_not
 from pathlib import Path
 
 import numpy
@@ -39,6 +40,10 @@ bar tried (0.2, 0.1, 0.05) below keeping all of it: the rules are precise where 
 they miss and may give a rule mention another class, but does not remove rule output."""
 
 
+_KNOWN = partial(is_not, None)
+_CHUNK = 2048
+
+
 @dataclass(frozen=True)
 class LinearModel:
     """One logistic output per label over string features: ``sigmoid(bias + sum of the features' weights)``."""
@@ -62,12 +67,16 @@ class LinearModel:
             return numpy.zeros((0, len(self.labels)))
         index, matrix = self._table
         pad = len(matrix) - 1
-        flat, starts = [], []
-        for row in rows:
-            starts.append(len(flat))
-            flat.append(pad)
-            flat += [i for i in map(index.get, row) if i is not None]
-        z = numpy.add.reduceat(matrix[flat], starts, axis=0) + self.bias
+        get = index.get
+        out = []
+        for k in range(0, len(rows), _CHUNK):  # rows are independent: a chunk at a time bounds the memory
+            flat, starts = [], []
+            for row in rows[k:k + _CHUNK]:
+                starts.append(len(flat))
+                flat.append(pad)
+                flat += filter(_KNOWN, map(get, row))  # the rows of the known features, in order (C-level loops)
+            out.append(numpy.add.reduceat(matrix[flat], starts, axis=0))
+        z = (out[0] if len(out) == 1 else numpy.concatenate(out)) + self.bias
         return 1.0 / (1.0 + numpy.exp(-z))
 
     def to_json(self) -> dict:
@@ -117,15 +126,17 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
     probable (then the longest) wins, except that a paper's title may hold other mentions. A forced candidate
     keeps its rule class."""
     picks = []
+    best = numpy.argmax(probs, axis=1).tolist() if len(cands) else []
+    rows = probs.tolist()  # Python floats: the same values as float(probs[k, j]), read without numpy per item
     for k, c in enumerate(cands):
         if c.forced:
             picks.append(Typed(c, c.rule_cls, 1.0))
             continue
-        j = int(numpy.argmax(probs[k]))
-        if probs[k, j] >= threshold:
-            picks.append(Typed(c, labels[j], float(probs[k, j])))
-        elif c.rule_cls and probs[k, labels.index(c.rule_cls)] >= rule_threshold:
-            picks.append(Typed(c, c.rule_cls, float(probs[k, labels.index(c.rule_cls)])))
+        j = best[k]
+        if rows[k][j] >= threshold:
+            picks.append(Typed(c, labels[j], rows[k][j]))
+        elif c.rule_cls and rows[k][labels.index(c.rule_cls)] >= rule_threshold:
+            picks.append(Typed(c, c.rule_cls, rows[k][labels.index(c.rule_cls)]))
     # what the rules found first (the model may change its class, not its span), then the most probable
     picks.sort(key=lambda t: (not t.cand.rule_cls, -t.prob, -(t.cand.end - t.cand.start), t.cand.start))
     size = max((t.cand.end for t in picks), default=0) + 1
@@ -161,12 +172,13 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     stated = {(p.s, prop) for p in pairs for prop, _ in p.rules if prop in _ONE_VALUED}
     rule_pairs = {_names(typed, p) for p in pairs if p.rules}  # a pair the rules related keeps their property
     out = []
+    rows = probs.tolist()
     for i, pair in enumerate(pairs):
         ruled = {p for p, _ in pair.rules}
         # an untitled paper is known only by what the rules say of it: the model adds nothing to it
         forced = typed[pair.s].cand.forced
         for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
-            pr = float(probs[i, col[prop]])
+            pr = rows[i][col[prop]]
             if prop in ruled and (pr >= rule_threshold or forced) or (
                     not forced and pr >= rel_threshold and (pair.s, prop) not in stated and pair.origin != "heading"
                     and not _rule_pair_of(pair, typed, rule_pairs)):

@@ -9,11 +9,11 @@ from spacy.tokens import Span
 
 from .rules import norm
 
-__all__ = ["_State", "_Introduced", "_introduced", "_canon", "paragraph_numbers"]
+__all__ = ["State", "_Introduced", "introduced", "canon", "paragraph_numbers"]
 
 
 @dataclass
-class _State:
+class State:
     """What the relation rules carry from sentence to sentence: the paper and method in focus (and their
     paragraphs), the demo list being read, what each paper introduces, the untitled papers of abstracts, the last
     titled paper and a title line awaiting its abstract."""
@@ -31,10 +31,10 @@ class _State:
     line_title_para: int = -10
     last_titled: Span | None = None  # the last paper named by its title, and its paragraph
     last_titled_para: int = -10
-    introduced_memo: tuple | None = None  # (methods counted, their normalised names): see _introduced
+    introduced_memo: tuple | None = None  # (methods counted, their normalised names): see introduced
 
 
-def _canon(span: Span) -> str:
+def canon(span: Span) -> str:
     return span._.mlkg_canonical or span.text
 
 
@@ -50,13 +50,13 @@ class _Introduced:
         return name == self.current or name in self.names
 
 
-def _introduced(st: _State) -> _Introduced:
+def introduced(st: State) -> _Introduced:
     """What the papers read so far introduce, and the current method: the names are gathered again only when a
     paper has gained a method since (asked once a sentence, gathering them each time was quadratic)."""
     size = sum(len(ms) for ms in st.paper_methods.values())
     if st.introduced_memo is None or st.introduced_memo[0] != size:
-        st.introduced_memo = (size, frozenset(norm(_canon(m)) for ms in st.paper_methods.values() for m in ms))
-    return _Introduced(st.introduced_memo[1], norm(_canon(st.cur_method)) if st.cur_method is not None else None)
+        st.introduced_memo = (size, frozenset(norm(canon(m)) for ms in st.paper_methods.values() for m in ms))
+    return _Introduced(st.introduced_memo[1], norm(canon(st.cur_method)) if st.cur_method is not None else None)
 
 
 

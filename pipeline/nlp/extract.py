@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 
@@ -20,6 +21,16 @@ __all__ = ["extract", "extract_all", "parse_all", "extract_parsed", "RULE_COMPON
 
 RULE_COMPONENTS = ("mlkg_mentions", "mlkg_relations", "mlkg_learned")
 """The components that read the parse: what an overlapped run does in its second process."""
+
+RUNAWAY_CHARS = 5_000
+"""A stretch of text this long with no full stop, "!", "?" or line break is no sentence (the longest in the
+bundled and test documents is 601 characters): a "sentence" of nested parentheses, hyphen chains or words alone.
+The parser is not run on it (it would spend on each of its many tokens what it spends on a word of prose, for a
+tree that means nothing); it is cut into sentences of :data:`RUNAWAY_SENTENCE` tokens, each a flat tree."""
+RUNAWAY_SENTENCE = 12
+"""About the length of the sentences the parser makes of a run of words with no punctuation (11 on average):
+longer ones give the relation candidates, paired within a sentence, quadratically more pairs."""
+_SENTENCE_END = re.compile(r"[.!?\n]")
 
 
 def _evidence(doc_id: str, sent: Span, text: str, memo: dict) -> Evidence:
@@ -75,7 +86,7 @@ def extract(document: Document, doc: Doc) -> Extraction:
     return Extraction(document=document, mentions=mentions, relations=relations)
 
 
-def _make_doc(nlp: Language, text: str, doc_id: str | None = None) -> Doc:
+def doc_of(nlp: Language, text: str, doc_id: str | None = None) -> Doc:
     """The tokenised Doc of ``text``, carrying the string itself so no component joins it from the tokens (and
     the document's id, so that a budget error names it)."""
     doc = nlp.make_doc(text)
@@ -98,12 +109,45 @@ def _pieces(text: str, size: int) -> list[str]:
     return out
 
 
+def _runaways(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the stretches of ``text`` longer than :data:`RUNAWAY_CHARS` with no sentence
+    end; each starts after one (or at the text's start) and ends after the next one (or at the text's end)."""
+    if len(text) <= RUNAWAY_CHARS:
+        return []
+    ends = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
+    return [(a, b) for a, b in zip(ends, ends[1:]) if b - a > RUNAWAY_CHARS]
+
+
+def _flat(doc: Doc) -> Doc:
+    """``doc`` (tokens only) cut into sentences of :data:`RUNAWAY_SENTENCE` tokens, each token's head the first
+    token of its sentence: a parse made without the parser, in time linear in the tokens."""
+    i = numpy.arange(len(doc), dtype="int64")
+    first = i - i % RUNAWAY_SENTENCE
+    root, dep = doc.vocab.strings.add("ROOT"), doc.vocab.strings.add("dep")
+    parse = numpy.stack([first - i, numpy.where(i == first, root, dep).astype("int64"),
+                         numpy.where(i == first, 1, -1)], axis=1)
+    doc.from_array([HEAD, DEP, SENT_START], parse.astype("uint64"))
+    return doc
+
+
 def _parse_in_pieces(nlp: Language, document: Document, disable: list[str]) -> Doc:
-    """The Doc of a long document: its pieces parsed apart (spaCy's ``max_length`` applies to each), joined into
-    one Doc whose offsets are the document's, then given to the rule components ``disable`` does not name."""
+    """The Doc of a long document, or of one holding runaway stretches (:func:`_runaways`): its pieces parsed
+    apart (spaCy's ``max_length`` applies to each), a runaway stretch given a flat parse (:func:`_flat`), joined
+    into one Doc whose offsets are the document's, then given to the rule components ``disable`` does not name."""
     rules = [n for n in RULE_COMPONENTS if n in nlp.pipe_names]
-    pieces = [_make_doc(nlp, p) for p in _pieces(document.text, config.PARSE_CHUNK_CHARS)]
-    doc = Doc.from_docs(list(nlp.pipe(pieces, disable=[*disable, *rules])), ensure_whitespace=False)
+    text, cut, parts = document.text, 0, []
+    for a, b in [*_runaways(text), (len(text), len(text))]:
+        parts += [(doc_of(nlp, p), False) for p in _pieces(text[cut:a], config.PARSE_CHUNK_CHARS) if p]
+        parts += [(_flat(doc_of(nlp, text[a:b])), True)] if b > a else []
+        cut = b
+    parsed = iter(nlp.pipe([d for d, flat in parts if not flat], disable=[*disable, *rules]))
+    docs = [d if flat else next(parsed) for d, flat in parts]
+    width = max((d.tensor.shape[1] for d in docs if d.tensor.ndim == 2), default=0)
+    for d, flat in zip(docs, (flat for _, flat in parts)):
+        d.user_data.pop(TEXT_KEY, None)  # the joined Doc gets the whole text below; from_docs would warn with it
+        if flat and width:  # from_docs joins the parser's token vectors too: zeros where there was no parser
+            d.tensor = numpy.zeros((len(d), width), dtype="float32")
+    doc = Doc.from_docs(docs, ensure_whitespace=False)
     doc.user_data[TEXT_KEY] = document.text
     doc.user_data[budget.DOC_ID_KEY] = document.id
     for name in rules:
@@ -116,20 +160,20 @@ def _docs(nlp: Language, documents: list[Document], batch_size: int, disable: li
     """The parsed Doc of each of ``documents``, in order: ``nlp.pipe`` in batches, a long document in pieces."""
     run: list[Document] = []
     for document in [*documents, None]:
-        if document is not None and len(document.text) <= config.PARSE_CHUNK_CHARS:
+        if document is not None and len(document.text) <= config.PARSE_CHUNK_CHARS and not _runaways(document.text):
             run.append(document)
             continue
         if run:
-            yield from nlp.pipe((_make_doc(nlp, d.text, d.id) for d in run), batch_size=batch_size, disable=list(disable))
+            yield from nlp.pipe((doc_of(nlp, d.text, d.id) for d in run), batch_size=batch_size, disable=list(disable))
             run = []
         if document is not None:
             yield _parse_in_pieces(nlp, document, list(disable))
 
 
 def _parse_one(nlp: Language, document: Document, disable: list[str]) -> Doc:
-    if len(document.text) > config.PARSE_CHUNK_CHARS:
+    if len(document.text) > config.PARSE_CHUNK_CHARS or _runaways(document.text):
         return _parse_in_pieces(nlp, document, list(disable))
-    return nlp(_make_doc(nlp, document.text, document.id), disable=list(disable))
+    return nlp(doc_of(nlp, document.text, document.id), disable=list(disable))
 
 
 def extract_all(nlp: Language, documents: Iterable[Document], batch_size: int = 16,

@@ -98,6 +98,10 @@ def _cues_in(lay: Layout, a: int, b: int, tag: str) -> list[str]:
     return out
 
 
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_LINE_HEAD = re.compile(r"^[-*•>#\[\]\d.) ]*")
+
+
 def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
     """The features of one mention candidate."""
     text = lay.text[c.start_char:c.end_char]
@@ -110,9 +114,9 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f += ctx["around"].get(key, ())
     multi = c.end - c.start > 1 or " " in text
     f.append(f"shape={'multi' if multi else shape(text)}")
-    if any(ch.isdigit() for ch in text):
+    if any(map(str.isdigit, text)):
         f.append("digit")
-    if re.search(r"[a-z][A-Z]", text):
+    if _CAMEL.search(text):
         f.append("camel")
     if "-" in text:
         f.append("hyphen")
@@ -283,11 +287,25 @@ def _between(lay: Layout, first: MentionCandidate, second: MentionCandidate) -> 
         if btext in _COORDINATORS:
             f.append(f"coord={btext}")
     f += _cues_in(lay, first.end_char, second.start_char, "cue_bw=")
-    lex = lexicon()
     sent_a = lay.sent_starts[lay.sent_of(first.start)]
-    scope = [texts[k].lower() for k in (*range(max(sent_a, first.start - 6), first.start), *range(first.end, second.start))]
-    if any(w in lex["negation"] for w in scope):
+    # the scope: up to six words before the first mention, and the words between the two
+    a, b, c, d = max(sent_a, first.start - 6), first.start, first.end, second.start
+    negs, hedges = _counts(lay)
+    if negs[b] - negs[a] + (negs[d] - negs[c] if d > c else 0):
         f.append("neg")
-    if any(w in lex["hedges"] for w in scope):
+    if hedges[b] - hedges[a] + (hedges[d] - hedges[c] if d > c else 0):
         f.append("hedge")
     return f
+
+
+def _counts(lay: Layout) -> tuple[list[int], list[int]]:
+    """How many negation and hedge words stand before each token (prefix sums, once per document)."""
+    if lay.counts is None:
+        lex = lexicon()
+        negs, hedges = [0], [0]
+        for t in lay.texts:
+            w = t.lower()
+            negs.append(negs[-1] + (w in lex["negation"]))
+            hedges.append(hedges[-1] + (w in lex["hedges"]))
+        lay.counts = (negs, hedges)
+    return lay.counts

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .rules import Found
-from .text import _re
+from .text import regex
 
 __all__ = ["hardware_mentions"]
 
@@ -17,7 +17,7 @@ def hardware_mentions(text: str, rules) -> list[Found]:
     out: list[Found] = []
 
     def canon(s: str) -> str:
-        s = _re(suffix + r"$").sub("", s)
+        s = regex(suffix + r"$").sub("", s)
         s = re.sub(r"^(?:NVIDIA|AMD|Google|AWS|Intel|Qualcomm|Arm|MediaTek)\s+", "", s)
         s = re.sub(r"\s+", " ", s).strip()
         return "Apple silicon" if s.lower() == "apple silicon" else s
@@ -27,16 +27,16 @@ def hardware_mentions(text: str, rules) -> list[Found]:
     # (the results keep the order of priority: phrases, then chips, then devices)
     chips = []
     # every chip pattern starts with a capital: the look-ahead turns most positions away before the alternation
-    for m in _re(b + r"(?=[A-Z])(?P<x>" + chip + r")(?P<suf>" + suffix + r")?" + e).finditer(text):
+    for m in regex(b + r"(?=[A-Z])(?P<x>" + chip + r")(?P<suf>" + suffix + r")?" + e).finditer(text):
         aliases = (m.group(0),) if m.group("suf") else ()
         chips.append(Found(m.start(), m.end(), "Hardware", canon(m.group("x")), aliases, "hardware.chip"))
     devices = [Found(m.start(), m.end(), "Hardware", canon(m.group("x")), (), "hardware.device")
-               for m in _re(b + r"(?P<x>" + device + r")s?" + e).finditer(text)]
+               for m in regex(b + r"(?P<x>" + device + r")s?" + e).finditer(text)]
     if chips and devices:
-        for m in _re(b + r"(?=[A-Z])(?P<chip>" + chip + r")\s+(?:\d+\s*GB\s+)?(?P<dev>" + device + r")" + e).finditer(text):
+        for m in regex(b + r"(?=[A-Z])(?P<chip>" + chip + r")\s+(?:\d+\s*GB\s+)?(?P<dev>" + device + r")" + e).finditer(text):
             out.append(Found(m.start("dev"), m.end("dev"), "Hardware", canon(m.group("dev")), (m.group(0),), "hardware.chip_device"))
             out.append(Found(m.start("chip"), m.end("chip"), "Hardware", canon(m.group("chip")), (), "hardware.chip"))
-        for m in _re(b + r"(?P<dev>" + device + r")\s+with\s+(?:the\s+|an?\s+)?(?P<chip>" + chip + r")(?P<suf>\s+chips?)?" + e).finditer(text):
+        for m in regex(b + r"(?P<dev>" + device + r")\s+with\s+(?:the\s+|an?\s+)?(?P<chip>" + chip + r")(?P<suf>\s+chips?)?" + e).finditer(text):
             out.append(Found(m.start("dev"), m.end("dev"), "Hardware", canon(m.group("dev")), (m.group(0),), "hardware.device_with_chip"))
             out.append(Found(m.start("chip"), m.end("chip") if not m.group("suf") else m.end("suf"), "Hardware", canon(m.group("chip")), (), "hardware.chip"))
     return out + chips + devices

@@ -11,7 +11,7 @@ from spacy.tokens import Doc
 
 from .occurrences import NameFinder
 from .rules import Found, NUMBERED_WORDS, is_strong_name, load_rules, norm
-from .text import _MONTHS, _re
+from .text import MONTHS, regex
 
 _CUES = load_rules().cue_patterns["names"]
 
@@ -113,7 +113,7 @@ def _shouting(text: str) -> list[tuple[int, int]]:
     """Capitals that are typography, not names: all-caps heading lines ("ABOUT THE RESEARCH"), datelines
     ("TORONTO, August 4, 2025 --"), and people's names on author lines ("MacLeod", "DeVries")."""
     shouting = [(m.start(), m.end()) for m in re.finditer(r"(?m)^[^a-z\n]*[A-Z]{2,}[^a-z\n]*\s[^a-z\n]*[A-Z]{2,}[^a-z\n]*$", text)]
-    shouting += [(m.start(), m.end(1)) for m in re.finditer(r"(?m)^([A-Z]{3,}(?:[ \t]+[A-Z]{3,})*),[ \t]+(?:" + "|".join(_MONTHS) + r")\b", text)]
+    shouting += [(m.start(), m.end(1)) for m in re.finditer(r"(?m)^([A-Z]{3,}(?:[ \t]+[A-Z]{3,})*),[ \t]+(?:" + "|".join(MONTHS) + r")\b", text)]
     shouting += [(m.start(1), m.end(1)) for m in re.finditer(r"(?m)^[ \t]*([A-Z]{3,}(?:[ \t]+[A-Z]{3,})+)(?![\w-])", text)]  # "AUTUMN NEWSLETTER 2025"
     shouting += [(m.start(), m.end()) for m in re.finditer(r"(?m)^[ \t]*(?:Authors?|By|Affiliations?|Posted\s+by|Written\s+by)\b[^\n]*", text)]
     return shouting
@@ -190,7 +190,7 @@ def _known_names(v: _Votes) -> None:
         for lex, cls in ((rules.known_methods, "Method"), (rules.known_datasets, "Dataset")):
             for name in sorted(lex):
                 if " " in name and name in text:  # the pattern matches the name literally: absent, nothing to find
-                    for m in _re(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])").finditer(text):
+                    for m in regex(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])").finditer(text):
                         vote(name, cls, 3)
                         cands.append((m.start(), m.end(), name))
 
@@ -199,7 +199,7 @@ def _by_dataset_head(v: _Votes) -> None:
     """"X dataset", "the X and Y datasets", "datasets including X and Y", "X, a ... benchmark"."""
     text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
     sent_starts, dheads, mheads, ds_word, ds_more, ds_item = v.sent_starts, v.dheads, v.mheads, _DS_WORD, _DS_MORE, _DS_ITEM
-    for m in _re(r"(?<![\w-])(" + ds_word + ds_more + r"{0,3})\s+(?:and\s+(" + ds_word + ds_more + r"{0,2})\s+)?(?:[a-z]+(?:-[a-z]+)?\s+)?(" + dheads + r")\b").finditer(text):
+    for m in regex(r"(?<![\w-])(" + ds_word + ds_more + r"{0,3})\s+(?:and\s+(" + ds_word + ds_more + r"{0,2})\s+)?(?:[a-z]+(?:-[a-z]+)?\s+)?(" + dheads + r")\b").finditer(text):
         if m.start() in sent_starts and not any(is_strong_name(w, rules.generic) for w in m.group(1).split()):
             continue
         if re.search(r"[A-Z][\w-]*,\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}$", text[max(0, m.start() - 80):m.start()]):
@@ -215,7 +215,7 @@ def _by_dataset_head(v: _Votes) -> None:
                 vote(m.group(g), "Dataset", 4)
                 cands.append((m.start(g), m.end(g), m.group(g)))
     # a head noun before the name: "the hate speech corpus HateXplain" (a noun: "we benchmark X" is a verb)
-    for m in _re(r"\b(?:the|a|an|our|their|its|new)\s+(?:[\w-]+\s+){0,3}?(?:corpus|dataset|benchmark|suite|leaderboard)\s+(" + ds_word + r"(?:\s+(?:\d{1,4}[kK]?|v\d+))?)(?![\w-])").finditer(text):
+    for m in regex(r"\b(?:the|a|an|our|their|its|new)\s+(?:[\w-]+\s+){0,3}?(?:corpus|dataset|benchmark|suite|leaderboard)\s+(" + ds_word + r"(?:\s+(?:\d{1,4}[kK]?|v\d+))?)(?![\w-])").finditer(text):
         if is_strong_name(m.group(1).split()[0], rules.generic) or m.group(1) in rules.known_datasets:
             vote(m.group(1), "Dataset", 4)
             cands.append((m.start(1), m.end(1), m.group(1)))
@@ -229,9 +229,9 @@ def _by_dataset_head(v: _Votes) -> None:
         for item in re.finditer(ds_item, m.group(1)):
             vote(item.group(0), "Dataset", 4)
             cands.append((m.start(1) + item.start(), m.start(1) + item.end(), item.group(0)))
-    for m in _re(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(" + dheads + r")\b").finditer(text):
+    for m in regex(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(" + dheads + r")\b").finditer(text):
         vote(m.group(1), "Dataset", 6)
-    for m in _re(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,5}?(" + mheads + r")\b").finditer(text):
+    for m in regex(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,5}?(" + mheads + r")\b").finditer(text):
         if m.start() in sent_starts and not is_strong_name(m.group(1), rules.generic):
             continue
         vote(m.group(1), "Method", 2)
@@ -312,7 +312,7 @@ def _by_method_cue(v: _Votes) -> None:
     text, rules, vote, surface, cands = v.text, v.rules, v.vote, v.surface, v.cands
     sent_starts, mheads = v.sent_starts, v.mheads
     # capitalised name + head noun: "the Adam optimizer", "Foundation Models framework"
-    for m in _re(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)\s+(" + mheads + r")\b").finditer(text):
+    for m in regex(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)\s+(" + mheads + r")\b").finditer(text):
         if m.start() in sent_starts or m.group(1).split()[0] in {"The", "A", "An", "This", "Our", "These", "Each"}:
             continue
         if all(not is_strong_name(w, rules.generic) for w in m.group(1).split()) and len(m.group(1).split()) == 1 and m.group(1) not in rules.known_methods:
@@ -360,7 +360,7 @@ def _title_prefixes(v: _Votes) -> None:
     # title prefixes "Name: Subtitle"
     for t in titles:
         title = text[t.start:t.end]
-        m = _re(r"(?:The\s+)?((?:[A-Z0-9][\w-]*\s*){1,3}?)(?:\s+(?:" + mheads + r"))?:\s", re.I).match(title)
+        m = regex(r"(?:The\s+)?((?:[A-Z0-9][\w-]*\s*){1,3}?)(?:\s+(?:" + mheads + r"))?:\s", re.I).match(title)
         if not m:
             continue
         name = m.group(1).strip()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .text import _FOLDS_TO_ASCII, _SEPARATOR, _bounds_word, _re
+from .text import FOLDS_TO_ASCII, SEPARATOR, bounds_word, regex
 
 __all__ = ["name_occurrences", "NameFinder"]
 
@@ -36,7 +36,7 @@ class NameFinder:
     def __init__(self, text: str, lower: str | None = None, names: int = 1) -> None:
         self.text = text
         self.lower = text.lower() if lower is None else lower
-        self.exact = len(self.lower) == len(text) and not _FOLDS_TO_ASCII.search(text)
+        self.exact = len(self.lower) == len(text) and not FOLDS_TO_ASCII.search(text)
         self.indexed = names * len(text) > self._MANY
         self._by_length: dict[int, dict[str, list[int]]] = {}
         self._starts: list[int] | None = None
@@ -44,9 +44,9 @@ class NameFinder:
     def occurrences(self, name: str) -> list[tuple[int, int]]:
         """The spans of ``name`` in the text, as :func:`name_occurrences` gives them."""
         text, lower = self.text, self.lower
-        parts = _SEPARATOR.split(name)
+        parts = SEPARATOR.split(name)
         if not name.isascii() or "" in parts or not self.exact:
-            pattern = _re(r"(?<![\w-])" + r"[\s-]?".join(re.escape(p) for p in parts) + r"s?(?![\w-])", re.I)
+            pattern = regex(r"(?<![\w-])" + r"[\s-]?".join(re.escape(p) for p in parts) + r"s?(?![\w-])", re.I)
             return [m.span() for m in pattern.finditer(text)]
         parts = [p.lower() for p in parts]
         first, out = parts[0], []
@@ -62,7 +62,7 @@ class NameFinder:
             return out
         i = lower.find(first)
         while i >= 0:
-            end = _match_at(parts, text, lower, i) if i == 0 or not _bounds_word(text[i - 1]) else -1
+            end = _match_at(parts, text, lower, i) if i == 0 or not bounds_word(text[i - 1]) else -1
             if end >= 0:
                 out.append((i, end))
                 i = lower.find(first, end)
@@ -85,7 +85,7 @@ class NameFinder:
 
 
 _NOT_BOUNDS_WORD = re.compile(r"[^\w-]")
-"""A character that does not join a word in the name patterns' bounds (the complement of :func:`_bounds_word`)."""
+"""A character that does not join a word in the name patterns' bounds (the complement of :func:`bounds_word`)."""
 
 
 def _match_at(parts: list[str], text: str, lower: str, i: int) -> int:
@@ -100,8 +100,8 @@ def _match_at(parts: list[str], text: str, lower: str, i: int) -> int:
             j += len(p)
         else:
             return -1
-    if j < n and lower[j] == "s" and (j + 1 == n or not _bounds_word(text[j + 1])):
+    if j < n and lower[j] == "s" and (j + 1 == n or not bounds_word(text[j + 1])):
         return j + 1
-    if j == n or not _bounds_word(text[j]):
+    if j == n or not bounds_word(text[j]):
         return j
     return -1

@@ -6,7 +6,7 @@ import re
 
 from .lexicon import longest_first
 from .rules import Found
-from .text import _re
+from .text import regex
 
 __all__ = ["organization_mentions"]
 
@@ -50,7 +50,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         for a, b in longest_first(lexicon.get("Organization", [])):
             out.append(Found(a, b, "Organization", text[a:b], (), "org.lexicon"))
     elif rules.organizations:
-        pat = _re(r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(rules.organizations, key=len, reverse=True)) + r")(?![\w-])")
+        pat = regex(r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(rules.organizations, key=len, reverse=True)) + r")(?![\w-])")
         for m in pat.finditer(text):
             out.append(Found(m.start(), m.end(), "Organization", m.group(1), (), "org.lexicon"))
     return out

@@ -6,13 +6,13 @@ import re
 from functools import lru_cache
 
 
-_TW = r"(?:[A-Z0-9][\w'’&/.-]*|&)"  # a title-case word in a workshop or long name
-_MONTHS = {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+TW = r"(?:[A-Z0-9][\w'’&/.-]*|&)"  # a title-case word in a workshop or long name
+MONTHS = {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December"}
 
 
 @lru_cache(maxsize=2048)
-def _re(pattern: str, flags: int = 0) -> re.Pattern:
+def regex(pattern: str, flags: int = 0) -> re.Pattern:
     """``re.compile`` with a cache big enough for the rules' patterns built from rule data and names
     (``re``'s own cache holds 512 and, overflowing, recompiled them for every document). Per-name patterns
     are reused within a document and its neighbours, so 2,048 keep them (a full cache of 8,192 held some 5-9 MB
@@ -21,12 +21,12 @@ def _re(pattern: str, flags: int = 0) -> re.Pattern:
 
 
 # characters that ``re.IGNORECASE`` equates with an ASCII letter although ``str.lower`` does not map them to it
-_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
-_SEPARATOR = re.compile(r"[\s-]+")
+FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+SEPARATOR = re.compile(r"[\s-]+")
 
 
-def _bounds_word(ch: str) -> bool:
+def bounds_word(ch: str) -> bool:
     """Whether ``ch`` joins a word in the name patterns' bounds ``(?<![\\w-])``, ``(?![\\w-])``."""
     return ch.isalnum() or ch in "_-"
 
-_SPACE = re.compile(r"\s+")
+SPACE = re.compile(r"\s+")

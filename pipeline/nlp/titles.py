@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .rules import Found, load_rules, scan_title
-from .text import _MONTHS
+from .text import MONTHS
 
 _CUES = load_rules().cue_patterns["titles"]
 
@@ -125,7 +125,7 @@ def _titles_on_lines(t: _Titles) -> None:
             continue
         if not (re.search(r"[:?]", title) or re.match(r"(?:Authors?|By)\b", nxt)):
             continue
-        if re.match(r"(?:(?:Posted|Published|Updated)\s+(?:on\s+)?)?(?:" + "|".join(_MONTHS) + r")\s+\d{1,2},\s+(?:19|20)\d{2}\s*$", nxt.split("\n", 1)[0]):
+        if re.match(r"(?:(?:Posted|Published|Updated)\s+(?:on\s+)?)?(?:" + "|".join(MONTHS) + r")\s+\d{1,2},\s+(?:19|20)\d{2}\s*$", nxt.split("\n", 1)[0]):
             continue  # a dated line follows the headline of the post itself, not a paper's title
         if title_like(title, fw):
             add(m.start(1), m.end(1), "paper.title_line")

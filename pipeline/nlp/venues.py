@@ -10,7 +10,7 @@ from functools import lru_cache
 from spacy.tokens import Doc
 
 from .rules import ORDINAL, Found, ordinal_value, scan_title
-from .text import _MONTHS, _SPACE, _TW
+from .text import MONTHS, SPACE, TW
 
 __all__ = ["conference_mentions", "workshop_mentions", "venue_lists", "fill_years", "main_event"]
 
@@ -37,7 +37,7 @@ def _long_name_patterns(long: str) -> tuple[re.Pattern, re.Pattern]:
 
 @lru_cache(maxsize=None)
 def _squeezed(long: str) -> str:
-    return _SPACE.sub("", long).casefold()
+    return SPACE.sub("", long).casefold()
 
 _PREFIX_WORDS = 6
 """Words a long conference name's pattern may read before the name itself: "the Twenty First Annual IEEE/CVF"."""
@@ -78,7 +78,7 @@ def conference_mentions(text: str, rules) -> list[Found]:
         out.append(Found(m.start(), m.end(), "Venue", canonical, (), "venue.acronym"))
     # every match holds the long name itself, its words separated by nothing but whitespace, in any case:
     # so a long name whose letters do not occur in a row in the text, white space removed, cannot match
-    squeezed = _SPACE.sub("", text).casefold()
+    squeezed = SPACE.sub("", text).casefold()
     for acr, info in rules.conferences.items():
         for long in info.get("long", []):
             if _squeezed(long) not in squeezed:
@@ -122,7 +122,7 @@ def workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
         if more and not any(w in rules.conf_acronyms for w in more.group(0).split()):
             end += more.end()
         name = text[span[0]:end]
-        if name.split()[0] in _MONTHS or ")" in name:
+        if name.split()[0] in MONTHS or ")" in name:
             continue
         aliases = {text[m.start():end]}
         acr = re.match(r"\s*\(([A-Za-z][\w-]*)\)", text[end:])
@@ -132,7 +132,7 @@ def workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
             end = end + acr.end()
         out.append(Found(m.start(), end, "Venue", f"Workshop on {name}", tuple(sorted(aliases)), "venue.workshop_on"))
     # at most MAX_NAME_WORDS words before "Workshop": unbounded, a text of title-case words was backtracked from each word
-    for m in re.finditer(r"(?<![\w-])(" + _TW + r"(?:\s+(?:" + _TW + r"|and|of|for|on|in|the)){0,%d})\s+Workshop\b(?!\s+on)"
+    for m in re.finditer(r"(?<![\w-])(" + TW + r"(?:\s+(?:" + TW + r"|and|of|for|on|in|the)){0,%d})\s+Workshop\b(?!\s+on)"
                          % (MAX_NAME_WORDS - 1), text):
         name = m.group(1)
         if name.split()[0].lower() in {"the", "a", "an"}:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .common import _PAPER_ANAPHOR
+from .common import PAPER_ANAPHOR
 from .reader import Reader, Sentence
 
 __all__ = ["affiliated_with"]
@@ -16,7 +16,7 @@ def affiliated_with(rd: Reader, sn: Sentence) -> None:
     sent, ms, text, s0, pidx, orgs = sn.sent, sn.ms, sn.text, sn.s0, sn.pidx, sn.orgs
     # ---- affiliatedWith
     aff_papers = [m for m in ms if m.label_ == "Paper"] or (
-        [st.cur_paper] if st.cur_paper is not None and _PAPER_ANAPHOR.search(text) else [])
+        [st.cur_paper] if st.cur_paper is not None and PAPER_ANAPHOR.search(text) else [])
     joint = re.search(r"\b(?:joint\s+(?:research|work|project)|(?:a\s+)?collaboration|partnership)\s+(?:between|with)\s+", text)
     authors_line = re.match(r"\s*(?:Authors?|Affiliations?)\s*:", text)
     if authors_line and not aff_papers and st.cur_paper is not None and pidx - st.paper_para <= 1:

@@ -7,28 +7,28 @@ from bisect import bisect_left
 
 from spacy.tokens import Span
 
-from ..discourse import _canon
+from ..discourse import canon
 from ..rules import load_rules, norm
 
 _CUES = load_rules().cue_patterns["relations"]
 
-__all__ = ["_clause_subject", "_subject_is_anaphor", "_mention_at", "_listed_before", "_alone_in_paragraph"]
+__all__ = ["clause_subject", "subject_is_anaphor", "mention_at", "listed_before", "alone_in_paragraph", "ends_in_word"]
 
-_PAPER_ANAPHOR = re.compile(_CUES["paper_anaphor"])
-_VENUE_PAPER = re.compile(_CUES["venue_paper"])
+PAPER_ANAPHOR = re.compile(_CUES["paper_anaphor"])
+VENUE_PAPER = re.compile(_CUES["venue_paper"])
 """What follows a venue named as a paper's: "our CoRL 2026 paper", "This EMNLP 2026 paper", "A UAI 2026 paper"."""
-_WILL_BE_PRESENTED = re.compile(_CUES["will_be_presented"])
-_METHOD_ANAPHOR = re.compile(_CUES["method_anaphor"])
-_WE = re.compile(_CUES["we"])
-_UNTITLED_CUE = re.compile(_CUES["untitled_cue"])
-_INTRO_CUE = re.compile(_CUES["intro_cue"], re.I)
-_NOVEL = re.compile(_CUES["novel"])
-_LINE_TITLE_RULES = {"paper.labelled_title", "paper.title_line", "paper.title_line_abstract", "paper.list_item_title"}
-_CLAUSE_BREAK = re.compile(_CUES["clause_break"])
-_LIST_HEAD = re.compile(r"^\s*(?:[-•*]\s*)?(.{2,90}?)(?::\s|\s+[–—]\s+)")
+WILL_BE_PRESENTED = re.compile(_CUES["will_be_presented"])
+METHOD_ANAPHOR = re.compile(_CUES["method_anaphor"])
+WE = re.compile(_CUES["we"])
+UNTITLED_CUE = re.compile(_CUES["untitled_cue"])
+INTRO_CUE = re.compile(_CUES["intro_cue"], re.I)
+NOVEL = re.compile(_CUES["novel"])
+LINE_TITLE_RULES = {"paper.labelled_title", "paper.title_line", "paper.title_line_abstract", "paper.list_item_title"}
+CLAUSE_BREAK = re.compile(_CUES["clause_break"])
+LIST_HEAD = re.compile(r"^\s*(?:[-•*]\s*)?(.{2,90}?)(?::\s|\s+[–—]\s+)")
 
 
-def _clause_subject(sent: Span, methods: list[Span], introduced: set) -> Span | None:
+def clause_subject(sent: Span, methods: list[Span], introduced: set) -> Span | None:
     """The method named in the subject of the sentence's main verb (by the dependency parse), preferring one a
     paper introduces: "On X, a transformer equipped with HopSketch matches ..." is about HopSketch."""
     root = sent.root
@@ -38,7 +38,7 @@ def _clause_subject(sent: Span, methods: list[Span], introduced: set) -> Span | 
         lo, hi = t.left_edge.idx, t.right_edge.idx + len(t.right_edge)
         found = [m for m in methods if lo <= m.start_char < hi]
         if found:
-            named = [m for m in found if norm(_canon(m)) in introduced]
+            named = [m for m in found if norm(canon(m)) in introduced]
             return (named or found)[0]
     return None
 
@@ -49,7 +49,7 @@ _ANAPHOR_HEADS = {"method", "approach", "technique", "model", "framework", "syst
                   "vocoder", "recognizer", "segmenter", "estimator", "controller"}
 
 
-def _subject_is_anaphor(sent: Span) -> bool:
+def subject_is_anaphor(sent: Span) -> bool:
     """The main clause's subject is "it"/"they" or "the (student) model", "this method": a method named before.
 
     The first subject of the sentence counts too: the parser sometimes roots a sentence in an aside ("... more
@@ -67,39 +67,53 @@ def _subject_is_anaphor(sent: Span) -> bool:
     return False
 
 
-_TRAINING = re.compile(_CUES["training"], re.I)
+TRAINING = re.compile(_CUES["training"], re.I)
 
 
-_STUDY = re.compile(_CUES["study"])
-_EVALUATE_VERB = re.compile(_CUES["evaluate_verb"], re.I)
+STUDY = re.compile(_CUES["study"])
+EVALUATE_VERB = re.compile(_CUES["evaluate_verb"], re.I)
 
 
-def _trained_not_evaluated(before: str, evaluated: re.Pattern) -> bool:
+_WORD_CHAR = re.compile(r"\w")
+
+
+def ends_in_word(text: str, end: int) -> bool:
+    """Whether the character before ``end`` is a word character (``\\w``).
+
+    Only then can a pattern without lookarounds whose every match ends in ``\\b`` match a prefix ``text[a:end]``
+    of a longer text ``text[a:b]`` where it does not match ``text[a:b]`` itself: a match in the prefix that does
+    not reach its end reads the same characters in the longer text. So one search of a whole sentence or clause
+    answers for every prefix cut after a non-word character (a search of each prefix is quadratic in a long list).
+    """
+    return end > 0 and _WORD_CHAR.match(text, end - 1) is not None
+
+
+def trained_not_evaluated(before: str, evaluated: re.Pattern) -> bool:
     """Whether the last cue before a dataset is one of training ("pretrained on X"), not one of evaluation.
 
     "trained and evaluated on X" ends with an evaluation cue, so X counts; "trained on X and evaluated on Y"
     gives X to training and Y to evaluation. The caller asks this only when the sentence goes on to evaluate:
     in "When training ResNet-50 on ImageNet, Driftless reaches the target loss" the training run is the test.
     """
-    t = [m.end() for m in _TRAINING.finditer(before)]
+    t = [m.end() for m in TRAINING.finditer(before)]
     if not t:
         return False
-    e = [m.end() for m in evaluated.finditer(before) if not _TRAINING.fullmatch(m.group(0))]
+    e = [m.end() for m in evaluated.finditer(before) if not TRAINING.fullmatch(m.group(0))]
     return t[-1] > (e[-1] if e else -1)
 
 
 
 
-def _sentence_index(m: Span, sents: list[Span], starts: list[int]) -> int | None:
+def sentence_index(m: Span, sents: list[Span], starts: list[int]) -> int | None:
     """The index in ``sents`` (whose start characters are ``starts``) of the sentence holding the mention's start."""
     k = bisect_left(starts, m.start_char + 1) - 1
     return k if k >= 0 and sents[k].start_char <= m.start_char < sents[k].end_char else None
 
 
-_COMPARATIVE = re.compile(_CUES["comparative"])
+COMPARATIVE = re.compile(_CUES["comparative"])
 
 
-def _comparison_sign(word: str, metric: str, lower_is_better: frozenset[str]) -> int:
+def comparison_sign(word: str, metric: str, lower_is_better: frozenset[str]) -> int:
     """+1 when "S <word> <metric> than O" says S is better, -1 when it says O is, 0 when it says neither."""
     word = word.lower()
     if word in {"better", "more often"}:
@@ -113,14 +127,14 @@ def _comparison_sign(word: str, metric: str, lower_is_better: frozenset[str]) ->
     return (1 if word == "higher" else -1) * (-1 if lower_better else 1)
 
 
-def _change_sign(verb: str, metric: str, lower_is_better: frozenset[str]) -> int:
+def change_sign(verb: str, metric: str, lower_is_better: frozenset[str]) -> int:
     """+1 when "S <verb> <metric> ... compared with O" says S is better: less of a bad thing, more of a good one."""
     bad = any(w.lower().strip(".,@") in lower_is_better for w in metric.split())
     down = verb.lower() in {"reduces", "lowers", "cuts"}
     return 1 if down == bad else -1
 
 
-def _mention_at(token, mentions: list[Span], labels: set[str]) -> Span | None:
+def mention_at(token, mentions: list[Span], labels: set[str]) -> Span | None:
     """The mention of one of ``labels`` that the parse token names: the token itself, or its compound or
     appositive modifier ("the Muon optimizer" names Muon through "optimizer")."""
     for t in (token, *(c for c in token.children if c.dep_ in {"compound", "nmod", "appos", "amod"})):
@@ -130,7 +144,7 @@ def _mention_at(token, mentions: list[Span], labels: set[str]) -> Span | None:
     return None
 
 
-def _alone_in_paragraph(sent: Span, dtext: str) -> bool:
+def alone_in_paragraph(sent: Span, dtext: str) -> bool:
     """Whether ``sent`` is a paragraph of its own: nothing but white space before the next line break."""
     body = dtext[sent.start_char:sent.end_char]
     rest = dtext[sent.start_char + len(body.rstrip()):]
@@ -138,7 +152,7 @@ def _alone_in_paragraph(sent: Span, dtext: str) -> bool:
     return not (rest[:nl] if nl >= 0 else rest).strip()
 
 
-def _listed_before(dtext: str, methods: list[Span], d: Span) -> list[Span]:
+def listed_before(dtext: str, methods: list[Span], d: Span) -> list[Span]:
     """Methods coordinated right before "on <dataset>": "we benchmarked CLIP and DINOv2 on X" gives both."""
     before = [m for m in methods if m.end_char <= d.start_char]
     if not before or not re.fullmatch(r",?\s+on\s+(?:the\s+)?", dtext[before[-1].end_char:d.start_char]):

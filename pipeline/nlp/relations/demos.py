@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from ..discourse import _canon
+from ..discourse import canon
 from ..rules import norm
-from .common import _LIST_HEAD
+from .common import LIST_HEAD
 from .reader import Reader, Sentence
 
 __all__ = ["demos"]
@@ -30,7 +30,7 @@ def demos(rd: Reader, sn: Sentence) -> object:
         subjects = [m for m in methods if not re.search(r"\b(?:serves?|serving|runs?|running|uses|using|hosts?|hosting)\s+(?:the\s+|an?\s+)?$",
                                                         dtext[max(s0, m.start_char - 25):m.start_char])] or list(methods)
         for p in [m for m in ms if m.label_ == "Paper"]:
-            subjects += st.paper_methods.get(norm(_canon(p)), [])[:1]
+            subjects += st.paper_methods.get(norm(canon(p)), [])[:1]
         if not subjects and re.search(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:work|method|model|technique|system)\b|\bThis\s+demo\b", text):
             if anaphor_method is not None:
                 subjects = [anaphor_method]
@@ -62,14 +62,14 @@ def demos(rd: Reader, sn: Sentence) -> object:
             st.demo_method = subjects[0]
         if re.search(r"(?:including:?|:)\s*$", text):
             st.demo_list = True
-    elif st.demo_list and prev_sent is not None and para_of[prev_sent.start] != pidx and not _LIST_HEAD.match(text):
+    elif st.demo_list and prev_sent is not None and para_of[prev_sent.start] != pidx and not LIST_HEAD.match(text):
         st.demo_list, st.demo_method = False, None
     elif st.demo_list:
-        head = _LIST_HEAD.match(text)
+        head = LIST_HEAD.match(text)
         if head and pidx != para_of.get(prev_sent.start if prev_sent is not None else -1, -2) or head:
             hs = [m for m in methods if m.start_char < s0 + head.end(1) + 1] if head else []
             for p in [m for m in ms if m.label_ == "Paper" and m.start_char < s0 + (head.end(1) if head else 0)]:
-                hs += st.paper_methods.get(norm(_canon(p)), [])[:1]
+                hs += st.paper_methods.get(norm(canon(p)), [])[:1]
             list_venue = event_span or st.demo_venue  # the document's event, else the venue the list's opening named
             if hs and list_venue is not None:
                 for s in hs:
@@ -80,7 +80,7 @@ def demos(rd: Reader, sn: Sentence) -> object:
         elif not head and st.demo_method is None:
             st.demo_list = False
     if not demo and st.demo_list and st.demo_method is not None and hardware and re.search(r"\b(?:This\s+demo|demo)\b", text, re.I) is None:
-        if _LIST_HEAD.match(text) is None and re.search(r"\b(?:showcase|shows?|running|viewing)\b", text):
+        if LIST_HEAD.match(text) is None and re.search(r"\b(?:showcase|shows?|running|viewing)\b", text):
             for h in hardware:
                 add(st.demo_method, "demoedOn", h, sent, "demoedOn.demo_list_item", 0.7)
     return demo

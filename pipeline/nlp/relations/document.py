@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..discourse import _canon
+from ..discourse import canon
 from ..rules import norm
-from .common import _sentence_index
+from .common import sentence_index
 from .reader import Reader
 
 __all__ = ["event_post", "own_benchmark"]
@@ -16,18 +16,18 @@ def event_post(rd: Reader) -> None:
     # a post about one conference ("X at ICML 2026", the event named in its opening) presents the papers it
     # names: a titled paper that got no venue, with none named in its paragraph, is presented at the event
     if event_span is not None and event_span.start_char < 600:
-        presented = {norm(_canon(x[0])) for x in out if x[1] == "presentedAt"}
+        presented = {norm(canon(x[0])) for x in out if x[1] == "presentedAt"}
         sent_chars = [x.start_char for x in sents]
         venue_paras = {para_of.get(sents[k].start) for m in mentions if m.label_ == "Venue"
-                       and norm(_canon(m)) != norm(_canon(event_span)) and (k := _sentence_index(m, sents, sent_chars)) is not None}
+                       and norm(canon(m)) != norm(canon(event_span)) and (k := sentence_index(m, sents, sent_chars)) is not None}
         for p in mentions:
-            if p.label_ != "Paper" or p._.mlkg_rule == "paper.untitled_abstract" or norm(_canon(p)) in presented:
+            if p.label_ != "Paper" or p._.mlkg_rule == "paper.untitled_abstract" or norm(canon(p)) in presented:
                 continue
-            k = _sentence_index(p, sents, sent_chars)
+            k = sentence_index(p, sents, sent_chars)
             if k is None or para_of.get(sents[k].start) in venue_paras:
                 continue
             add(p, "presentedAt", event_span, sents[k], "presentedAt.event_post", 0.6)
-            presented.add(norm(_canon(p)))
+            presented.add(norm(canon(p)))
 
 
 
@@ -39,7 +39,7 @@ def own_benchmark(rd: Reader) -> None:
     for x in list(out):
         paper, pred, dataset, sent = x[0], x[1], x[2], x[3]
         if pred != "introduces" or dataset.label_ != "Dataset" or paper.label_ != "Paper" \
-                or any(m.label_ == "Method" for m in st.paper_methods.get(norm(_canon(paper)), [])):
+                or any(m.label_ == "Method" for m in st.paper_methods.get(norm(canon(paper)), [])):
             continue
         pidx = para_of.get(sent.start)
         study = next((study_sents[k] for k in (pidx, pidx + 1 if pidx is not None else None) if k in study_sents), None)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
-from ..discourse import _canon, _introduced
+from ..discourse import canon, introduced
 from ..rules import norm
-from .common import _EVALUATE_VERB, _PAPER_ANAPHOR, _STUDY, _WE, _clause_subject, _listed_before, _subject_is_anaphor, _trained_not_evaluated
+from .common import (EVALUATE_VERB, PAPER_ANAPHOR, STUDY, TRAINING, WE, clause_subject, listed_before,
+                     subject_is_anaphor, trained_not_evaluated, ends_in_word)
 from .reader import Reader, Sentence
 
 __all__ = ["evaluated_on"]
@@ -17,37 +18,40 @@ def evaluated_on(rd: Reader, sn: Sentence) -> None:
     focus, the paper."""
     dtext, cues, st, study_sents, add, negated = rd.dtext, rd.cues, rd.st, rd.study_sents, rd.add, rd.negated
     sent, ms, text, s0, pidx, methods, datasets, anaphor_method = sn.sent, sn.ms, sn.text, sn.s0, sn.pidx, sn.methods, sn.datasets, sn.anaphor_method
-    if _STUDY.search(text):
+    if STUDY.search(text):
         study_sents.setdefault(pidx, sent)
 
     # ---- evaluatedOn
     fronted = re.match(r"\s*(?:On|Across|Evaluated|Tested|Benchmarked|Measured|Measuring|Trained|Training|When|Applied\s+to)\b", text)
     if datasets and (cues["evaluated"].search(text) or fronted):
-        clause_subj = _clause_subject(sent, methods, _introduced(st))
+        clause_subj = clause_subject(sent, methods, introduced(st))
         study_list = False
+        # no training cue in the sentence: none before a dataset either (``ends_in_word``), read once, not per dataset
+        trains = TRAINING.search(text) is not None
+        study_verb = []  # whether the sentence says "we evaluate", "the authors compare"...: read once, when first asked
         for d in datasets:
             if re.search(r"(?:introduc\w*|propos\w*|releas\w*|present\w*)\s+(?:\w+\s+){0,3}$", dtext[max(s0, d.start_char - 40):d.start_char]):
                 continue
-            if _trained_not_evaluated(dtext[s0:d.start_char], cues["evaluated"]) and \
-                    _EVALUATE_VERB.search(dtext[d.end_char:sent.end_char]):
+            if (trains or ends_in_word(dtext, d.start_char)) and trained_not_evaluated(dtext[s0:d.start_char], cues["evaluated"]) and \
+                    EVALUATE_VERB.search(dtext[d.end_char:sent.end_char]):
                 continue  # "We pretrain X on LibriSpeech mixed with noise from MUSAN, and evaluate it on Y"
             subjects = []
             if fronted and clause_subj is not None and clause_subj.start_char > d.start_char:
                 subjects = [clause_subj]  # "Evaluated on X and Y, TAPO beats ...", "When training A on X, B reaches"
-            elif fronted and anaphor_method is not None and _subject_is_anaphor(sent):
+            elif fronted and anaphor_method is not None and subject_is_anaphor(sent):
                 subjects = [anaphor_method]  # "Benchmarked on X and Y, it is 1.4x faster than Z"
             elif fronted and clause_subj is None:
                 # no usable parse: the main clause starts after the fronted phrase's last dataset
                 last = max(x.end_char for x in datasets)
                 after = [m for m in methods if m.start_char > last]
-                named = [m for m in after if norm(_canon(m)) in _introduced(st)]
+                named = [m for m in after if norm(canon(m)) in introduced(st)]
                 subjects = (named or after)[:1]
             if not subjects:
-                subjects = _listed_before(dtext, methods, d)  # "we benchmarked CLIP and DINOv2 on X"
+                subjects = listed_before(dtext, methods, d)  # "we benchmarked CLIP and DINOv2 on X"
             if not subjects:
                 colon = [m for m in methods if m.start_char > d.end_char and re.match(r"\s*:", dtext[d.end_char:])]
                 subjects = colon  # "three encoders on X: A, B and C"
-            if not subjects and anaphor_method is not None and _subject_is_anaphor(sent):
+            if not subjects and anaphor_method is not None and subject_is_anaphor(sent):
                 subjects = [anaphor_method]  # "It is benchmarked on X", "The student model is evaluated on X"
             if not subjects:
                 subs = [m for m in methods if m.end_char <= d.start_char]
@@ -63,23 +67,23 @@ def evaluated_on(rd: Reader, sn: Sentence) -> None:
             if subj is None and re.match(r"\s*(?:It|They)\b", text):
                 subj = st.cur_method
                 if subj is None and st.cur_paper is not None and pidx - st.paper_para <= 1 \
-                        and not st.paper_methods.get(norm(_canon(st.cur_paper))):
+                        and not st.paper_methods.get(norm(canon(st.cur_paper))):
                     subj = st.cur_paper  # "It reports results on X" of a study that introduces nothing
             if subj is None:
                 ps = [m for m in ms if m.label_ == "Paper" and m.end_char <= d.start_char]
                 if ps:
                     subj = ps[-1]
-                elif _PAPER_ANAPHOR.search(text) and st.cur_paper is not None:
+                elif PAPER_ANAPHOR.search(text) and st.cur_paper is not None:
                     subj = st.cur_paper  # "The paper reports results on X"
-                elif (_WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and pidx in st.untitled:
+                elif (WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and pidx in st.untitled:
                     subj = st.untitled[pidx]
-                elif (_WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and st.cur_paper is not None:
+                elif (WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and st.cur_paper is not None:
                     subj = st.cur_paper  # "We report J&F scores on X" in the paragraph of a titled paper
                 elif re.match(r"\s*(?:[-*•]\s*)?(?:\(\w\)\s*)?(?:[A-Z][\w&-]*\s+)?(?:Performance|Accuracy|Results|results|Experiments|Evaluations?)\b", text):
                     subj = st.cur_paper or st.cur_method  # "Experiments span X, Y and Z", "- FID results on X"
             if subj is not None and subj.label_ == "Paper":
                 # the subject is the method where one is named, else the paper
-                intro = [m for m in st.paper_methods.get(norm(_canon(subj)), []) if m.label_ == "Method"]
+                intro = [m for m in st.paper_methods.get(norm(canon(subj)), []) if m.label_ == "Method"]
                 subj = intro[0] if intro else subj
             for s_ in (subjects if len(subjects) > 1 else [subj]):
                 if s_ is None or negated(sent, s_.end_char if s_.end_char <= d.start_char else s0, d.start_char):
@@ -91,9 +95,20 @@ def evaluated_on(rd: Reader, sn: Sentence) -> None:
             study = st.untitled.get(pidx) or st.cur_paper
             study_list = study_list or len(subjects) >= 2
             if study_list and study is not None and study.label_ == "Paper" and (pidx - st.paper_para <= 1 or pidx in st.untitled) \
-                    and not [m for m in st.paper_methods.get(norm(_canon(study)), []) if m.label_ == "Method"] \
-                    and re.search(r"\b(?:[Ww]e|[Tt]he\s+authors|[Tt]his\s+(?:paper|study|work)|[Tt]he\s+(?:paper|study))\s+(?:then\s+|also\s+)?"
-                                  r"(?:evaluate|benchmark|compare|test|measure|study|probe|assess|analy[sz]e)s?\b", text) \
-                    and not any(norm(_canon(x)) in _introduced(st) for x in subjects) \
+                    and not [m for m in st.paper_methods.get(norm(canon(study)), []) if m.label_ == "Method"] \
+                    and _study_verb(text, study_verb) \
+                    and not any(norm(canon(x)) in introduced(st) for x in subjects) \
                     and not negated(sent, s0, d.start_char):
                 add(study, "evaluatedOn", d, sent, "evaluatedOn.study", 0.7)
+
+
+_STUDY_VERB = re.compile(r"\b(?:[Ww]e|[Tt]he\s+authors|[Tt]his\s+(?:paper|study|work)|[Tt]he\s+(?:paper|study))\s+(?:then\s+|also\s+)?"
+                         r"(?:evaluate|benchmark|compare|test|measure|study|probe|assess|analy[sz]e)s?\b")
+
+
+def _study_verb(text: str, memo: list) -> bool:
+    """Whether ``text`` says "we evaluate", "the authors compare"...: searched once per sentence (``memo``)."""
+    if not memo:
+        memo.append(_STUDY_VERB.search(text) is not None)
+    return memo[0]
+

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from ..discourse import _canon, _introduced
+from ..discourse import canon, introduced
 from ..rules import norm
-from .common import _clause_subject, _subject_is_anaphor
+from .common import clause_subject, subject_is_anaphor
 from .reader import Reader, Sentence
 
 __all__ = ["runs_on"]
@@ -34,7 +34,7 @@ def runs_on(rd: Reader, sn: Sentence) -> None:
                 continue
             subs = [m for m in methods if m.end_char <= h.start_char]
             subj_list = served[:1] or subs[:1]
-            if not served and anaphor_method is not None and _subject_is_anaphor(sent) and (
+            if not served and anaphor_method is not None and subject_is_anaphor(sent) and (
                     not subs or re.search(r"\b(?:it|they)\b", dtext[subs[0].end_char:h.start_char])):
                 subj_list = [anaphor_method]  # "..., and it runs entirely on X": the method in focus
             if not subj_list and anaphor_method is not None:
@@ -43,14 +43,14 @@ def runs_on(rd: Reader, sn: Sentence) -> None:
                 subj_list = methods[:1]
             if not subj_list and re.match(r"\s*(?:On|Using|(?:Running|Deployed|Measured|Tested|Benchmarked|Evaluated|Pre-?trained|Trained|Fine-tuned)\s+on)\b", text):
                 # "On an NVIDIA Jetson AGX Orin, CTP reduces latency": the main clause's method
-                subj_list = [m for m in [_clause_subject(sent, methods, _introduced(st))] if m is not None] or \
+                subj_list = [m for m in [clause_subject(sent, methods, introduced(st))] if m is not None] or \
                             [m for m in methods if m.start_char > h.end_char][:1]
             if not subj_list and not subs and st.cur_paper is not None and re.search(
                     r"\b(?:[Ee]xperiments|[Rr]esults|[Mm]easurements|[Bb]enchmarks|takes|took|minutes|hours|seconds|per\s+second|fps|"
                     r"[Ll]atency|[Ii]nference|[Tt]raining|trained|deployed|measured|[Pp]retraining)\b", text):
                 # "All experiments were run on TPU v5e pods", "Fitting a scene takes eight minutes on X":
                 # the method of the paper in focus
-                subj_list = [m for m in st.paper_methods.get(norm(_canon(st.cur_paper)), []) if m.label_ == "Method"][:1]
+                subj_list = [m for m in st.paper_methods.get(norm(canon(st.cur_paper)), []) if m.label_ == "Method"][:1]
             for s in subj_list:
                 if negated(sent, s.end_char if s.end_char <= h.start_char else s0, h.start_char):
                     continue

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ..discourse import _introduced
-from .common import _COMPARATIVE, _change_sign, _clause_subject, _comparison_sign, _mention_at, _subject_is_anaphor
+from ..discourse import introduced
+from .common import COMPARATIVE, change_sign, clause_subject, comparison_sign, mention_at, subject_is_anaphor
 from .reader import Reader, Sentence
 
 __all__ = ["method_cues", "comparatives", "dependency", "named_variant"]
@@ -39,19 +39,19 @@ def method_cues(rd: Reader, sn: Sentence) -> None:
             subj = subs[-1] if subs else None
             # the parse names the verb's own subject where one stands between: "X, which builds on Y,
             # outperforms Z" is about X, not about Y, the name nearest the cue
-            parsed = [_mention_at(doc[sj], ms, {subj.label_} if subj is not None else {"Method"})
+            parsed = [mention_at(doc[sj], ms, {subj.label_} if subj is not None else {"Method"})
                       for rel, verb, sj, _ in dep_by_sent.get(sent.start, []) if rel == pred and c_start <= doc[verb].idx < c_end]
             if subj is not None and parsed and parsed[0] is not None and parsed[0] is not subj \
                     and parsed[0].end_char <= subj.start_char:
                 subj = parsed[0]
-            clause_subj = _clause_subject(sent, methods, _introduced(st))
+            clause_subj = clause_subject(sent, methods, introduced(st))
             if subj is not None and clause_subj is not None and clause_subj.end_char <= subj.start_char and \
                     re.search(r"\band\s+(?:\w+\s+)?$", dtext[subj.end_char:c_start]):
                 subj = clause_subj  # "MARLIN extends PPO with X and outperforms both PPO and Y": coordinated verbs
             if re.search(r"\b(?:[Ii]t|[Tt]hey|[Ii]ts\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:[\w.]+\s+){0,2}$", dtext[max(s0, c_start - 40):c_start]):
                 # "..., and it outperforms X": the pronoun is the sentence's subject or the method in focus
                 subj = clause_subj or anaphor_method or subj
-            if subj is None and (kind == "uses" or _subject_is_anaphor(sent)):
+            if subj is None and (kind == "uses" or subject_is_anaphor(sent)):
                 if kind == "uses" and re.match(r"\s*Using\b", text):
                     subj = st.cur_paper
                 elif anaphor_method is not None:
@@ -75,12 +75,12 @@ def comparatives(rd: Reader, sn: Sentence) -> None:
     # "S reaches a lower FID than O", "S achieves higher Recall@10 than both O1 and O2", "S agrees with people
     # more often than O": who is better depends on the metric (a lower FID is better, a lower accuracy worse)
     if methods and rules is not None:
-        for cm in _COMPARATIVE.finditer(text):
+        for cm in COMPARATIVE.finditer(text):
             c_start, c_end = s0 + cm.start(), s0 + cm.end()
             if cm.group(1):
-                sign = _comparison_sign(cm.group(1), cm.group(2), rules.lower_is_better)
+                sign = comparison_sign(cm.group(1), cm.group(2), rules.lower_is_better)
             else:  # "reduces temporal flicker by 38% compared with O", "reduces WER by 14% relative to O"
-                sign = _change_sign(cm.group(3), cm.group(4), rules.lower_is_better)
+                sign = change_sign(cm.group(3), cm.group(4), rules.lower_is_better)
             objs = [m for m in methods if m.start_char >= c_end and len(dtext[c_end:m.start_char].split()) <= 2]
             subs = [m for m in methods if m.end_char <= c_start]
             subj = subs[-1] if subs else None
@@ -105,13 +105,13 @@ def dependency(rd: Reader, sn: Sentence) -> None:
     # the same relations read from the parse: "X, trained on far less data, clearly outperforms Y and Z"
     for relation, _verb, subject, obj in dep_by_sent.get(sent.start, []):
         labels = {"Method", "Dataset"} if relation == "extends" else {"Method"}
-        subj = _mention_at(doc[subject], ms, labels)
+        subj = mention_at(doc[subject], ms, labels)
         if subj is None and doc[subject].lower_ in {"it", "they"}:
             subj = anaphor_method
         if subj is None:
             continue
         for o_tok in (doc[obj], *doc[obj].conjuncts):
-            o = _mention_at(o_tok, ms, {subj.label_} if relation == "extends" else labels)
+            o = mention_at(o_tok, ms, {subj.label_} if relation == "extends" else labels)
             if o is not None and not negated(sent, min(subj.end_char, o.start_char), o.start_char):
                 add(subj, relation, o, sent, f"{relation}.dependency", 0.75)
 

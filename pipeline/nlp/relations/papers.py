@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from ..discourse import _canon
+from ..discourse import canon
 from ..rules import norm
-from .common import _INTRO_CUE, _LINE_TITLE_RULES, _NOVEL, _PAPER_ANAPHOR, _UNTITLED_CUE
+from .common import INTRO_CUE, LINE_TITLE_RULES, NOVEL, PAPER_ANAPHOR, UNTITLED_CUE
 from .reader import Reader, Sentence
 
 __all__ = ["paper_focus", "title_prefix", "untitled_abstract", "teaser_subject", "appositive_name", "novel", "cue_verb"]
@@ -18,7 +18,7 @@ def paper_focus(rd: Reader, sn: Sentence) -> None:
     pidx, papers = sn.pidx, sn.papers
     if papers:
         st.cur_paper, st.paper_para = papers[-1], pidx
-        if papers[-1]._.mlkg_rule in _LINE_TITLE_RULES:
+        if papers[-1]._.mlkg_rule in LINE_TITLE_RULES:
             st.line_title, st.line_title_para = papers[-1], pidx
     if pidx - st.paper_para > 1 or (pidx != st.paper_para and st.cur_paper is not None and st.cur_paper._.mlkg_rule == "paper.untitled_abstract"):
         st.cur_paper = None  # "the paper" refers to a paper of this paragraph or the one before
@@ -33,7 +33,7 @@ def title_prefix(rd: Reader, sn: Sentence) -> None:
         for t in things:
             if t.start_char == p.start_char and t.end_char < p.end_char:
                 add(p, "introduces", t, sent, "introduces.title_prefix", 0.9)
-                st.paper_methods.setdefault(norm(_canon(p)), []).append(t)
+                st.paper_methods.setdefault(norm(canon(p)), []).append(t)
                 st.cur_method = t
 
 
@@ -43,16 +43,16 @@ def untitled_abstract(rd: Reader, sn: Sentence) -> bool:
     doc, dtext, para_of, st, new_spans, add = rd.doc, rd.dtext, rd.para_of, rd.st, rd.new_spans, rd.add
     sent, text, pidx, papers, things = sn.sent, sn.text, sn.pidx, sn.papers, sn.things
     # untitled papers of abstracts: "In this paper, we propose X"
-    m = _UNTITLED_CUE.search(text)
+    m = UNTITLED_CUE.search(text)
     if m and not papers:
         cue_end = sent.start_char + m.end()
         objs = [t for t in things if t.start_char >= cue_end and len(dtext[cue_end:t.start_char].split()) <= 6]
         if objs:
             pidx = para_of[sent.start]
             paper = st.untitled.get(pidx)
-            known = st.paper_methods.get(norm(_canon(st.line_title)), []) if st.line_title is not None else []
+            known = st.paper_methods.get(norm(canon(st.line_title)), []) if st.line_title is not None else []
             if paper is None and st.line_title is not None and pidx - st.line_title_para <= 3 and (
-                    not known or any(norm(_canon(k)) == norm(_canon(objs[0])) for k in known)):
+                    not known or any(norm(canon(k)) == norm(canon(objs[0])) for k in known)):
                 # "Title: ...\nAuthors: ...\nAbstract: We present X": the abstract of the titled entry above
                 paper = st.untitled[pidx] = st.line_title
                 st.line_title = None
@@ -60,12 +60,12 @@ def untitled_abstract(rd: Reader, sn: Sentence) -> bool:
                 paper = st.cur_paper  # "... will share <Title>. We construct X ...": the paper named in this paragraph
             if paper is None:
                 paper = doc.char_span(sent.start_char + m.start(), cue_end, label="Paper", alignment_mode="expand")
-                paper._.mlkg_canonical = f"Paper introducing {_canon(objs[0])}"
+                paper._.mlkg_canonical = f"Paper introducing {canon(objs[0])}"
                 paper._.mlkg_rule = "paper.untitled_abstract"
                 st.untitled[pidx] = paper
                 new_spans.append(paper)
             add(paper, "introduces", objs[0], sent, "introduces.we_propose", 0.85)
-            st.paper_methods.setdefault(norm(_canon(paper)), []).append(objs[0])
+            st.paper_methods.setdefault(norm(canon(paper)), []).append(objs[0])
             st.cur_paper, st.cur_method, st.paper_para = paper, objs[0], pidx
             return True
     return False
@@ -79,17 +79,17 @@ def teaser_subject(rd: Reader, sn: Sentence) -> None:
     # ...", "The method, OccluAvatar, builds on ...": the first coined name the paragraph makes the subject
     # of a sentence, unless the title's paper already introduces something or the name is a known one
     lt = st.line_title
-    if lt is not None and not papers and pidx - st.line_title_para == 1 and not st.paper_methods.get(norm(_canon(lt))) \
+    if lt is not None and not papers and pidx - st.line_title_para == 1 and not st.paper_methods.get(norm(canon(lt))) \
             and st.cur_paper is lt:
         lead = re.match(r"\s*(?:(?:The|This|Our)\s+(?:new\s+)?(?:method|model|approach|system|framework|technique|benchmark|dataset),\s+)?", text)
-        first = [t for t in things if t.start_char == sent.start_char + lead.end() and norm(_canon(t)) not in known_names
+        first = [t for t in things if t.start_char == sent.start_char + lead.end() and norm(canon(t)) not in known_names
                  and re.match(r"\s*(?:,\s*)?(?:is|was|are|uses|builds|extends|routes|learns|adds|combines|achieves|"
                               r"reaches|runs|predicts|generates|improves|reduces|cuts|lets|turns|treats|models|maps|"
                               r"replaces|adapts|trains|distils|distills|pairs|fuses|exploits|applies|introduces)\b",
                               dtext[t.end_char:t.end_char + 20])]
         if first:
             add(lt, "introduces", first[0], sent, "introduces.teaser_subject", 0.7)
-            st.paper_methods.setdefault(norm(_canon(lt)), []).append(first[0])
+            st.paper_methods.setdefault(norm(canon(lt)), []).append(first[0])
             st.cur_method = first[0]
 
 
@@ -104,7 +104,7 @@ def appositive_name(rd: Reader, sn: Sentence) -> None:
         named = [t for t in things if t.start_char == sent.start_char + am.end()]
         if named:
             add(st.cur_paper, "introduces", named[0], sent, "introduces.appositive_name", 0.75)
-            st.paper_methods.setdefault(norm(_canon(st.cur_paper)), []).append(named[0])
+            st.paper_methods.setdefault(norm(canon(st.cur_paper)), []).append(named[0])
             st.cur_method = named[0]
 
 
@@ -116,7 +116,7 @@ def novel(rd: Reader, sn: Sentence) -> None:
     pidx = para_of[sent.start]
     if pidx in st.untitled:
         for t in things:
-            if _NOVEL.search(dtext[max(sent.start_char, t.start_char - 40):t.start_char]):
+            if NOVEL.search(dtext[max(sent.start_char, t.start_char - 40):t.start_char]):
                 add(st.untitled[pidx], "introduces", t, sent, "introduces.novel", 0.75)
 
 
@@ -125,16 +125,16 @@ def cue_verb(rd: Reader, sn: Sentence) -> None:
     st, add, negated = rd.st, rd.add, rd.negated
     sent, text, papers, things = sn.sent, sn.text, sn.papers, sn.things
     # "The paper shares X", "which proposes X", "Called X, this technique"
-    subj = papers[-1] if papers else (st.cur_paper if _PAPER_ANAPHOR.search(text) or re.search(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\b", text) else None)
+    subj = papers[-1] if papers else (st.cur_paper if PAPER_ANAPHOR.search(text) or re.search(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\b", text) else None)
     if subj is not None:
-        for cm in _INTRO_CUE.finditer(text):
+        for cm in INTRO_CUE.finditer(text):
             cue_end = sent.start_char + cm.end()
             if negated(sent, subj.end_char if subj.start_char >= sent.start_char else sent.start_char, cue_end):
                 continue
             objs = [t for t in things if t.start_char >= cue_end and not (subj.start_char <= t.start_char < subj.end_char)]
             if objs:
                 add(subj, "introduces", objs[0], sent, "introduces.cue_verb", 0.8)
-                st.paper_methods.setdefault(norm(_canon(subj)), []).append(objs[0])
+                st.paper_methods.setdefault(norm(canon(subj)), []).append(objs[0])
                 st.cur_method = objs[0]
                 break
         cm = re.search(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\s+", text)
@@ -142,4 +142,4 @@ def cue_verb(rd: Reader, sn: Sentence) -> None:
             objs = [t for t in things if t.start_char == sent.start_char + cm.end()]
             if objs:
                 add(st.cur_paper, "introduces", objs[0], sent, "introduces.called", 0.8)
-                st.paper_methods.setdefault(norm(_canon(st.cur_paper)), []).append(objs[0])
+                st.paper_methods.setdefault(norm(canon(st.cur_paper)), []).append(objs[0])

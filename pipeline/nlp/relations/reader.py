@@ -9,10 +9,12 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span
 
 from ...vocab import RELATION_ENDS
-from ..discourse import _canon, _State, paragraph_numbers
+from ..discourse import canon, State, paragraph_numbers
 from ..doc import doc_text, sentence_spans
 from ..rules import norm
-from .common import _CLAUSE_BREAK, _METHOD_ANAPHOR, _WE, _subject_is_anaphor
+from .common import CLAUSE_BREAK, METHOD_ANAPHOR, WE, subject_is_anaphor, ends_in_word
+
+_NOT_ONLY = re.compile(r"\bnot\s+(?:only|just|merely)\b")
 
 __all__ = ["Reader", "Sentence", "first_pass_sentence", "second_pass_sentence"]
 
@@ -56,25 +58,26 @@ class Reader:
         event = doc._.mlkg_event
         self.event_span = None
         if event:
-            self.event_span = next((m for m in mentions if m.label_ == "Venue" and _canon(m) == event), None)
+            self.event_span = next((m for m in mentions if m.label_ == "Venue" and canon(m) == event), None)
         self.out: list[tuple] = []
         self.seen: set = set()
-        self.st = _State()
+        self.st = State()
         self.new_spans: list[Span] = []
         self.rules = getattr(finder, "rules", None)
         self.known_names = getattr(finder, "known_names", frozenset())
         self.dep_by_sent = self._dependency_frames()
         self.study_sents: dict[int, Span] = {}  # paragraph -> its first sentence that evaluates or benchmarks models
+        self._hedged_memo: dict[tuple[int, int], bool] = {}
 
     def add(self, s: Span, p: str, o: Span, sent: Span, rule: str, conf: float) -> None:
         """Keep the relation ``s p o`` read in ``sent`` (once, and only between the classes the model allows)."""
         seen, out = self.seen, self.out
-        if s is None or o is None or norm(_canon(s)) == norm(_canon(o)) and s.label_ == o.label_:
+        if s is None or o is None or norm(canon(s)) == norm(canon(o)) and s.label_ == o.label_:
             return
         allowed = RELATION_ENDS.get(p)
         if allowed is not None and (s.label_, o.label_) not in allowed:
             return  # the knowledge model's classes of the two ends: "a dataset uses GPT-4o" is a misreading
-        key = (s.label_, norm(_canon(s)), p, o.label_, norm(_canon(o)))
+        key = (s.label_, norm(canon(s)), p, o.label_, norm(canon(o)))
         if key in seen:
             return
         seen.add(key)
@@ -85,10 +88,20 @@ class Reader:
         the earlier end (``a`` or ``b``) to the later one. "not only ... but also" is no negation."""
         lo, hi = min(a, b), max(a, b)
         clause_start = sent.start_char
-        for cm in _CLAUSE_BREAK.finditer(self.dtext, sent.start_char, lo):
+        for cm in CLAUSE_BREAK.finditer(self.dtext, sent.start_char, lo):
             clause_start = cm.end()
-        span = re.sub(r"\bnot\s+(?:only|just|merely)\b", "", self.dtext[clause_start:hi])
+        if hi <= sent.end_char and not ends_in_word(self.dtext, hi) and not self._hedged(clause_start, sent.end_char):
+            return False  # nothing to find up to the sentence's end, so nothing up to ``hi`` (``ends_in_word``)
+        span = _NOT_ONLY.sub("", self.dtext[clause_start:hi])
         return bool(self.negation.search(span))
+
+    def _hedged(self, a: int, b: int) -> bool:
+        """Whether ``dtext[a:b]`` holds "not only" or a negation or hedge at all (once per clause)."""
+        found = self._hedged_memo.get((a, b))
+        if found is None:
+            text = self.dtext[a:b]
+            found = self._hedged_memo[(a, b)] = bool(_NOT_ONLY.search(text) or self.negation.search(text))
+        return found
 
     def _dependency_frames(self) -> dict[int, list]:
         """"SUBJECT <verb> OBJECT" by the dependency parse, bucketed by the sentence of the verb."""
@@ -119,7 +132,7 @@ def second_pass_sentence(rd: Reader, sent: Span, prev_sent: Span | None) -> Sent
     text = dtext[sent.start_char:sent.end_char]
     s0 = sent.start_char
     pidx = para_of[sent.start]
-    papers = [m for m in ms if m.label_ == "Paper"] or ([st.untitled[pidx]] if pidx in st.untitled and _WE.search(text) else [])
+    papers = [m for m in ms if m.label_ == "Paper"] or ([st.untitled[pidx]] if pidx in st.untitled and WE.search(text) else [])
     methods = [m for m in ms if m.label_ == "Method"]
     datasets = [m for m in ms if m.label_ == "Dataset"]
     venues = [m for m in ms if m.label_ == "Venue"]
@@ -127,7 +140,7 @@ def second_pass_sentence(rd: Reader, sent: Span, prev_sent: Span | None) -> Sent
     orgs = [m for m in ms if m.label_ == "Organization"]
     if papers:
         st.cur_paper, st.paper_para = papers[-1], pidx
-        intro = st.paper_methods.get(norm(_canon(papers[-1])))
+        intro = st.paper_methods.get(norm(canon(papers[-1])))
         if intro:
             st.cur_method = intro[0]
     elif pidx - st.paper_para > 1 or (pidx != st.paper_para and st.cur_paper is not None
@@ -136,15 +149,15 @@ def second_pass_sentence(rd: Reader, sent: Span, prev_sent: Span | None) -> Sent
     if pidx in st.untitled and not [m for m in ms if m.label_ == "Paper"]:
         st.cur_paper = st.untitled[pidx]
     anaphor_method = None
-    if _METHOD_ANAPHOR.search(text) or re.match(r"\s*(?:It|They)\b|\s*[^,.;]{2,80},\s+(?:it|they)\s", text) or (
+    if METHOD_ANAPHOR.search(text) or re.match(r"\s*(?:It|They)\b|\s*[^,.;]{2,80},\s+(?:it|they)\s", text) or (
             (pm := re.search(r"\b(?:it|they)\b", text)) and not any(m.start_char < s0 + pm.start() for m in methods)
-            and _subject_is_anaphor(sent)):  # "On X and Y it lifts accuracy": the pronoun before any method
+            and subject_is_anaphor(sent)):  # "On X and Y it lifts accuracy": the pronoun before any method
         anaphor_method = st.cur_method
         if anaphor_method is None and st.cur_paper is not None:
-            intro = st.paper_methods.get(norm(_canon(st.cur_paper)))
+            intro = st.paper_methods.get(norm(canon(st.cur_paper)))
             # "it" stands for a method: a dataset the paper introduces is not what "it runs" or "it uses"
             anaphor_method = next((m for m in intro or [] if m.label_ == "Method"), None)
-    confs = [v for v in venues if "Workshop" not in _canon(v) and not v._.mlkg_rule.startswith("venue.presented_at_list")
+    confs = [v for v in venues if "Workshop" not in canon(v) and not v._.mlkg_rule.startswith("venue.presented_at_list")
              and v._.mlkg_rule in {"venue.acronym", "venue.long_name"}]
     return Sentence(sent=sent, ms=ms, text=text, s0=s0, pidx=pidx, papers=papers, methods=methods, datasets=datasets,
                     venues=venues, hardware=hardware, orgs=orgs, confs=confs, anaphor_method=anaphor_method,

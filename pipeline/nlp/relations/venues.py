@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from ..discourse import _canon
+from ..discourse import canon
 from ..rules import norm
-from .common import _VENUE_PAPER, _WILL_BE_PRESENTED, _alone_in_paragraph
+from .common import VENUE_PAPER, WILL_BE_PRESENTED, alone_in_paragraph
 from .reader import Reader, Sentence
 
 __all__ = ["part_of", "presented_in_sentence", "presented_in_focus", "venue_line", "method_for_paper"]
@@ -52,7 +52,7 @@ def presented_in_sentence(rd: Reader, sn: Sentence) -> None:
     # "our CoRL 2026 paper", "This EMNLP 2026 paper tests ...": the venue of the paper in focus
     focus = [m for m in ms if m.label_ == "Paper"] or ([st.cur_paper] if st.cur_paper is not None else [])
     for v in venues:
-        if focus and _VENUE_PAPER.match(dtext[v.end_char:v.end_char + 12]) and re.search(
+        if focus and VENUE_PAPER.match(dtext[v.end_char:v.end_char + 12]) and re.search(
                 r"\b(?:[Oo]ur|[Tt]his|[Tt]he|[Aa]n?|[Ii]ts)\s+$", dtext[max(s0, v.start_char - 6):v.start_char]):
             add(focus[-1], "presentedAt", v, sent, "presentedAt.venue_paper", 0.8)
 
@@ -64,9 +64,9 @@ def presented_in_focus(rd: Reader, sn: Sentence) -> None:
     # "The kernel ... will be presented at MLSys 2026", "The work will be presented at COLM 2026": a sentence
     # naming no paper, in the paragraph of a paper's teaser or abstract, says where that paper is presented
     if venues and st.cur_paper is not None and pidx - st.paper_para <= 1 and not [m for m in ms if m.label_ == "Paper"] \
-            and _WILL_BE_PRESENTED.search(text) and not negated(sent, s0, venues[0].start_char):
+            and WILL_BE_PRESENTED.search(text) and not negated(sent, s0, venues[0].start_char):
         for v in venues:
-            if v.start_char > s0 + _WILL_BE_PRESENTED.search(text).start():
+            if v.start_char > s0 + WILL_BE_PRESENTED.search(text).start():
                 add(st.cur_paper, "presentedAt", v, sent, "presentedAt.paper_in_focus", 0.75)
 
 
@@ -86,7 +86,7 @@ def venue_line(rd: Reader, sn: Sentence) -> None:
         if pidx in st.untitled:
             target = st.untitled[pidx]
         elif pidx - 1 in st.untitled and (prev_sent is None or para_of[prev_sent.start] != pidx) and (
-                not re.match(r"\s*This\s+paper\b", text) or _alone_in_paragraph(sent, dtext)):
+                not re.match(r"\s*This\s+paper\b", text) or alone_in_paragraph(sent, dtext)):
             # a venue line of its own follows its abstract; "This paper was accepted at X." opening a paragraph
             # of more sentences is that paragraph's own abstract
             target = st.untitled[pidx - 1]
@@ -105,9 +105,9 @@ def method_for_paper(rd: Reader, sn: Sentence) -> None:
     if venues and not [m for m in ms if m.label_ == "Paper"] and methods and re.search(
             r"\b(?:will\s+be\s+presented|is\s+(?:to\s+appear|accepted)|appears|was\s+accepted|will\s+appear)\s+(?:at|in|to)\b", text):
         for p, intro in st.paper_methods.items():
-            if any(norm(_canon(m)) == norm(_canon(methods[0])) for m in intro):
-                paper = next((x for x in mentions if x.label_ == "Paper" and norm(_canon(x)) == p), None) or \
-                    next((x for x in st.untitled.values() if norm(_canon(x)) == p), None)
+            if any(norm(canon(m)) == norm(canon(methods[0])) for m in intro):
+                paper = next((x for x in mentions if x.label_ == "Paper" and norm(canon(x)) == p), None) or \
+                    next((x for x in st.untitled.values() if norm(canon(x)) == p), None)
                 for v in venues:
                     add(paper, "presentedAt", v, sent, "presentedAt.method_for_paper", 0.75)
                 break
