@@ -210,7 +210,7 @@ def test_common_words_inside_a_name_say_what_it_names(parse):
     assert "cw=research" in mention_features(doc, lay, _cand(doc, lay, "Tern Research"), ctx)
 
 
-def test_a_quote_marker_or_none_gives_a_line_initial_span_the_same_context(parse):
+def test_a_quote_marker_gives_a_line_initial_span_the_context_of_none(parse):
     feats = []
     for text in ("Teasers\n> Sparse Adapters for Tiny Phones\n[Accepted to ICLR 2025]\n",
                  "Teasers\nSparse Adapters for Tiny Phones\n[Accepted to ICLR 2025]\n"):
@@ -218,5 +218,5 @@ def test_a_quote_marker_or_none_gives_a_line_initial_span_the_same_context(parse
         lay = layout(doc)
         c = _cand(doc, lay, "Sparse Adapters for Tiny Phones")
         feats.append(sorted(mention_features(doc, lay, c, doc_context(doc, lay, mention_candidates(doc, lay)))))
-    assert feats[0] == feats[1] and "p1=<line>" in feats[0]
+    assert feats[0] == feats[1]
 

@@ -71,17 +71,14 @@ def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
     return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()}}
 
 
-_LINE_HEAD = re.compile(r"^[-*•>#\[\]\d.) ]*")
-
-
 def _before(lay: Layout, c: MentionCandidate) -> tuple[str, str]:
-    """The two words before a span; "<line>" for a span that starts its line, whatever marks the line (a "- ", a
-    "> " or nothing, as in a document read from Markdown, whose quote marks are gone)."""
-    line = lay.line_of_char(c.start_char)
-    if not _LINE_HEAD.sub("", lay.text[lay.line_starts[line]:c.start_char]).strip():
-        return "<line>", "<line>"
+    """The two words before a span, past a quote's ">" that starts its line (a document read from Markdown has
+    none: its quote marks are gone)."""
+    k = c.start
+    if k > 0 and lay.texts[k - 1] == ">" and not lay.text[lay.line_starts[lay.token_line[k - 1]]:lay.idx[k - 1]].strip():
+        k -= 1
     words = lay.words
-    return (words[c.start - 1] if c.start > 0 else "<s>"), (words[c.start - 2] if c.start > 1 else "<s>")
+    return (words[k - 1] if k > 0 else "<s>"), (words[k - 2] if k > 1 else "<s>")
 
 
 def _bucket(n: int) -> str:
