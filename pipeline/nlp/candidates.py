@@ -115,6 +115,8 @@ class Layout:
     spaced: list[bool] = field(default_factory=list)
     cues: dict = field(default_factory=dict)
     """Cue class -> (sorted start offsets, end offsets) of its matches in the text."""
+    marker_ends: dict = field(default_factory=dict)
+    """Line -> where its first character other than white space and list markers stands (``features``)."""
     counts: tuple | None = None
     """Negation and hedge words before each token (``features._counts``, computed when first asked)."""
 
@@ -425,15 +427,17 @@ def _heading_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
         line = lay.line_of_char(m.cand.start_char)
         if lay.line_kind[line] in {"heading", "short"} or line == 0:
             heads_of_line.setdefault(line, []).append(k)
-    lines = sorted(heads_of_line)
+    lines = sorted(heads_of_line)  # every line with a mention: the nearest one above is the heading
+    # of each, only the mentions that can head (a line of thousands of names is not read again for each)
+    heading = {h: [k for k in ks if typed[k].cls in {"Venue", "Hardware", "Organization"}] for h, ks in heads_of_line.items()}
     for j, m in enumerate(typed):
         line = lay.line_of_char(m.cand.start_char)
         if lay.line_kind[line] not in {"item", "table", "short", "text"} or m.cls not in {"Paper", "Method"}:
             continue
         pos = bisect_right(lines, line - 1) - 1
         for h in {lines[pos] if pos >= 0 else None, 0 if lines and lines[0] == 0 else None} - {None}:
-            for k in heads_of_line[h]:
-                if k != j and typed[k].cls in {"Venue", "Hardware", "Organization"} and (m.cls, typed[k].cls) in ALLOWED:
+            for k in heading[h]:
+                if k != j and (m.cls, typed[k].cls) in ALLOWED:
                     found.setdefault((j, k), set()).add("heading")
 
 

@@ -10,6 +10,7 @@ __all__ = ["MENTIONS_KEY", "TEXT_KEY", "doc_text", "sentence_starts", "sentence_
 
 MENTIONS_KEY = "mlkg_mentions"
 TEXT_KEY = "mlkg_text"
+_STARTS_KEY = "mlkg_sentence_starts"
 
 if not Doc.has_extension("mlkg_relations"):
     Doc.set_extension("mlkg_relations", default=None)
@@ -40,8 +41,14 @@ def sentence_starts(doc: Doc) -> list[int]:
     """
     if not len(doc):
         return []
+    got = doc.user_data.get(_STARTS_KEY)
+    if got is not None and got[0] == len(doc):
+        return got[1]
     flags = doc.to_array([SENT_START])
-    return [0, *(int(i) for i in numpy.flatnonzero(flags[1:] == 1) + 1)]
+    starts = [0, *(numpy.flatnonzero(flags[1:] == 1) + 1).tolist()]
+    if doc.has_annotation("DEP"):  # final once parsed: the rule components read them four times
+        doc.user_data[_STARTS_KEY] = (len(doc), starts)
+    return starts
 
 
 def sentence_spans(doc: Doc, text: str) -> list[Span]:

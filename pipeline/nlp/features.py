@@ -97,6 +97,16 @@ def _cues_in(lay: Layout, a: int, b: int, tag: str) -> list[str]:
 
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _LINE_HEAD = re.compile(r"^[-*•>#\[\]\d.) ]*")
+_MARKER_OR_SPACE = re.compile(r"[-*•>#\[\]\d.) \s]*")
+_NON_SPACE = re.compile(r"\S")
+
+
+def _marker_end(lay: Layout, line: int, start: int, end: int) -> int:
+    """Where the line's first character that is neither white space nor a list marker's stands (once per line)."""
+    got = lay.marker_ends.get(line)
+    if got is None:
+        got = lay.marker_ends[line] = _MARKER_OR_SPACE.match(lay.text, start, end).end()
+    return got
 
 
 def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
@@ -159,14 +169,16 @@ def _line_features(lay: Layout, a: int, b: int, tag: str) -> list[str]:
     line = lay.line_of_char(a)
     start = lay.line_starts[line]
     end = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
-    head = lay.text[start:a].strip()
-    tail = lay.text[b:end].strip()
     first = lay.line_first[line]
     f = [f"{tag}line={lay.line_kind[line]}", f"{tag}line_first={first if first in lexicon()['line_labels'] else '-'}"]
-    if len(_LINE_HEAD.sub("", head)) == 0:
+    # what stands before the span on its line is only a list marker (read up to the line's first other character
+    # once per line, not sliced for every span: a line listing thousands of names would be quadratic)
+    if a <= _marker_end(lay, line, start, end) and len(_LINE_HEAD.sub("", lay.text[start:a].strip())) == 0:
         f.append(f"{tag}line_start")
-        if not tail or tail[:1] in "(.:–—[":
-            f.append(f"{tag}line_whole_{tail[:1] or 'end'}")
+        after = _NON_SPACE.search(lay.text, b, end)  # the first character of the rest of the line, stripped
+        tail = after.group() if after else ""
+        if not tail or tail in "(.:–—[":
+            f.append(f"{tag}line_whole_{tail or 'end'}")
     if line == 0:
         f.append(f"{tag}first_line")
     return f

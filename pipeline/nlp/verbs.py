@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy
 from spacy.attrs import LOWER
 from spacy.tokens import Doc
 
@@ -23,19 +22,19 @@ class VerbFrames:
         for relation, forms in sorted(verbs.items()):
             for form in sorted({f.lower() for f in forms}):
                 self.relations_of.setdefault(vocab.strings.add(form), []).append(relation)
-        self._ids = numpy.array(sorted(self.relations_of), dtype="uint64")
 
     def __call__(self, doc: Doc) -> list[tuple[str, int, int, int]]:
         """``(relation, verb, subject, object)`` token indices, sorted by relation."""
-        lower = doc.to_array(LOWER)
+        lower = doc.to_array(LOWER).tolist()
+        ids = self.relations_of
         out = []
-        for i in numpy.flatnonzero(numpy.isin(lower, self._ids)).tolist():
+        for i in [i for i, w in enumerate(lower) if w in ids]:
             verb = doc[i]
             if verb.dep_ in {"amod", "compound"}:
                 continue
             children = list(verb.children)
             objects = [c.i for c in children if c.dep_ == "dobj"]
-            for relation in self.relations_of[int(lower[i])]:
+            for relation in ids[lower[i]]:
                 out += [(relation, i, c.i, o) for c in children if c.dep_ == "nsubj" for o in objects]
         out.sort(key=lambda m: m[0])
         return out
