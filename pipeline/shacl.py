@@ -34,7 +34,8 @@ from rdflib.namespace import RDF, RDFS, SH, XSD
 
 from .errors import MlkgError
 
-__all__ = ["Finding", "ShapeChecks", "compile_shapes", "local_shape", "FOCUS"]
+__all__ = ["Finding", "ShapeChecks", "compile_shapes", "local_shape", "all_shapes", "backward_predicates",
+           "FOCUS"]
 
 FOCUS = "__MLKG_FOCUS_NODES__"
 """In the queries of ``compile_shapes(..., local=...)``: where the focus nodes a run is limited to go (a VALUES list)."""
@@ -429,7 +430,7 @@ def _format(message: str, bound: dict) -> str:
     return message
 
 
-def _shapes(g: Graph) -> list:
+def all_shapes(g: Graph) -> list:
     """Every shape of the graph, in a stable order."""
     found = set(g.subjects(RDF.type, SH.NodeShape)) | set(g.subjects(RDF.type, SH.PropertyShape))
     found |= set(g.objects(None, SH.property))
@@ -457,6 +458,13 @@ def local_shape(g: Graph, shape, sparql_ok: frozenset = frozenset()) -> bool:
     return all(u in sparql_ok for u in units if g.value(u, SH.sparql) is not None)
 
 
+def backward_predicates(g: Graph) -> set:
+    """The predicates the shapes follow from object to subject: ``sh:targetObjectsOf`` and inverse paths."""
+    out = set(g.objects(None, SH.targetObjectsOf))
+    out.update(g.value(p, SH.inversePath) for p in g.objects(None, SH.path) if g.value(p, SH.inversePath) is not None)
+    return out
+
+
 def compile_shapes(shapes: Graph, subclasses: bool = False, local: frozenset | None = None) -> ShapeChecks:
     """The queries that check every shape of ``shapes``.
 
@@ -466,7 +474,7 @@ def compile_shapes(shapes: Graph, subclasses: bool = False, local: frozenset | N
     constraints only when in ``local``) on the focus nodes given to ``ShapeChecks.run`` only, the rest whole.
     """
     c = _Compiler(shapes, subclasses)
-    active = [s for s in _shapes(shapes) if shapes.value(s, SH.deactivated) != Literal(True)]
+    active = [s for s in all_shapes(shapes) if shapes.value(s, SH.deactivated) != Literal(True)]
     queries: list[_Query] = []
     for shape in active:
         targets = c.targets(shape)

@@ -76,6 +76,8 @@ LOCAL_SPARQL = frozenset(URIRef(_SHAPES_NS + name) for name in ("ExtendsSameClas
 """The shapes of ``shapes.ttl`` whose SPARQL constraints read only the focus node's statements and its neighbours'
 (``$this ?path ?value`` and the ``?value``'s classes; the records whose rdf:subject is ``$this``; a record's
 subject's statements), so a patched graph is checked for them around what changed (``validate_patch``)."""
+_SPARQL_BACKWARD = frozenset({RDF.subject})
+"""The predicates those SPARQL constraints follow from object to subject (a relation's records, by rdf:subject)."""
 
 
 @lru_cache(maxsize=8)
@@ -273,7 +275,7 @@ def validate_store(store) -> ValidationReport:
     return _store_report(store, _sparql_findings(store))
 
 
-def _store_report(store, findings: list) -> ValidationReport:
+def _store_report(store, findings: list, triples: int | None = None) -> ValidationReport:
     import pyoxigraph as ox
 
     shape_namespaces, namespaces = _namespaces(shapes_graph()), _namespaces()
@@ -288,7 +290,8 @@ def _store_report(store, findings: list) -> ValidationReport:
              for f in findings]
     violations = sorted((_violation(f, label, namespaces, shape_namespaces) for f in found),
                         key=lambda v: (v.node, v.shape, v.message, v.value))
-    return ValidationReport(conforms=not violations, violations=tuple(violations), triples=len(store))
+    return ValidationReport(conforms=not violations, violations=tuple(violations),
+                            triples=len(store) if triples is None else triples)
 
 
 def validate_turtle(data: bytes) -> ValidationReport:
@@ -313,28 +316,54 @@ def _turtle_store(data: bytes):
 def validate_patch(data: bytes, removed: bytes, added: bytes) -> ValidationReport:
     """Validate the Turtle ``data``, a graph that conformed before the statements of some subjects changed:
     ``removed`` (Turtle) holds those subjects' statements before, ``added`` after. Gives the violations
-    ``validate_turtle(data)`` gives, checking the local shapes (``shacl.local_shape``: each reads a focus
-    node's statements and its neighbours') only where a violation can now be: at the changed subjects and at
-    their neighbours before and after (a node that points at a changed one or that one pointed at). The other
-    shapes, and every shape when the graph has rdfs:subClassOf (classes then reach further), run whole.
+    ``validate_turtle(data)`` gives, checking the shapes only where a violation can now be.
+
+    Every shape of ``shapes.ttl`` is local (``shacl.local_shape``): it reads a focus node's statements, those
+    that point at it by a predicate read backwards (``sh:targetObjectsOf``, inverse paths, a record's
+    rdf:subject), and its neighbours' own statements (their classes, an evidence record's fields, the relation
+    a record is about). So a node can fail one now only if it changed, points at a changed subject, or a
+    changed subject pointed (before or after) at it by a predicate read backwards: those nodes are checked, in
+    a store of just what their checks read. A shape that is not local, rdfs:subClassOf in the data (classes then reach
+    further) or a blank node near a change means the whole graph is checked.
     """
     import pyoxigraph as ox
 
-    store = _turtle_store(data)
-    if store.query("ASK { ?a <http://www.w3.org/2000/01/rdf-schema#subClassOf> ?b }"):
-        return validate_store(store)
-    before, after = _turtle_store(removed), _turtle_store(added)
-    changed = {q.subject for s in (before, after) for q in s}
-    near = set(changed)
-    near.update(q.object for q in before)
-    for node in changed:
-        near.update(q.object for q in store.quads_for_pattern(node, None, None))
-        near.update(q.subject for q in store.quads_for_pattern(None, None, node))
-    if any(isinstance(n, ox.BlankNode) for n in near):
-        return validate_store(store)  # a blank node cannot be named in a query: the whole graph then
-    checks = _checks(SHAPES, False, LOCAL_SPARQL)
-    found = checks.run(store, [n.value for n in near if isinstance(n, ox.NamedNode)])
-    return _store_report(store, found if any(f.violation for f in found) else [])
+    try:
+        triples = list(ox.parse(data, ox.RdfFormat.TURTLE))
+        before, after = (list(ox.parse(x, ox.RdfFormat.TURTLE)) for x in (removed, added))
+    except (SyntaxError, ValueError) as exc:
+        raise MlkgError(f"the graph to validate is not valid Turtle ({type(exc).__name__}: {exc})") from exc
+    subclass = ox.NamedNode(str(RDFS.subClassOf))
+    if not _all_local() or any(t.predicate == subclass for t in triples):
+        return validate_turtle(data)
+    back = {ox.NamedNode(str(p)) for p in _backward()}
+    changed = {t.subject for t in before} | {t.subject for t in after}
+    focus = changed | {t.object for t in before + after if t.predicate in back}
+    focus.update(t.subject for t in triples if t.object in changed)
+    focus = {n for n in focus if not isinstance(n, ox.Literal)}
+    if any(isinstance(n, ox.BlankNode) for n in focus):
+        return validate_turtle(data)  # a blank node cannot be named in a query: the whole graph then
+    near = [t for t in triples if t.subject in focus or (t.object in focus and t.predicate in back)]
+    neighbours = {x for t in near for x in (t.subject, t.object)} - focus
+    store = ox.Store()
+    store.bulk_extend(near + [t for t in triples if t.subject in neighbours])
+    found = _checks(SHAPES, False, LOCAL_SPARQL).run(store, [n.value for n in focus])
+    return _store_report(store, found if any(f.violation for f in found) else [], len(triples))
+
+
+@lru_cache(maxsize=1)
+def _backward() -> frozenset:
+    from .shacl import backward_predicates
+
+    return frozenset(backward_predicates(shapes_graph()) | _SPARQL_BACKWARD)
+
+
+@lru_cache(maxsize=1)
+def _all_local() -> bool:
+    from .shacl import all_shapes, local_shape
+
+    g = shapes_graph()
+    return all(local_shape(g, s, LOCAL_SPARQL) for s in all_shapes(g))
 
 
 def quarantine(graph: Graph, engine: str = "sparql") -> tuple[Graph, Graph, tuple[Violation, ...]]:

@@ -45,17 +45,22 @@ def _retype(iri, cls):
     def mutate(g, doc):
         g.remove((iri, RDF.type, None))
         g.add((iri, RDF.type, MLKG[cls]))  # the relations that reach it from unchanged subjects now fail
+    mutate.__name__ = f"retype_{iri.split('/')[-1]}_{cls}"
     return mutate
 
 
 def _drop_evidence(name):
     def mutate(g, doc):
         g.remove((RES[f"evidence/{name}"], None, None))  # the relation, unchanged, loses its only record
+    mutate.__name__ = f"drop_evidence_{name}"
     return mutate
 
 
 def _drop_relation(s, p, o):
-    return lambda g, doc: g.remove((s, p, o))  # its record, unchanged, now dangles
+    def mutate(g, doc):
+        g.remove((s, p, o))  # its record, unchanged, now dangles
+    mutate.__name__ = f"drop_relation_{p.split('#')[-1]}"
+    return mutate
 
 
 def _unlabel_document(g, doc):
