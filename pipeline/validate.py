@@ -8,7 +8,8 @@ that both give the same violations.
 ``quarantine`` splits a graph into the part that conforms and the statements that do not, so a build never
 publishes a violating statement. ``validate_file`` does the same checks on any graph file, read straight into
 pyoxigraph; ``validate_store`` on a graph already in a pyoxigraph store; ``validate_turtle`` on Turtle bytes (the
-build's graph.ttl before it is written), loaded by pyoxigraph's own parser.
+build's graph.ttl before it is written), loaded by pyoxigraph's own parser; ``validate_patch`` on a patched
+graph.ttl, checked only where the patch changed it.
 """
 
 from __future__ import annotations
