@@ -10,7 +10,7 @@ from spacy.tokens import Doc, Span
 
 from ...vocab import RELATION_ENDS
 from ..discourse import canon, State, paragraph_numbers
-from ..doc import doc_text, sentence_spans
+from ..doc import doc_text, sentence_spans, span_value
 from ..rules import norm
 from .common import CLAUSE_BREAK, METHOD_ANAPHOR, WE, subject_is_anaphor, ends_in_word
 
@@ -144,7 +144,7 @@ def second_pass_sentence(rd: Reader, sent: Span, prev_sent: Span | None) -> Sent
         if intro:
             st.cur_method = intro[0]
     elif pidx - st.paper_para > 1 or (pidx != st.paper_para and st.cur_paper is not None
-                                      and st.cur_paper._.mlkg_rule == "paper.untitled_abstract"):
+                                      and span_value(st.cur_paper, "mlkg_rule", "") == "paper.untitled_abstract"):
         st.cur_paper = st.cur_method = None
     if pidx in st.untitled and not [m for m in ms if m.label_ == "Paper"]:
         st.cur_paper = st.untitled[pidx]
@@ -157,8 +157,8 @@ def second_pass_sentence(rd: Reader, sent: Span, prev_sent: Span | None) -> Sent
             intro = st.paper_methods.get(norm(canon(st.cur_paper)))
             # "it" stands for a method: a dataset the paper introduces is not what "it runs" or "it uses"
             anaphor_method = next((m for m in intro or [] if m.label_ == "Method"), None)
-    confs = [v for v in venues if "Workshop" not in canon(v) and not v._.mlkg_rule.startswith("venue.presented_at_list")
-             and v._.mlkg_rule in {"venue.acronym", "venue.long_name"}]
+    confs = [v for v in venues if "Workshop" not in canon(v) and not span_value(v, "mlkg_rule", "").startswith("venue.presented_at_list")
+             and span_value(v, "mlkg_rule", "") in {"venue.acronym", "venue.long_name"}]
     return Sentence(sent=sent, ms=ms, text=text, s0=s0, pidx=pidx, papers=papers, methods=methods, datasets=datasets,
                     venues=venues, hardware=hardware, orgs=orgs, confs=confs, anaphor_method=anaphor_method,
                     prev_sent=prev_sent)
