@@ -133,10 +133,10 @@ MIN_NEEDLE = 3
 """The shortest string worth a prefilter: shorter ones ("of", "a") are in nearly every text."""
 
 
-def prefiltered(pattern: re.Pattern) -> re.Pattern | Prefiltered:
+def prefiltered(pattern: re.Pattern, shortest: int = MIN_NEEDLE) -> re.Pattern | Prefiltered:
     """``pattern`` behind a :class:`Prefiltered` check, or ``pattern`` itself when its matches share no string of
-    :data:`MIN_NEEDLE` characters or more."""
+    ``shortest`` characters or more (1 for a rare character: ":" in a sentence)."""
     needles = _run_needles(_sre_parser.parse(pattern.pattern, pattern.flags))
-    if not needles or min(map(len, needles)) < MIN_NEEDLE:
+    if not needles or min(map(len, needles)) < shortest:
         return pattern
     return Prefiltered(pattern, needles)
