@@ -140,3 +140,10 @@ def prefiltered(pattern: re.Pattern, shortest: int = MIN_NEEDLE) -> re.Pattern |
     if not needles or min(map(len, needles)) < shortest:
         return pattern
     return Prefiltered(pattern, needles)
+
+
+@lru_cache(maxsize=512)
+def cue(pattern: str, flags: int = 0) -> re.Pattern | Prefiltered:
+    """:func:`prefiltered` of the compiled ``pattern``, once per pattern (the rules' whole-text patterns built
+    from rule data: a document without their cue words is not scanned)."""
+    return prefiltered(re.compile(pattern, flags))
