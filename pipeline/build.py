@@ -92,10 +92,10 @@ class Build:
 
     @property
     def streaming(self) -> bool:
-        """Only graph.ttl (and graph.html), and validation only if the graph turns out small: a large build
-        streams."""
+        """graph.ttl alone (and graph.html), validated or not: the build streams, and validates the Turtle it is
+        about to write."""
         c = self.config
-        return not (c.infer or set(c.formats) - {"ttl"} or c.validate)
+        return not (c.infer or set(c.formats) - {"ttl"})
 
     def stage(self, name: str) -> None:
         self.callbacks.on_stage(name)
@@ -213,6 +213,17 @@ def _after_commit(b: Build) -> None:
     write.fault("committed")
     if b.store is not None:
         b.store.prune(b.out, own=b.config.cache_dir is None)
+
+
+def _conforms(b: Build, turtle: bytes) -> bool:
+    """Does graph.ttl, about to be written, pass the shapes? Checked in pyoxigraph (``validate.validate_turtle``):
+    a streamed or patched graph that fails them goes to the full plan, which quarantines what fails."""
+    from . import validate
+
+    b.stage("validate")
+    ok = validate.validate_turtle(turtle).conforms
+    b.lap("validate")
+    return ok
 
 
 def _validation_note(b: Build, triples: int) -> str:
@@ -343,7 +354,7 @@ def _commit(b: Build, files: dict, report: BuildReport, keep_quarantine: bool = 
 
 def _streamed_plan(b: Build) -> BuildReport:
     """Resolve from compact facts (memory holds the name table, not the mentions) and write graph.ttl from
-    sorted runs; if the graph is small enough to validate, hand the facts to the full plan."""
+    sorted runs; if the graph fails the shapes, hand the facts to the full plan, which quarantines."""
     from .facts import expand
     from .stream import Spill, StreamResolver
 
@@ -353,9 +364,10 @@ def _streamed_plan(b: Build) -> BuildReport:
         resolver.documents = {d: k.document for d, k in b.kept.items()}
         _feed(b, resolver, spill)
         exact = resolver.finish(keep=b.store is not None)  # the tables stay for the state (incremental.py)
-        if exact and (b.config.validate is False or resolver.min_triples > VALIDATE_AUTO_LIMIT):
-            return _write_streamed(b, resolver, spill)
-        extractions = []  # the graph is small: the full plan (its documents have no text: none is needed)
+        report = _write_streamed(b, resolver, spill) if exact else None
+        if report is not None:
+            return report
+        extractions = []  # the full plan (its documents have no text: none is needed)
         for doc_id, facts, _, parsed in sorted(spill.facts(), key=lambda x: b.kept[x[0]].order):
             extractions.append(expand(b.kept[doc_id].document, facts))
             if parsed and b.store is not None:
@@ -385,8 +397,9 @@ def _feed(b: Build, resolver, spill) -> None:
     b.lap("parse+extract")
 
 
-def _write_streamed(b: Build, resolver, spill) -> BuildReport:
-    """Pass 2: render each document's facts again (or reuse its memo), write in one commit."""
+def _write_streamed(b: Build, resolver, spill) -> BuildReport | None:
+    """Pass 2: render each document's facts again (or reuse its memo), validate, write in one commit; None when
+    the graph fails the shapes (nothing is written)."""
     from .incremental import DocumentState, no_cycle_collection
 
     done = {}
@@ -400,8 +413,14 @@ def _write_streamed(b: Build, resolver, spill) -> BuildReport:
             used = new or memo
             done[doc_id] = DocumentState(entry, resolver.document_block(doc_id).prefixes if facts[1] or facts[2]
                                          else None, used.evidence_triples, used.prefixes)
+    turtle = resolver.turtle()
+    if not _validation_note(b, resolver.triples):
+        turtle = b"".join(turtle)
+        b.lap("resolve+rdf")
+        if not _conforms(b, turtle):
+            return None
     b.lap("resolve+rdf")
-    return _commit_streamed(b, resolver, done, {GRAPH_TTL: resolver.turtle(), MERGES: resolver.merges()})
+    return _commit_streamed(b, resolver, done, {GRAPH_TTL: turtle, MERGES: resolver.merges()})
 
 
 def _with_html(b: Build, files: dict) -> dict:
@@ -460,8 +479,9 @@ def _patched_plan(b: Build) -> BuildReport | None:
     b.lap("parse+extract")
     rebuilt = incremental.rebuild(b.state, b.out, b.store, got, changes.removed + failed,
                                   {d: k.document for d, k in b.kept.items()})
-    if rebuilt is not None and b.config.validate is None and rebuilt.resolver.min_triples <= VALIDATE_AUTO_LIMIT:
-        rebuilt = None  # small enough to validate now: the full path does
+    b.lap("resolve+rdf")
+    if rebuilt is not None and not _validation_note(b, rebuilt.resolver.triples) and not _conforms(b, rebuilt.files[GRAPH_TTL]):
+        rebuilt = None  # fails the shapes: the full plan quarantines
     if rebuilt is None:
         for g in got:
             if g.parsed:

@@ -1,6 +1,7 @@
 """The shape of the code: no module imports another module's private name."""
 
 import ast
+import re
 from pathlib import Path
 
 PIPELINE = Path(__file__).parents[1] / "pipeline"
@@ -14,3 +15,12 @@ def test_no_module_imports_another_modules_private_name():
                 found += [f"{f.relative_to(PIPELINE)}: from {'.' * node.level}{node.module or ''} import {a.name}"
                           for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
     assert not found, "private names imported across modules:\n" + "\n".join(found)
+
+
+def test_every_package_is_installed():
+    """A plain ``pip install .`` ships only the packages pyproject.toml lists: a subpackage left out is missing
+    from users' installs while an editable install (and so the suite) still finds it."""
+    setuptools = re.search(r"^packages = \[(.*?)\]", (PIPELINE.parent / "pyproject.toml").read_text("utf-8"), re.M)
+    listed = set(re.findall(r'"([^"]+)"', setuptools.group(1)))
+    found = {".".join(p.parent.relative_to(PIPELINE.parent).parts) for p in PIPELINE.rglob("__init__.py")}
+    assert found <= listed, f"packages missing from pyproject.toml: {sorted(found - listed)}"

@@ -135,7 +135,7 @@ def test_serialize_build_formats_flag_writes_them_and_leaves_turtle_alone(tmp_pa
     plain = runner.invoke(app, ["build", str(TINY_DOCS), "--out", str(tmp_path / "a"), "--no-html"])
     full = runner.invoke(app, ["build", str(TINY_DOCS), "--out", str(tmp_path / "b"), "--no-html", "--formats", "all"])
     assert plain.exit_code == 0 and full.exit_code == 0, plain.output + full.output
-    assert sorted(p.name for p in (tmp_path / "a").iterdir() if p.is_file()) == ["graph.ttl", "merges.json", "report.json"]
+    assert sorted(p.name for p in (tmp_path / "a").iterdir() if p.is_file() and not p.name.startswith(".")) == ["graph.ttl", "merges.json", "report.json"]
     assert {"graph.ttl", "graph.nt", "graph.jsonld", "graph.trig", "merges.json", "report.json"} <= {
         p.name for p in (tmp_path / "b").iterdir() if p.is_file()}
     for name in ("graph.ttl", "report.json"):

@@ -380,24 +380,43 @@ def test_validate_file_reports_unreadable_file(tmp_path):
 
 # ---------------------------------------------------------------- the build and the command line
 
-@pytest.fixture(scope="module")
-def broken_build(tmp_path_factory):
-    """A real build of a tiny document, with every mutation injected into the graph the rdf stage made."""
-    from pipeline import BuildConfig, build, rdf
+def _inject(mp: pytest.MonkeyPatch, mutations, expected: list | None = None) -> None:
+    """Put ``mutations`` into both graphs a build checks: the rdflib Graph of the full plan (``rdf.to_graph``) and
+    the graph.ttl a streamed or patched build validates before writing it (``validate.validate_turtle``)."""
+    from pipeline import rdf
 
-    expected = []
-    real = rdf.to_graph
+    real_graph, real_turtle = rdf.to_graph, V.validate_turtle
 
     def to_graph_with_faults(resolution):
-        g = real(resolution)
+        g = real_graph(resolution)
         doc = _document(g)
-        for m in MUTATIONS:
-            expected.append(m(g, doc))
+        for m in mutations:
+            found = m(g, doc)
+            if expected is not None:
+                expected.append(found)
         return g
 
+    def turtle_with_faults(data):
+        g = Graph().parse(data=data, format="turtle")
+        doc = _document(g)
+        for m in mutations:
+            m(g, doc)
+        return real_turtle(g.serialize(format="nt", encoding="utf-8"))
+
+    mp.setattr(rdf, "to_graph", to_graph_with_faults)
+    mp.setattr(V, "validate_turtle", turtle_with_faults)
+
+
+@pytest.fixture(scope="module")
+def broken_build(tmp_path_factory):
+    """A real build of a tiny document, with every mutation injected into the graphs it checks: the streamed
+    graph.ttl fails the shapes, and the full plan it hands over to quarantines the bad statements."""
+    from pipeline import BuildConfig, build
+
+    expected = []
     out = tmp_path_factory.mktemp("broken_build")
     mp = pytest.MonkeyPatch()
-    mp.setattr(rdf, "to_graph", to_graph_with_faults)
+    _inject(mp, MUTATIONS, expected)
     try:
         report = build(BuildConfig(inputs=(TINY_DOCS,), out_dir=out, html=False))
     finally:
@@ -436,20 +455,13 @@ def test_validate_build_report_lists_node_shape_and_message(broken_build):
 
 
 def test_validate_strict_build_fails_and_keeps_last_good_output(tmp_path, monkeypatch):
-    from pipeline import BuildConfig, build, rdf
+    from pipeline import BuildConfig, build
     from pipeline.errors import MlkgError
 
     out = tmp_path / "out"
     build(BuildConfig(inputs=(TINY_DOCS,), out_dir=out, html=False, strict=True))
     before = (out / "graph.ttl").read_bytes()
-    real = rdf.to_graph
-
-    def faulty(resolution):
-        g = real(resolution)
-        _m_two_labels(g, _document(g))
-        return g
-
-    monkeypatch.setattr(rdf, "to_graph", faulty)
+    _inject(monkeypatch, [_m_two_labels])
     with pytest.raises(MlkgError, match="two-labels.*EntityOneLabel"):
         build(BuildConfig(inputs=(TINY_DOCS,), out_dir=out, html=False, strict=True))
     assert (out / "graph.ttl").read_bytes() == before
@@ -491,3 +503,25 @@ def test_validate_build_report_counts_the_published_graph(broken_build):
     published = sum(1 for _, p, _ in graph if str(p).startswith(str(MLKG._NS)) and p in set(map(MLKG.__getitem__, DOMAIN_RANGE)))
     assert sum(report.relations_per_property.values()) == published
     assert sum(report.entities_per_class.values()) == sum(1 for o in graph.objects(None, RDF.type) if o in {MLKG[c] for c in CLASSES})
+
+
+def test_validate_streamed_and_patched_builds_check_the_graph_they_write(tmp_path, monkeypatch):
+    """With validation on (the default), a build of graph.ttl alone streams and checks the Turtle it writes in
+    pyoxigraph, with no rdflib Graph; the rebuild after one change patches graph.ttl and checks it again."""
+    from pipeline import BuildConfig, build, incremental, rdf
+    from pipeline.generate import generate_corpus
+
+    docs, out = tmp_path / "docs", tmp_path / "out"
+    generate_corpus(20, docs)
+    checked = []
+    real = V.validate_turtle
+    monkeypatch.setattr(V, "validate_turtle", lambda data: checked.append(data) or real(data))
+    monkeypatch.setattr(rdf, "to_graph", lambda resolution: pytest.fail("the streamed build made an rdflib Graph"))
+    first = build(BuildConfig(inputs=(docs,), out_dir=out, html=False))
+    assert first.validation == "" and "validate" in first.seconds and not first.quarantine
+    assert checked == [(out / "graph.ttl").read_bytes()] and (out / incremental.STATE_FILE).is_file()
+    victim = sorted(docs.glob("*.txt"))[3]
+    victim.write_text(victim.read_text("utf-8") + "\nWe also release the code of this work.\n", "utf-8")
+    second = build(BuildConfig(inputs=(docs,), out_dir=out, html=False))
+    assert second.patched and second.documents_parsed == 1 and "validate" in second.seconds
+    assert len(checked) == 2 and checked[-1] == (out / "graph.ttl").read_bytes()
