@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = ["component_layout", "pack", "ITERATIONS"]
 
-ITERATIONS = 150
+ITERATIONS = 100
 """Fruchterman-Reingold steps per component."""
 
 

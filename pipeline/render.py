@@ -3,7 +3,8 @@
 The page is made from a :class:`GraphView` of the graph: from an rdflib Graph (a build that holds one) or
 from graph.ttl's bytes (a streamed or patched build, which never makes one). The page holds the whole graph as JSON data but draws only part of it: a summary (the most connected entities
 under the filters) plus whatever the user finds or expands, so it stays fast at any size. Components, degrees,
-communities (networkx Louvain, fixed seed) and positions are computed here, once, deterministically.
+communities (Louvain, fixed seed, per component) and positions (:mod:`pipeline.layout`) are computed here,
+once, deterministically: a function of the graph alone.
 
 Every string from a document reaches the page as JSON data read with ``textContent``: never as HTML.
 """
@@ -40,9 +41,10 @@ COMMUNITY_SEED = 7
 
 
 def _vis_assets() -> tuple[str, str]:
-    import pyvis
+    from importlib.util import find_spec
 
-    lib = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2"
+    # found, not imported: importing pyvis (Jinja, IPython's display hooks) costs more than reading the files
+    lib = Path(find_spec("pyvis").submodule_search_locations[0]) / "templates" / "lib" / "vis-9.1.2"
     return (lib / "vis-network.min.js").read_text("utf-8"), (lib / "vis-network.css").read_text("utf-8")
 
 
