@@ -531,13 +531,9 @@ def test_ingest_markdown_line_ends_join_wrapped_prose_only():
 
 @pytest.mark.parametrize("name", [
     "r01_qualcomm_neurips2024",
-    # The trained decision (nlp/classify.py) reads line and paragraph layout as features: the Markdown reading of
-    # these listings (no blank lines between blocks, rules dropped) makes it add different papers than the .txt.
-    pytest.param("r03_icml2024_abstracts", marks=pytest.mark.xfail(
-        strict=True, reason="the learned decision is not yet invariant to blank lines between blocks")),
+    "r03_icml2024_abstracts",
     "r05_esfomo_icml2025_workshop",
-    pytest.param("r08_paper_teasers", marks=pytest.mark.xfail(
-        strict=True, reason="the learned decision is not yet invariant to blank lines between blocks")),
+    "r08_paper_teasers",
 ])
 def test_ingest_real_dev_documents_read_as_markdown_keep_their_graph(graph_of, tmp_path, name):
     """Plain text saved as .md (one paragraph a line, '## ' headings, '- ' lists) keeps what its .txt gives."""

@@ -164,3 +164,59 @@ def test_every_feature_lexicon_key_is_read():
     for key in keys:
         if not key.startswith("_"):
             assert f'"{key}"' in source or f"'{key}'" in source, key
+
+
+def test_table_row_head_pairs_with_the_header(parse):
+    text = "Results\n\nbenchmark | Kestrel | Heron\nMMLU | 69.0 | 70.1\n"
+    pair, f = _pair(parse, text, "Kestrel", "Method", "MMLU", "Dataset", [("Heron", "Method")])
+    assert "table" in pair.origin and "o_line=table" in f
+
+
+def test_columns_aligned_by_spaces_are_a_table(parse):
+    text = "Zero-shot results:\n\n  model        BoolQ  PIQA\n  Kestrel-7B   77.4   78.8\n"
+    pair, f = _pair(parse, text, "Kestrel-7B", "Method", "PIQA", "Dataset", [("BoolQ", "Dataset")])
+    assert "table" in pair.origin and "s_line=table" in f
+
+
+def test_list_item_under_the_documents_method(parse):
+    doc = parse("Kestrel is a small model for phones. Kestrel combines:\n  - SwiGLU activations;\n  - rotary embeddings.\n")
+    lay = layout(doc)
+    k1, k2 = [c for c in mention_candidates(doc, lay) if lay.text[c.start_char:c.end_char] == "Kestrel"]
+    typed = [Typed(k1, "Method"), Typed(k2, "Method"), Typed(_cand(doc, lay, "SwiGLU"), "Method")]
+    pairs = {(p.s, p.o): p.origin for p in pair_candidates(doc, lay, typed, [])}
+    assert "topic" in pairs[(0, 2)]
+
+
+def test_it_refers_to_the_method_of_an_earlier_paragraph(parse):
+    pair, _ = _pair(parse, "Heron is a small speech model.\n\nIt runs on the Raspberry Pi 5.", "Heron", "Method",
+                    "Raspberry Pi 5", "Hardware")
+    assert "anaphor" in pair.origin
+
+
+def test_held_out_sets_are_not_trained_on(tmp_path):
+    from pipeline.train import HELD_OUT, annotated_sets
+
+    for name in ("real-x", *sorted(HELD_OUT)):
+        (tmp_path / "tests" / "data" / name / "docs").mkdir(parents=True)
+        (tmp_path / "tests" / "data" / name / "gold.json").write_text('{"entities": [], "relations": []}')
+    assert [s.name for s in annotated_sets(tmp_path)] == ["real-x"]
+
+
+def test_common_words_inside_a_name_say_what_it_names(parse):
+    doc = parse("Affiliations: Corvid University; Tern Research")
+    lay = layout(doc)
+    ctx = doc_context(doc, lay, mention_candidates(doc, lay))
+    assert "cw_last=university" in mention_features(doc, lay, _cand(doc, lay, "Corvid University"), ctx)
+    assert "cw=research" in mention_features(doc, lay, _cand(doc, lay, "Tern Research"), ctx)
+
+
+def test_a_quote_marker_gives_a_line_initial_span_the_context_of_none(parse):
+    feats = []
+    for text in ("Teasers\n> Sparse Adapters for Tiny Phones\n[Accepted to ICLR 2025]\n",
+                 "Teasers\nSparse Adapters for Tiny Phones\n[Accepted to ICLR 2025]\n"):
+        doc = parse(text)
+        lay = layout(doc)
+        c = _cand(doc, lay, "Sparse Adapters for Tiny Phones")
+        feats.append(sorted(mention_features(doc, lay, c, doc_context(doc, lay, mention_candidates(doc, lay)))))
+    assert feats[0] == feats[1]
+

@@ -47,7 +47,7 @@ def lexicon() -> dict:
                        if isinstance(v, str) and not k.startswith("_")}
     lex = json.loads((PATTERNS / "lexicon.json").read_text("utf-8"))
     data["function_words"] = frozenset(w.lower() for w in lex["function_words"]) | frozenset(data["connectors"])
-    for key in ("negation", "hedges", "anaphors", "line_labels"):
+    for key in ("negation", "hedges", "anaphors", "line_labels", "name_words"):
         data[key] = frozenset(data[key])
     return data
 
@@ -103,6 +103,8 @@ class Layout:
     line_kind: list[str]
     line_first: list[str]
     para_of_line: list[int]
+    content_line: list[int]
+    """For each line, how many lines with words there are up to it (blank lines and rules not counted)."""
     token_line: list[int] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
     """Each token as the features see it (``features.word``)."""
@@ -127,17 +129,19 @@ class Layout:
 
 _MARKER = re.compile(r"^\s*(?:[-*•>]+|\d{1,3}[.)]|\[\d{1,3}\]|#+)\s+")
 _WORD = re.compile(r"[A-Za-z][\w-]*")
+_ALIGNED = re.compile(r"\S {2,}\S.*\S {2,}\S")
+"""Three or more columns aligned by runs of spaces: a table written as text."""
 
 
 def _line_kind(line: str) -> str:
     s = line.strip()
     if not s:
         return "blank"
-    if "|" in s or "\t" in s:
+    if "|" in s or "\t" in s or _ALIGNED.search(s):
         return "table"
     if s.startswith("#"):
         return "heading"
-    if _MARKER.match(line):
+    if _MARKER.match(line) and not s.startswith(">"):  # a quote's ">" is gone once Markdown is read
         return "item"
     if re.fullmatch(r"[-=_*~]{3,}", s):
         return "rule"
@@ -150,23 +154,26 @@ def layout(doc: Doc) -> Layout:
     """The line and paragraph structure of ``doc``'s text."""
     text = doc_text(doc)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    kinds, firsts, paras = [], [], []
-    para = 0
-    prev_blank = True
+    kinds, firsts, paras, content = [], [], [], []
+    para = seen = 0
+    prev_ends = True
     for k, a in enumerate(starts):
         b = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
         line = text[a:b]
         kind = _line_kind(line)
-        if kind == "blank":
-            prev_blank = True
-        elif prev_blank or kind in {"heading", "item", "rule"}:
-            para += 1
-            prev_blank = False
+        # blank lines and rules say nothing here: a document read from Markdown or HTML has none, so a paragraph
+        # ends after a line of prose and before a heading or list item
+        if kind not in {"blank", "rule"}:
+            if prev_ends or kind in {"heading", "item"}:
+                para += 1
+            prev_ends = kind in {"text", "heading"}
+            seen += 1
         kinds.append(kind)
+        content.append(seen)
         w = _WORD.search(_MARKER.sub("", line, count=1))
         firsts.append(w.group(0).lower() if w and w.start() < 3 else "")
         paras.append(para)
-    lay = Layout(text, sentence_starts(doc), starts, kinds, firsts, paras)
+    lay = Layout(text, sentence_starts(doc), starts, kinds, firsts, paras, content)
     if len(doc):  # read from one array: a Token object per token costs more than the features
         arr = doc.to_array([IDX, HEAD, DEP, ORTH, SPACY])
         lay.idx = arr[:, 0].tolist()
@@ -208,8 +215,8 @@ def name_tokens(lay: Layout) -> list[bool]:
     i = 0
     while i < n:
         j = i
-        while j + 1 < n and not spaced[j]:
-            j += 1
+        while j + 1 < n and not spaced[j] and not texts[j].isspace() and not texts[j + 1].isspace():
+            j += 1  # a token of spaces or line breaks ("\n  ") is a word boundary too
         if _name_word("".join(texts[i:j + 1])):
             for k in range(i, j + 1):
                 out[k] = texts[k][:1].isalnum()
@@ -379,6 +386,8 @@ def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[t
     _entry_pairs(lay, typed, found)
     _heading_pairs(lay, typed, found)
     _anaphor_pairs(doc, lay, typed, by_sent, found)
+    _table_pairs(lay, typed, found)
+    _topic_pairs(lay, typed, found)
     index = {(m.cand.start, m.cand.end): k for k, m in enumerate(typed)}
     rules: dict[tuple[int, int], list] = {}
     for s, p, o, _, rule, _ in rule_rels:
@@ -405,7 +414,8 @@ def _entry_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
         for j, m in enumerate(typed):
             if j == k or not typed[k].cand.start_char <= m.cand.start_char < stop:
                 continue
-            if lay.line_of_char(m.cand.start_char) - first > 40 or (typed[k].cls, m.cls) not in ALLOWED:
+            if lay.content_line[lay.line_of_char(m.cand.start_char)] - lay.content_line[first] > 25 \
+                    or (typed[k].cls, m.cls) not in ALLOWED:
                 continue
             found.setdefault((k, j), set()).add("entry")
 
@@ -435,6 +445,7 @@ def _anaphor_pairs(doc: Doc, lay: Layout, typed: list[Typed], by_sent: dict, fou
     """The paragraph's last method named as a subject, and what a later sentence whose subject is "it" or "the
     model" names."""
     topic: dict[int, int] = {}
+    last = None
     anaphors = lexicon()["anaphors"]
     for si in sorted(by_sent):
         members = by_sent[si]
@@ -442,12 +453,80 @@ def _anaphor_pairs(doc: Doc, lay: Layout, typed: list[Typed], by_sent: dict, fou
         a = lay.sent_starts[si]
         b = lay.sent_starts[si + 1] if si + 1 < len(lay.sent_starts) else len(doc)
         subj = [t for t in range(a, b) if lay.deps[t] in {"nsubj", "nsubjpass"}]
-        if subj and lay.texts[subj[0]].lower() in anaphors and para in topic:
-            k = topic[para]
+        if subj and lay.texts[subj[0]].lower() in anaphors and (para in topic or last is not None):
+            k = topic.get(para, last)  # else the method an earlier paragraph was about
             for j in members:
                 if j != k and (typed[k].cls, typed[j].cls) in ALLOWED:
                     found.setdefault((k, j), set()).add("anaphor")
         for j in members:
             m = typed[j]
             if m.cls in {"Method", "Paper"} and any(m.cand.start <= t < m.cand.end for t in subj):
-                topic[para] = j
+                topic[para] = last = j
+
+
+_CELL = re.compile(r"\s*\|\s*|\t|\s{2,}")
+
+
+def _first_cell_end(lay: Layout, line: int) -> int:
+    """The character offset where the first cell of a table row ends."""
+    a = lay.line_starts[line]
+    b = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
+    row = lay.text[a:b]
+    lead = len(row) - len(row.lstrip(" |"))
+    m = _CELL.search(row, lead + 1)
+    return a + (m.start() if m else len(row))
+
+
+def _table_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
+    """The name heading a table row and each name of the table's header row ("MMLU | 69%" under "benchmark |
+    phi-3-mini | GPT-3.5"; "Llama 2 7B  77.4  78.8" under "model  BoolQ  PIQA")."""
+    by_line: dict[int, list[int]] = {}
+    for k, m in enumerate(typed):
+        by_line.setdefault(lay.line_of_char(m.cand.start_char), []).append(k)
+    kinds, n, i = lay.line_kind, len(lay.line_kind), 0
+    while i < n:
+        if kinds[i] != "table":
+            i += 1
+            continue
+        j = i
+        while j < n and kinds[j] == "table":
+            j += 1
+        header = [k for k in by_line.get(i, ()) if typed[k].cand.start_char >= _first_cell_end(lay, i)]
+        for line in range(i + 1, j):
+            cut = _first_cell_end(lay, line)
+            for r in (k for k in by_line.get(line, ()) if typed[k].cand.start_char < cut):
+                for h in header:
+                    for a, b in ((r, h), (h, r)):
+                        if (typed[a].cls, typed[b].cls) in ALLOWED:
+                            found.setdefault((a, b), set()).add("table")
+        i = j
+
+
+def _topic(lay: Layout, typed: list[Typed]) -> int | None:
+    """The document's main method: the first mention of the method named most often (at least twice)."""
+    counts: dict[str, list[int]] = {}
+    for k, m in enumerate(typed):
+        if m.cls == "Method" and not m.cand.forced:
+            key = (m.cand.canonical or lay.text[m.cand.start_char:m.cand.end_char]).lower()
+            counts.setdefault(key, []).append(k)
+    best = sorted(counts.values(), key=lambda ks: (-len(ks), ks[0]))
+    return best[0][0] if best and len(best[0]) >= 2 else None
+
+
+def _topic_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
+    """The document's main method and the names of list items and table rows that name at most one other method
+    or paper (a model card's "- SwiGLU activations;", "HellaSwag | 0 | 81.19%")."""
+    k = _topic(lay, typed)
+    if k is None:
+        return
+    by_line: dict[int, list[int]] = {}
+    for j, m in enumerate(typed):
+        by_line.setdefault(lay.line_of_char(m.cand.start_char), []).append(j)
+    for line, members in by_line.items():
+        if lay.line_kind[line] not in {"item", "table"}:
+            continue
+        if sum(typed[j].cls in {"Method", "Paper"} and j != k for j in members) > 1:
+            continue
+        for j in members:
+            if j != k and (typed[k].cls, typed[j].cls) in ALLOWED:
+                found.setdefault((k, j), set()).add("topic")

@@ -65,10 +65,20 @@ def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
             classes[norm(c.canonical)].add(c.rule_cls)
         key = norm(text[c.start_char:c.end_char])
         if c.start > 0:
-            around[key].add("any_p1=" + words[c.start - 1])
+            around[key].add("any_p1=" + _before(lay, c)[0])
         if c.end < n:
             around[key].add("any_n1=" + words[c.end])
     return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()}}
+
+
+def _before(lay: Layout, c: MentionCandidate) -> tuple[str, str]:
+    """The two words before a span, past a quote's ">" that starts its line (a document read from Markdown has
+    none: its quote marks are gone)."""
+    k = c.start
+    if k > 0 and lay.texts[k - 1] == ">" and not lay.text[lay.line_starts[lay.token_line[k - 1]]:lay.idx[k - 1]].strip():
+        k -= 1
+    words = lay.words
+    return (words[k - 1] if k > 0 else "<s>"), (words[k - 2] if k > 1 else "<s>")
 
 
 def _bucket(n: int) -> str:
@@ -123,12 +133,13 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
         f.append("acronym")
     low = sorted({words[k] for k in range(c.start, c.end) if texts[k].isalpha() and texts[k].islower()})
     f += [f"in={w}" for w in low[:6]]
+    f += _name_words(texts, c.start, c.end)
     last = texts[c.end - 1]
     f.append(f"last_suf={last[-3:].lower()}" if last[:1].isupper() and len(last) > 4 else f"last={words[c.end - 1]}")
     f.append(f"first={words[c.start]}")
-    p1 = words[c.start - 1] if c.start > 0 else "<s>"
+    p1, p2 = _before(lay, c)
     n1 = words[c.end] if c.end < n else "</s>"
-    f += [f"p1={p1}", f"p2={words[c.start - 2] if c.start > 1 else '<s>'}", f"n1={n1}",
+    f += [f"p1={p1}", f"p2={p2}", f"n1={n1}",
           f"n2={words[c.end + 1] if c.end + 1 < n else '</s>'}", f"around={p1}_{n1}"]
     root = _root(lay, c.start, c.end)
     dep = lay.deps[root]
@@ -141,6 +152,17 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f += _line_features(lay, c.start_char, c.end_char, "")
     f += _cues_in(lay, max(0, c.start_char - 40), c.start_char, "cue_before=")
     return f
+
+
+def _name_words(texts: list[str], a: int, b: int) -> list[str]:
+    """The common words written capitalised inside a name ("University", "Research", "Bench"): what kind of thing
+    it names (``name_words`` of ``features.json``)."""
+    known = lexicon()["name_words"]
+    words = sorted({t.lower() for t in texts[a:b] if t[:1].isupper() and t.lower() in known})
+    out = [f"cw={w}" for w in words[:4]]
+    if b > a and texts[b - 1].lower() in known:
+        out.append(f"cw_last={texts[b - 1].lower()}")
+    return out
 
 
 def _line_features(lay: Layout, a: int, b: int, tag: str) -> list[str]:
@@ -238,7 +260,7 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     f.append("s_first" if first is sc else "o_first")
     ss, so = lay.sent_of(sc.start), lay.sent_of(oc.start)
     ls, lo = lay.line_of_char(sc.start_char), lay.line_of_char(oc.start_char)
-    f.append(f"lines={_bucket(abs(lo - ls))}")
+    f.append(f"lines={_bucket(abs(lay.content_line[lo] - lay.content_line[ls]))}")
     f.append("same_para" if lay.para_of_line[ls] == lay.para_of_line[lo] else "other_para")
     if ss == so:
         f += _between(lay, first, second)
