@@ -1,70 +1,72 @@
-"""Node positions for graphs too large for the browser's physics: a force layout in numpy.
+"""Node positions for graphs too large for the browser's physics: each connected component laid out on its own,
+then the components packed around the largest.
 
-vis-network's physics needs minutes to settle a few thousand nodes, and networkx's ``spring_layout`` needs
-scipy above 500 nodes and then loops over the nodes in Python. This is Fruchterman-Reingold with the
-repulsion of each node estimated from a fixed-size random sample of the others (scaled up to all of them),
-exact attraction along edges, and a pull to the centre that keeps components together (balancing the
-repulsion at a radius of about sqrt(n)): O(n·s + m) per
-step instead of O(n²). Seeded, so the same graph gets the same positions.
+vis-network's physics needs minutes to settle a few thousand nodes. Here a component's positions are a function
+of that component alone (its nodes in a canonical order and its edges): igraph's Fruchterman-Reingold (C, a grid
+for the repulsion above a thousand nodes) from seeded start positions, scaled so that neighbours are about
+``spacing`` apart. The packing depends only on the components' sizes and extents: the largest at the centre,
+the others on rings around it, largest first. The same graph gets the same positions, and a change in one
+component moves no node of another except by the packing.
 """
 
 from __future__ import annotations
 
+import math
+import random
 from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["force_layout"]
+__all__ = ["component_layout", "pack", "ITERATIONS"]
+
+ITERATIONS = 100
+"""Fruchterman-Reingold steps per component."""
 
 
-def force_layout(n: int, edges: Sequence[tuple[int, int]], *, iterations: int = 80, samples: int = 200,
-                 seed: int = 7, spacing: float = 100.0) -> list[tuple[float, float]]:
-    """Positions for nodes ``0 .. n-1`` joined by ``edges``, about ``spacing`` apart between neighbours.
+def component_layout(n: int, edges: Sequence[tuple[int, int]], *, seed: int = 7, spacing: float = 100.0) -> np.ndarray:
+    """Positions (an ``n`` x 2 array, centred on 0) of one connected component's nodes ``0 .. n-1``.
 
     Examples
     --------
-    >>> pos = force_layout(4, [(0, 1), (1, 2), (2, 3)])
-    >>> len(pos), pos == force_layout(4, [(0, 1), (1, 2), (2, 3)])
-    (4, True)
-    >>> force_layout(0, [])
-    []
+    >>> pos = component_layout(4, [(0, 1), (1, 2), (2, 3)])
+    >>> pos.shape, bool((pos == component_layout(4, [(0, 1), (1, 2), (2, 3)])).all())
+    ((4, 2), True)
+    >>> component_layout(1, []).tolist()
+    [[0.0, 0.0]]
     """
-    if n == 0:
-        return []
-    rng = np.random.default_rng(seed)
-    side = float(np.sqrt(n))
-    pos = rng.random((n, 2)) * side
-    e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
-    e = e[e[:, 0] != e[:, 1]]
-    src, dst = e[:, 0], e[:, 1]
-    s = min(samples, n)
-    temp = side / 8
-    cool = (0.01 / temp) ** (1 / max(1, iterations - 1)) if temp > 0.01 else 1.0
-    for _ in range(iterations):
-        idx = rng.choice(n, size=s, replace=False)
-        delta = pos[:, None, :] - pos[None, idx, :]
-        d2 = np.einsum("ijk,ijk->ij", delta, delta) + 1e-4
-        disp = np.einsum("ijk,ij->ik", delta, 1.0 / d2) * (n / s)
-        if len(e):
-            dv = pos[src] - pos[dst]
-            f = dv * np.sqrt(np.einsum("ij,ij->i", dv, dv))[:, None]
-            np.subtract.at(disp, src, f)
-            np.add.at(disp, dst, f)
-        disp -= pos - pos.mean(axis=0)
-        length = np.sqrt(np.einsum("ij,ij->i", disp, disp)) + 1e-9
-        pos += disp * (np.minimum(length, temp) / length)[:, None]
-        temp *= cool
+    if n <= 2:
+        return np.array([[0.0, 0.0]] if n == 1 else [[-spacing / 2, 0.0], [spacing / 2, 0.0]])
+    import igraph as ig
+
+    g = ig.Graph(n=n, edges=[(a, b) for a, b in edges if a != b])
+    start = np.random.default_rng(seed).random((n, 2)) * math.sqrt(n)
+    ig.set_random_number_generator(random.Random(seed))
+    try:
+        pos = np.array(g.layout_fruchterman_reingold(seed=start.tolist(), niter=ITERATIONS).coords)
+    finally:
+        ig.set_random_number_generator(random)
     pos -= pos.mean(axis=0)
-    # nodes without edges settle where the pull to the centre meets the repulsion of everything, far outside
-    # the tight core the edges make: bring them onto a ring just outside it, keeping their directions and order
-    if len(e):
-        linked = np.zeros(n, dtype=bool)
-        linked[src] = linked[dst] = True
-        r = np.sqrt(np.einsum("ij,ij->i", pos, pos))
-        core = float(np.quantile(r[linked], 0.95))
-        far = r > core
-        if far.any() and core > 0:
-            r_new = core + (r[far] - core) * (0.3 * core / max(float(r[far].max()) - core, 1e-9))
-            pos[far] *= (r_new / r[far])[:, None]
-    pos *= spacing
-    return [(round(float(x), 1), round(float(y), 1)) for x, y in pos]
+    # scaled to a disc of about one node per spacing² (the root mean square radius of a uniform disc of area
+    # n·spacing²), so that the page's first view, zoomed to fit its hubs, has room between them
+    rms = math.sqrt(float((pos ** 2).sum(axis=1).mean()))
+    return pos * (spacing * math.sqrt(n / (2 * math.pi)) / max(rms, 1e-9))
+
+
+def pack(parts: Sequence[np.ndarray], *, gap: float = 100.0) -> list[np.ndarray]:
+    """``parts`` (each a component's positions centred on 0, largest first) moved to their places: the first
+    at the centre, each next one on a ring around it, a new ring when one is full."""
+    out = [parts[0]] if parts else []
+    radius = lambda p: max(float(np.sqrt((p ** 2).sum(axis=1)).max()), gap / 2)  # noqa: E731
+    ring = radius(parts[0]) + gap if parts else 0.0
+    used, widest = 0.0, 0.0
+    for p in parts[1:]:
+        r = radius(p)
+        if used + 2 * r > 2 * math.pi * (ring + r):  # this ring is full: the next one, outside the widest
+            ring += widest + gap
+            used, widest = 0.0, 0.0
+        centre = ring + r
+        angle = (used + r) / centre
+        out.append(p + np.array([centre * math.cos(angle), centre * math.sin(angle)]))
+        used += 2 * r + gap / 4
+        widest = max(widest, 2 * r)
+    return out

@@ -3,7 +3,8 @@
 The page is made from a :class:`GraphView` of the graph: from an rdflib Graph (a build that holds one) or
 from graph.ttl's bytes (a streamed or patched build, which never makes one). The page holds the whole graph as JSON data but draws only part of it: a summary (the most connected entities
 under the filters) plus whatever the user finds or expands, so it stays fast at any size. Components, degrees,
-communities (networkx Louvain, fixed seed) and positions are computed here, once, deterministically.
+communities (Louvain, fixed seed, per component) and positions (:mod:`pipeline.layout`) are computed here,
+once, deterministically: a function of the graph alone.
 
 Every string from a document reaches the page as JSON data read with ``textContent``: never as HTML.
 """
@@ -11,7 +12,9 @@ Every string from a document reaches the page as JSON data read with ``textConte
 from __future__ import annotations
 
 import json
+import random
 import sys
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -19,7 +22,7 @@ import networkx as nx
 from rdflib import Graph
 from rdflib.namespace import RDF, RDFS, SKOS
 
-from .layout import force_layout
+from .layout import component_layout, pack
 from .vocab import ENTITY_CLASSES, MLKG, RELATIONS, local_name
 from .write import atomic_write
 
@@ -38,9 +41,10 @@ COMMUNITY_SEED = 7
 
 
 def _vis_assets() -> tuple[str, str]:
-    import pyvis
+    from importlib.util import find_spec
 
-    lib = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2"
+    # found, not imported: importing pyvis (Jinja, IPython's display hooks) costs more than reading the files
+    lib = Path(find_spec("pyvis").submodule_search_locations[0]) / "templates" / "lib" / "vis-9.1.2"
     return (lib / "vis-network.min.js").read_text("utf-8"), (lib / "vis-network.css").read_text("utf-8")
 
 
@@ -173,33 +177,67 @@ def _relations(view: GraphView, index: dict, tables: dict[str, _Table]) -> list[
     return edges
 
 
-def _structure(nodes: list[dict], edges: list[list]) -> tuple[list[int], int]:
-    """Degree, component (0 = largest) and community (0 = largest) of each node, in place: the component
-    sizes and the number of communities. Ties are broken by the smallest node id, so the result is stable."""
+@dataclass(frozen=True, slots=True)
+class Structure:
+    """The connected components and the communities of the page's graph, as node ids."""
+
+    components: list[list[int]]
+    """Each component's nodes in canonical order (by IRI), largest component first (ties: smallest node id)."""
+    edges: list[list[tuple[int, int]]]
+    """Each component's edges, as positions in its node list (sorted, distinct, no loops)."""
+
+
+def _components(nodes: list[dict], edges: list[list]) -> Structure:
     g = nx.Graph()
     g.add_nodes_from(range(len(nodes)))
-    g.add_edges_from((e[0], e[1]) for e in edges)
+    g.add_edges_from((e[0], e[1]) for e in edges if e[0] != e[1])
+    comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
+    canonical = [sorted(c, key=lambda i: nodes[i]["iri"]) for c in comps]
+    local_edges = []
+    for comp in canonical:
+        at = {i: k for k, i in enumerate(comp)}
+        local_edges.append(sorted({(min(at[a], at[b]), max(at[a], at[b])) for i in comp for a, b in ((i, j) for j in g[i])}))
+    return Structure(canonical, local_edges)
+
+
+def _communities(n: int, es: list[tuple[int, int]]) -> list[list[int]]:
+    """Louvain communities (igraph's multilevel, fixed seed) of one component in canonical order: a function of
+    the component alone."""
+    if n <= 2:
+        return [list(range(n))]
+    import igraph as ig
+
+    ig.set_random_number_generator(random.Random(COMMUNITY_SEED))
+    try:
+        return [list(c) for c in ig.Graph(n=n, edges=es).community_multilevel()]
+    finally:
+        ig.set_random_number_generator(random)
+
+
+def _structure(nodes: list[dict], edges: list[list]) -> tuple[Structure, list[int], int]:
+    """Degree, component (0 = largest) and community (0 = largest) of each node, in place: the structure, the
+    component sizes and the number of communities. Ties are broken by the smallest node id, so the result is
+    stable; communities are found in each component on its own."""
     for n in nodes:
-        n["degree"] = 0
+        n["degree"], n["comm"] = 0, -1
     for e in edges:
         nodes[e[0]]["degree"] += 1
         nodes[e[1]]["degree"] += 1
-    comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
-    for rank, comp in enumerate(comps):
+    st = _components(nodes, edges)
+    comms = []
+    for rank, (comp, es) in enumerate(zip(st.components, st.edges)):
         for i in comp:
             nodes[i]["comp"] = rank
-    linked = g.subgraph(i for i in g if g.degree(i) > 0)
-    comms = sorted((sorted(c) for c in nx.community.louvain_communities(linked, seed=COMMUNITY_SEED)),
-                   key=lambda c: (-len(c), c[0]))
-    for n in nodes:
-        n["comm"] = -1
+        if len(comp) > 1 or nodes[comp[0]]["degree"]:
+            comms += [sorted(comp[k] for k in c) for c in _communities(len(comp), es)]
+    comms.sort(key=lambda c: (-len(c), c[0]))
     for rank, comm in enumerate(comms):
         for i in comm:
             nodes[i]["comm"] = rank
-    return [len(c) for c in comps], len(comms)
+    return st, [len(c) for c in st.components], len(comms)
 
 
-def _options(nodes: list[dict], edges: list[list]) -> dict:
+def _options(nodes: list[dict], st: Structure) -> dict:
     """vis-network options; above the layout threshold, positions from :mod:`pipeline.layout`, physics off."""
     options = {"physics": {"enabled": True, "stabilization": {"iterations": 150}, "solver": "forceAtlas2Based"},
                "interaction": {"hover": True, "tooltipDelay": 150},
@@ -208,9 +246,10 @@ def _options(nodes: list[dict], edges: list[list]) -> dict:
         # labels appear as one zooms in (hubs' first): none in the overview, where they would only overlap
         options["nodes"]["scaling"]["label"] = {"enabled": True, "min": 12, "max": 24, "drawThreshold": 8, "maxVisible": 30}
         options["edges"]["scaling"] = {"label": {"drawThreshold": 8}}
-        pos = force_layout(len(nodes), [(e[0], e[1]) for e in edges])
-        for n, (x, y) in zip(nodes, pos):
-            n["x"], n["y"] = x, y
+        parts = pack([component_layout(len(c), es) for c, es in zip(st.components, st.edges)])
+        for comp, pos in zip(st.components, parts):
+            for i, (x, y) in zip(comp, pos.tolist()):
+                nodes[i]["x"], nodes[i]["y"] = round(x, 1), round(y, 1)
         options["physics"] = {"enabled": False}
         options["layout"] = {"improvedLayout": False}
         options["edges"]["smooth"] = False
@@ -224,8 +263,8 @@ def render_html(graph: Graph | GraphView) -> str:
     nodes, index, docs = _entities(view)
     tables = {"docs": _Table((d, i) for i, d in enumerate(docs)), "sentences": _Table(), "rules": _Table()}
     edges = _relations(view, index, tables)
-    components, n_communities = _structure(nodes, edges)
-    data = {"nodes": nodes, "edges": edges, **{k: list(v) for k, v in tables.items()}, "options": _options(nodes, edges),
+    st, components, n_communities = _structure(nodes, edges)
+    data = {"nodes": nodes, "edges": edges, **{k: list(v) for k, v in tables.items()}, "options": _options(nodes, st),
             "colors": CLASS_COLORS, "shapes": CLASS_SHAPES, "properties": [local_name(p) for p in RELATIONS],
             "components": components, "communities": n_communities, "summarySize": SUMMARY_SIZE,
             "fold": fold_table()}
