@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Span
 
+from .doc import span_value
 from .rules import norm
 
 __all__ = ["State", "_Introduced", "introduced", "canon", "paragraph_numbers"]
@@ -35,7 +36,7 @@ class State:
 
 
 def canon(span: Span) -> str:
-    return span._.mlkg_canonical or span.text
+    return span_value(span, "mlkg_canonical", "") or span.text
 
 
 class _Introduced:

@@ -6,7 +6,7 @@ import numpy
 from spacy.attrs import SENT_START
 from spacy.tokens import Doc, Span
 
-__all__ = ["MENTIONS_KEY", "TEXT_KEY", "doc_text", "sentence_starts", "sentence_spans"]
+__all__ = ["MENTIONS_KEY", "TEXT_KEY", "doc_text", "sentence_starts", "sentence_spans", "span_value"]
 
 MENTIONS_KEY = "mlkg_mentions"
 TEXT_KEY = "mlkg_text"
@@ -19,6 +19,30 @@ if not Doc.has_extension("mlkg_event"):
 for _name, _default in (("mlkg_canonical", ""), ("mlkg_aliases", ()), ("mlkg_rule", "")):
     if not Span.has_extension(_name):
         Span.set_extension(_name, default=_default)
+
+
+def _read_direct(span: Span, name: str, default):
+    return span.doc.user_data.get(("._.", name, span.start_char, span.end_char), default)
+
+
+def _read_underscore(span: Span, name: str, default):
+    return getattr(span._, name)
+
+
+def _keyed_by_offsets() -> bool:
+    """Whether spaCy keeps a span's extension values in ``doc.user_data`` under ``("._.", name, start_char,
+    end_char)``, as spaCy 3 does (checked once, on a Doc of two words)."""
+    from spacy.vocab import Vocab
+
+    doc = Doc(Vocab(), words=["a", "b"])
+    doc[1:2]._.mlkg_rule = "probe"
+    return doc.user_data.get(("._.", "mlkg_rule", 2, 3)) == "probe" and _read_direct(doc[1:2], "mlkg_rule", "") == "probe"
+
+
+span_value = _read_direct if _keyed_by_offsets() else _read_underscore
+span_value.__doc__ = """``span._.<name>`` (``default`` when unset: the extension's default, an immutable one): read from
+``doc.user_data`` where spaCy keeps it, without the ``Underscore`` object each ``span._`` builds (the relation
+rules and the extraction read these tens of thousands of times)."""
 
 
 def doc_text(doc: Doc) -> str:

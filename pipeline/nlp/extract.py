@@ -16,6 +16,7 @@ from ..model import Document, Evidence, Extraction, Mention, RelationMention
 from ..vocab import MLKG
 from . import budget
 from .components import MENTIONS_KEY, TEXT_KEY, doc_text, sentence_starts
+from .doc import span_value
 
 __all__ = ["extract", "extract_all", "parse_all", "extract_parsed", "RULE_COMPONENTS"]
 
@@ -53,17 +54,25 @@ def _sentence_of(span: Span, starts: list[int]) -> Span:
 
 
 def _mention(doc_id: str, span: Span, text: str, memo: dict) -> Mention:
-    surface = text[span.start_char:span.end_char]  # Span.text, without joining the tokens again
-    return Mention(
+    """The Mention of ``span``: one per span (offsets and label) of the document, a relation's ends being
+    mentions listed already."""
+    start, end, label = span.start_char, span.end_char, span.label
+    key = ("mention", start, end, label)
+    found = memo.get(key)
+    if found is not None:
+        return found
+    surface = text[start:end]  # Span.text, without joining the tokens again
+    found = memo[key] = Mention(
         doc_id=doc_id,
         text=surface,
         cls=MLKG[span.label_],
-        start_char=span.start_char,
-        end_char=span.end_char,
+        start_char=start,
+        end_char=end,
         evidence=_evidence(doc_id, _sentence_of(span, memo["starts"]), text, memo),
-        canonical=span._.mlkg_canonical or surface,
-        aliases=tuple(span._.mlkg_aliases),
+        canonical=span_value(span, "mlkg_canonical", "") or surface,
+        aliases=tuple(span_value(span, "mlkg_aliases", ())),
     )
+    return found
 
 
 def extract(document: Document, doc: Doc) -> Extraction:

@@ -89,10 +89,11 @@ class MentionFinder:
             if span is None:
                 continue
             surface = text[span.start_char:span.end_char]  # span.text, without joining its tokens
-            span._.mlkg_canonical = f.canonical
-            span._.mlkg_aliases = tuple(a for a in f.aliases if a and norm(a) != norm(f.canonical)) + (
-                (surface,) if norm(surface) != norm(f.canonical) else ())
-            span._.mlkg_rule = f.rule
+            ext = span._  # one Underscore for the three values (each ``span._`` builds one)
+            key = norm(f.canonical)
+            ext.mlkg_canonical = f.canonical
+            ext.mlkg_aliases = tuple(a for a in f.aliases if a and norm(a) != key) + ((surface,) if norm(surface) != key else ())
+            ext.mlkg_rule = f.rule
             spans.append(span)
         doc.spans[MENTIONS_KEY] = spans
         doc._.mlkg_event = main_event(venues)

@@ -11,7 +11,7 @@ from spacy.tokens import Doc
 
 from .occurrences import NameFinder
 from .rules import Found, NUMBERED_WORDS, is_strong_name, load_rules, norm
-from .text import MONTHS, regex
+from .text import MONTHS, cue, regex
 
 _CUES = load_rules().cue_patterns["names"]
 
@@ -112,10 +112,10 @@ class _Votes:
 def _shouting(text: str) -> list[tuple[int, int]]:
     """Capitals that are typography, not names: all-caps heading lines ("ABOUT THE RESEARCH"), datelines
     ("TORONTO, August 4, 2025 --"), and people's names on author lines ("MacLeod", "DeVries")."""
-    shouting = [(m.start(), m.end()) for m in re.finditer(r"(?m)^[^a-z\n]*[A-Z]{2,}[^a-z\n]*\s[^a-z\n]*[A-Z]{2,}[^a-z\n]*$", text)]
-    shouting += [(m.start(), m.end(1)) for m in re.finditer(r"(?m)^([A-Z]{3,}(?:[ \t]+[A-Z]{3,})*),[ \t]+(?:" + "|".join(MONTHS) + r")\b", text)]
-    shouting += [(m.start(1), m.end(1)) for m in re.finditer(r"(?m)^[ \t]*([A-Z]{3,}(?:[ \t]+[A-Z]{3,})+)(?![\w-])", text)]  # "AUTUMN NEWSLETTER 2025"
-    shouting += [(m.start(), m.end()) for m in re.finditer(r"(?m)^[ \t]*(?:Authors?|By|Affiliations?|Posted\s+by|Written\s+by)\b[^\n]*", text)]
+    shouting = [(m.start(), m.end()) for m in cue(r"(?m)^[^a-z\n]*[A-Z]{2,}[^a-z\n]*\s[^a-z\n]*[A-Z]{2,}[^a-z\n]*$").finditer(text)]
+    shouting += [(m.start(), m.end(1)) for m in cue(r"(?m)^([A-Z]{3,}(?:[ \t]+[A-Z]{3,})*),[ \t]+(?:" + "|".join(MONTHS) + r")\b").finditer(text)]
+    shouting += [(m.start(1), m.end(1)) for m in cue(r"(?m)^[ \t]*([A-Z]{3,}(?:[ \t]+[A-Z]{3,})+)(?![\w-])").finditer(text)]  # "AUTUMN NEWSLETTER 2025"
+    shouting += [(m.start(), m.end()) for m in cue(r"(?m)^[ \t]*(?:Authors?|By|Affiliations?|Posted\s+by|Written\s+by)\b[^\n]*").finditer(text)]
     return shouting
 
 
@@ -199,7 +199,7 @@ def _by_dataset_head(v: _Votes) -> None:
     """"X dataset", "the X and Y datasets", "datasets including X and Y", "X, a ... benchmark"."""
     text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
     sent_starts, dheads, mheads, ds_word, ds_more, ds_item = v.sent_starts, v.dheads, v.mheads, _DS_WORD, _DS_MORE, _DS_ITEM
-    for m in regex(r"(?<![\w-])(" + ds_word + ds_more + r"{0,3})\s+(?:and\s+(" + ds_word + ds_more + r"{0,2})\s+)?(?:[a-z]+(?:-[a-z]+)?\s+)?(" + dheads + r")\b").finditer(text):
+    for m in cue(r"(?<![\w-])(" + ds_word + ds_more + r"{0,3})\s+(?:and\s+(" + ds_word + ds_more + r"{0,2})\s+)?(?:[a-z]+(?:-[a-z]+)?\s+)?(" + dheads + r")\b").finditer(text):
         if m.start() in sent_starts and not any(is_strong_name(w, rules.generic) for w in m.group(1).split()):
             continue
         if re.search(r"[A-Z][\w-]*,\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}$", text[max(0, m.start() - 80):m.start()]):
@@ -215,23 +215,23 @@ def _by_dataset_head(v: _Votes) -> None:
                 vote(m.group(g), "Dataset", 4)
                 cands.append((m.start(g), m.end(g), m.group(g)))
     # a head noun before the name: "the hate speech corpus HateXplain" (a noun: "we benchmark X" is a verb)
-    for m in regex(r"\b(?:the|a|an|our|their|its|new)\s+(?:[\w-]+\s+){0,3}?(?:corpus|dataset|benchmark|suite|leaderboard)\s+(" + ds_word + r"(?:\s+(?:\d{1,4}[kK]?|v\d+))?)(?![\w-])").finditer(text):
+    for m in cue(r"\b(?:the|a|an|our|their|its|new)\s+(?:[\w-]+\s+){0,3}?(?:corpus|dataset|benchmark|suite|leaderboard)\s+(" + ds_word + r"(?:\s+(?:\d{1,4}[kK]?|v\d+))?)(?![\w-])").finditer(text):
         if is_strong_name(m.group(1).split()[0], rules.generic) or m.group(1) in rules.known_datasets:
             vote(m.group(1), "Dataset", 4)
             cands.append((m.start(1), m.end(1), m.group(1)))
     # "three text classification datasets, SST-2, AG News and HateXplain": the list after a comma
-    for m in re.finditer(r"\b(?:datasets|benchmarks|corpora),\s+((?:" + ds_word + ds_more + r"{0,2}(?:,\s+|,?\s+and\s+(?:the\s+(?:[a-z-]+\s+){0,3})?))+" + ds_word + ds_more + r"{0,2})", text):
+    for m in cue(r"\b(?:datasets|benchmarks|corpora),\s+((?:" + ds_word + ds_more + r"{0,2}(?:,\s+|,?\s+and\s+(?:the\s+(?:[a-z-]+\s+){0,3})?))+" + ds_word + ds_more + r"{0,2})").finditer(text):
         for item in re.finditer(ds_word + ds_more + r"{0,2}", m.group(1)):
             vote(item.group(0), "Dataset", 4)
             cands.append((m.start(1) + item.start(), m.start(1) + item.end(), item.group(0)))
     ds_item = r"(?:[A-Z][a-z]{1,2}\.\s+)?[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,3}"
-    for m in re.finditer(r"\b(?:" + dheads + r")(?:\s+(?:including|such\s+as|like)\s+|\s*:\s*)((?:" + ds_item + r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)?)+)", text):
+    for m in cue(r"\b(?:" + dheads + r")(?:\s+(?:including|such\s+as|like)\s+|\s*:\s*)((?:" + ds_item + r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)?)+)").finditer(text):
         for item in re.finditer(ds_item, m.group(1)):
             vote(item.group(0), "Dataset", 4)
             cands.append((m.start(1) + item.start(), m.start(1) + item.end(), item.group(0)))
-    for m in regex(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(" + dheads + r")\b").finditer(text):
+    for m in cue(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(" + dheads + r")\b").finditer(text):
         vote(m.group(1), "Dataset", 6)
-    for m in regex(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,5}?(" + mheads + r")\b").finditer(text):
+    for m in cue(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,5}?(" + mheads + r")\b").finditer(text):
         if m.start() in sent_starts and not is_strong_name(m.group(1), rules.generic):
             continue
         vote(m.group(1), "Method", 2)
@@ -243,8 +243,8 @@ def _by_evaluation(v: _Votes) -> None:
     text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
     # "Evaluating Chronos-Bolt, TimesFM 2.0 and Moirai on X", "We benchmark A and B on X": what is evaluated on
     # a dataset is a method
-    for m in re.finditer(r"\b(?:[Ee]valuat(?:e|es|ed|ing)|[Bb]enchmark(?:s|ed|ing)?|[Cc]ompar(?:e|es|ed|ing)|[Tt]est(?:s|ed|ing)?)\s+"
-                         r"((?:[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?(?:,\s+|,?\s+and\s+))+[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?)\s+on\s", text):
+    for m in cue(r"\b(?:[Ee]valuat(?:e|es|ed|ing)|[Bb]enchmark(?:s|ed|ing)?|[Cc]ompar(?:e|es|ed|ing)|[Tt]est(?:s|ed|ing)?)\s+"
+                         r"((?:[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?(?:,\s+|,?\s+and\s+))+[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?)\s+on\s").finditer(text):
         for item in re.finditer(r"[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?", m.group(1)):
             w = item.group(0).rstrip(".")
             if w not in rules.generic and w not in rules.conf_acronyms and w not in rules.known_datasets and w not in rules.organizations:
@@ -252,21 +252,21 @@ def _by_evaluation(v: _Votes) -> None:
                 cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
     # the items of a demo list ("... live demos at booth #412, including:\n- Parley: Parley is a voice
     # assistant ...") are named by their first word or words
-    for m in re.finditer(r"(?im)^[^\n]*\b(?:demos?|demonstrations?|booth)\b[^\n]*(?:including|following(?:\s+\w+){0,2}|are)\s*:[ \t]*\n((?:[ \t]*(?:[-•*][ \t]+)?[^\n]+\n?){1,8})", text):
+    for m in cue(r"(?im)^[^\n]*\b(?:demos?|demonstrations?|booth)\b[^\n]*(?:including|following(?:\s+\w+){0,2}|are)\s*:[ \t]*\n((?:[ \t]*(?:[-•*][ \t]+)?[^\n]+\n?){1,8})").finditer(text):
         for item in re.finditer(r"(?m)^[ \t]*(?:[-•*][ \t]+)?([A-Z][\w.-]*(?:[ \t]+[A-Z0-9][\w.-]*){0,2})[ \t]*(?::|[–—]|[ \t]-[ \t])", m.group(1)):
             name = item.group(1)
             if name not in rules.generic and name.split()[0] not in rules.organizations and name.split()[0] not in {"The", "This", "A", "An", "Our"}:
                 vote(name, "Method", 2)
                 cands.append((m.start(1) + item.start(1), m.start(1) + item.end(1), name))
     # "edit pictures with Petal running entirely on a Pixel 10 Pro": a name running on something is a method
-    for m in re.finditer(r"\b(?:with|using|see|watch|try)\s+([A-Z][\w-]*)\s+(?:running|deployed|served)\s+(?:\w+\s+)?(?:on|locally|live)\b", text):
+    for m in cue(r"\b(?:with|using|see|watch|try)\s+([A-Z][\w-]*)\s+(?:running|deployed|served)\s+(?:\w+\s+)?(?:on|locally|live)\b").finditer(text):
         if m.group(1) not in rules.generic and m.group(1) not in rules.organizations:
             vote(m.group(1), "Method", 2)
             cands.append((m.start(1), m.end(1), m.group(1)))
     # evaluation contexts: "<number> for X", "on X" after a result cue
-    for m in re.finditer(r"\d[\d.,]*%?\s+(?:on|for)\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{2,}[\w-]*)", text):
+    for m in cue(r"\d[\d.,]*%?\s+(?:on|for)\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{2,}[\w-]*)").finditer(text):
         vote(m.group(1), "Dataset", 3)
-    for m in re.finditer(r"\b(?:[Pp]erformance|[Aa]ccuracy|results?|evaluated|tested|benchmarked|FID|perplexity)\s+(?:of\s+[\w-]+\s+)?(?:\w+\s+){0,3}?on\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{3,}[\w-]*)", text):
+    for m in cue(r"\b(?:[Pp]erformance|[Aa]ccuracy|results?|evaluated|tested|benchmarked|FID|perplexity)\s+(?:of\s+[\w-]+\s+)?(?:\w+\s+){0,3}?on\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{3,}[\w-]*)").finditer(text):
         vote(m.group(1), "Dataset", 3)
 
 
@@ -275,7 +275,7 @@ def _evaluated_on_lists(v: _Votes) -> None:
     text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
     dheads, name_item, sep, eval_cue, on_list = v.dheads, _NAME_ITEM, _SEP, _EVAL_CUE, _ON_LIST
     # "Experiments span A, B and the C": a list of datasets after an experiments verb
-    for m in re.finditer(r"\b(?:[Ee]xperiments|[Ee]valuations?|[Bb]enchmarks)\s+(?:span|spanning|cover|covering|include|including)\s+", text):
+    for m in cue(r"\b(?:[Ee]xperiments|[Ee]valuations?|[Bb]enchmarks)\s+(?:span|spanning|cover|covering|include|including)\s+").finditer(text):
         lst = re.match(r"(?:the\s+)?(" + name_item + r"(?:" + sep + name_item + r")*)", text[m.end():])
         if lst and re.search(r"\b(?:and|or)\b", lst.group(1)):
             for item in re.finditer(name_item, lst.group(1)):
@@ -312,7 +312,7 @@ def _by_method_cue(v: _Votes) -> None:
     text, rules, vote, surface, cands = v.text, v.rules, v.vote, v.surface, v.cands
     sent_starts, mheads = v.sent_starts, v.mheads
     # capitalised name + head noun: "the Adam optimizer", "Foundation Models framework"
-    for m in regex(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)\s+(" + mheads + r")\b").finditer(text):
+    for m in cue(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)\s+(" + mheads + r")\b").finditer(text):
         if m.start() in sent_starts or m.group(1).split()[0] in {"The", "A", "An", "This", "Our", "These", "Each"}:
             continue
         if all(not is_strong_name(w, rules.generic) for w in m.group(1).split()) and len(m.group(1).split()) == 1 and m.group(1) not in rules.known_methods:
@@ -326,7 +326,7 @@ def _by_method_cue(v: _Votes) -> None:
         cands.append((m.start(1), m.end(1), m.group(1)))
         surface.setdefault(norm(m.group(1)) + "#head", f"{m.group(1)} {m.group(2)}")
     # names in lists after a class noun: "SSMs like Mamba", "Transformers (Pythia, Mistral)"
-    for m in re.finditer(r"\b(?:models?|methods?|architectures?|baselines?|optimizers?|LLMs|SSMs|RNNs|Transformers|networks)\s*(?:\(|,?\s+(?:like|such\s+as|including)\s+)((?:[A-Z][\w.-]*(?:,\s+|\s+and\s+|\s+or\s+)?){1,6})", text):
+    for m in cue(r"\b(?:models?|methods?|architectures?|baselines?|optimizers?|LLMs|SSMs|RNNs|Transformers|networks)\s*(?:\(|,?\s+(?:like|such\s+as|including)\s+)((?:[A-Z][\w.-]*(?:,\s+|\s+and\s+|\s+or\s+)?){1,6})").finditer(text):
         for item in re.finditer(r"[A-Z][\w.-]*", m.group(1)):
             w = item.group(0).rstrip(".")
             if w in rules.generic or w in rules.conf_acronyms:
@@ -334,12 +334,12 @@ def _by_method_cue(v: _Votes) -> None:
             vote(w, "Method", 2)
             cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
     # "called X", "named X", "dubbed X"
-    for m in re.finditer(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed|(?:[Cc]all|[Nn]ame|[Tt]erm)\s+(?:the|this|our)\s+(?:[\w-]+\s+)?"
-                         r"(?:method|model|approach|algorithm|framework|system|technique|architecture))\s+([A-Z][\w-]*)", text):
+    for m in cue(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed|(?:[Cc]all|[Nn]ame|[Tt]erm)\s+(?:the|this|our)\s+(?:[\w-]+\s+)?"
+                         r"(?:method|model|approach|algorithm|framework|system|technique|architecture))\s+([A-Z][\w-]*)").finditer(text):
         vote(m.group(1), "Method", 2)
         cands.append((m.start(1), m.end(1), m.group(1)))
     # "we propose/introduce/present X" where X is capitalised
-    for m in re.finditer(r"\b(?:[Ww]e|[Tt]he\s+(?:paper|work))\s+(?:propose|introduce|present|develop|describe)s?\s+(?:(?:a|an|the)\s+)?(?:(?:new|novel|simple)\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)(\s+[a-z]+s\b)?", text):
+    for m in cue(r"\b(?:[Ww]e|[Tt]he\s+(?:paper|work))\s+(?:propose|introduce|present|develop|describe)s?\s+(?:(?:a|an|the)\s+)?(?:(?:new|novel|simple)\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)(\s+[a-z]+s\b)?").finditer(text):
         name = m.group(1)
         if name in rules.generic or name.split()[0] in {"In", "The", "A", "We", "Our"}:
             continue
@@ -382,7 +382,7 @@ def _by_relation(v: _Votes) -> None:
     """What a method or dataset extends, builds on, uses or beats is of its class; a dataset by its shape."""
     text, rules, vote, votes, surface, cands = v.text, v.rules, v.vote, v.votes, v.surface, v.cands
     # code names of a known method's companions: "MLX, mlx-lm and ..."
-    for m in re.finditer(r"(?<![\w-])([a-z][a-z0-9]*)([-_][a-z0-9]+)+(?![\w-])", text):
+    for m in cue(r"(?<![\w-])([a-z][a-z0-9]*)([-_][a-z0-9]+)+(?![\w-])").finditer(text):
         if votes.get(norm(m.group(1)), Counter())["Method"] >= 1 and m.group(1) not in rules.function_words:
             vote(m.group(0), "Method", 2)
             cands.append((m.start(), m.end(), m.group(0)))
@@ -392,7 +392,7 @@ def _by_relation(v: _Votes) -> None:
                r"is\s+an?\s+(?:direct\s+)?(?:extension|successor|variant|generali[sz]ation)\s+(?:of|to)|"
                r"replaces\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?of|uses|relies\s+on|outperforms|beats|surpasses)")
     obj = r"([A-Z0-9][\w-]*(?:[ \t]+[A-Z][\w-]*){0,2}(?:[ \t]+\d+(?:\.\d+)?)?|[a-z][a-z0-9]*(?:[.-][a-z0-9]+)+|[a-z]{1,3}[A-Z][\w-]*)"
-    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*|[Ii]t)\s+(?:(?:also|further|even|still|consistently|clearly|directly|is|was)\s+)?" + rel_cue + r"\s+(?:(?:the|our|an?|both)\s+)?(?:(?:earlier|original|popular|standard|prior)\s+)?" + obj, text):
+    for m in cue(r"(?<![\w-])([A-Z][\w-]*|[Ii]t)\s+(?:(?:also|further|even|still|consistently|clearly|directly|is|was)\s+)?" + rel_cue + r"\s+(?:(?:the|our|an?|both)\s+)?(?:(?:earlier|original|popular|standard|prior)\s+)?" + obj).finditer(text):
         c = votes.get(norm(m.group(1)))
         o = m.group(2)
         if o in rules.generic or o.split()[0] in rules.generic or o in rules.conf_acronyms or o.split()[0] in rules.organizations \
@@ -411,16 +411,16 @@ def _by_relation(v: _Votes) -> None:
         name = surface.get(key, "")
         if c["Method"] and not c["Dataset"] and (_DATASET_SHAPE.search(name) or re.split(r"-", name)[0] in rules.known_datasets):
             vote(name, "Dataset", 2)  # ... and variants of a known dataset: "ImageNet-R", "ImageNet-Sketch"
-    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(?:set|re-split|resplit|split|subset|suite|collection)\s+of\b"
-                         r"|\b(?:[Ww]e|[Tt]hey|[Tt]he\s+authors)\s+(?:also\s+)?(?:construct|collect|curate|annotate|crowdsource)\s+([A-Z][\w-]*)", text):
+    for m in cue(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(?:set|re-split|resplit|split|subset|suite|collection)\s+of\b"
+                         r"|\b(?:[Ww]e|[Tt]hey|[Tt]he\s+authors)\s+(?:also\s+)?(?:construct|collect|curate|annotate|crowdsource)\s+([A-Z][\w-]*)").finditer(text):
         name = m.group(1) or m.group(2)
         vote(name, "Dataset", 6)
         cands.append((m.start(1) if m.group(1) else m.start(2), m.end(1) if m.group(1) else m.end(2), name))
-    for m in re.finditer(r"\b(?:using|uses|use|with)\s+(?:the\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+as\s+(?:the|a|an|its|our|their)\s+"
-                         r"(?:[\w-]+\s+){0,2}?(?:corpus|dataset|data\s+set|training\s+data|pre-?training\s+data|benchmark)\b", text):
+    for m in cue(r"\b(?:using|uses|use|with)\s+(?:the\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+as\s+(?:the|a|an|its|our|their)\s+"
+                         r"(?:[\w-]+\s+){0,2}?(?:corpus|dataset|data\s+set|training\s+data|pre-?training\s+data|benchmark)\b").finditer(text):
         vote(m.group(1), "Dataset", 4)  # "using FineWeb-Edu as the pretraining corpus"
         cands.append((m.start(1), m.end(1), m.group(1)))
-    for m in re.finditer(r"(?<![\w-])([A-Z][\w-]*)\s+(?:extends|is\s+an?\s+(?:extension|re-split|subset|variant)\s+of)\s+(?:the\s+)?([A-Z][\w-]*)", text):
+    for m in cue(r"(?<![\w-])([A-Z][\w-]*)\s+(?:extends|is\s+an?\s+(?:extension|re-split|subset|variant)\s+of)\s+(?:the\s+)?([A-Z][\w-]*)").finditer(text):
         c = votes.get(norm(m.group(2)))
         if c and c["Dataset"] > c["Method"] and norm(m.group(1)) in votes:
             vote(m.group(1), "Dataset", 3)  # what extends a dataset is a dataset: "ChartStack extends ChartQA"

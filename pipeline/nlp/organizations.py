@@ -6,15 +6,15 @@ import re
 
 from .lexicon import longest_first
 from .rules import Found
-from .text import regex
+from .text import cue, regex
 
 __all__ = ["organization_mentions"]
 
 
 def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list[Found]:
     out: list[Found] = []
-    for m in re.finditer(r"(?<![\w-])((?:[A-Z][\w]*\s+){1,3}in\s+(?:AI|Machine\s+Learning|ML|NLP|Computer\s+Vision|Robotics))"
-                         r"(?:\s*\(([A-Za-z]+)\))?", text):
+    for m in cue(r"(?<![\w-])((?:[A-Z][\w]*\s+){1,3}in\s+(?:AI|Machine\s+Learning|ML|NLP|Computer\s+Vision|Robotics))"
+                         r"(?:\s*\(([A-Za-z]+)\))?").finditer(text):
         aliases = (m.group(2),) if m.group(2) else ()
         out.append(Found(m.start(), m.end(), "Organization", m.group(1), aliases, "org.affinity_group"))
     # universities and institutes by their naming patterns
@@ -26,7 +26,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
             r"(?:[ \t]+(?:de|di|del|della|des|du|do|da|la|le|degli|für|van|von|[A-Z][\w-]+))*?[ \t]+[A-Z][\w-]+"
             r"|(?:[A-Z][\w-]+[ \t]+){1,2}(?:Labs|Laboratory|Laboratories)"
             r"|ETH[ \t]+Z(?:u|ü)rich|EPFL|MIT|CMU|Carnegie[ \t]+Mellon|Stanford|UC[ \t]+Berkeley|Max[ \t]+Planck[ \t]+Institute(?:[ \t]+for[ \t]+[A-Z][\w \t]+?)?(?=[,.;)]|\s+and\b))")
-    for m in re.finditer(r"(?<![\w-])(?:the\s+)?(" + inst + r")(?![\w-])", text):
+    for m in cue(r"(?<![\w-])(?:the\s+)?(" + inst + r")(?![\w-])").finditer(text):
         if m.group(1).split()[0] in {"The", "A", "An", "Our", "This", "About", "At", "In", "From", "With", "By", "For"}:
             continue
         out.append(Found(m.start(1), m.end(1), "Organization", m.group(1), (), "org.institution"))
@@ -34,12 +34,12 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
     # names after "colleagues at", "researchers from", "written with the payments processor"; each is then
     # found wherever it occurs
     named: set[str] = set()
-    for line in re.finditer(r"(?m)^[ \t]*(?:Authors?|Affiliations?)\s*:(.*)$", text):
+    for line in cue(r"(?m)^[ \t]*(?:Authors?|Affiliations?)\s*:(.*)$").finditer(text):
         for g in re.finditer(r"\(([A-Z][^()\n]{1,60})\)", line.group(1)):
             named.update(x.strip() for x in re.split(r";|\s+and\s+", g.group(1)) if x.strip()[:1].isupper())
     org_name = r"((?:[A-Z][\w&-]*(?:\.[\w&-]+)*[ \t]+){0,3}[A-Z][\w&-]*(?:\.[\w&-]+)*)"
-    for m in re.finditer(r"\b(?:colleagues|researchers|collaborators|scientists|engineers|partners)\s+(?:at|from)\s+(?:the\s+)?" + org_name
-                         + r"|\b(?:written|joint\s+work|co-authored|in\s+collaboration)\s+with\s+(?:the\s+)?(?:[a-z][\w-]*\s+){0,3}" + org_name, text):
+    for m in cue(r"\b(?:colleagues|researchers|collaborators|scientists|engineers|partners)\s+(?:at|from)\s+(?:the\s+)?" + org_name
+                         + r"|\b(?:written|joint\s+work|co-authored|in\s+collaboration)\s+with\s+(?:the\s+)?(?:[a-z][\w-]*\s+){0,3}" + org_name).finditer(text):
         name = (m.group(1) or m.group(2)).rstrip(".")
         if name.split()[0] not in rules.conf_acronyms and not re.search(r"\d{4}", name):
             named.add(name)

@@ -30,3 +30,120 @@ def bounds_word(ch: str) -> bool:
     return ch.isalnum() or ch in "_-"
 
 SPACE = re.compile(r"\s+")
+
+
+def _run_needles(items) -> frozenset[str] | None:
+    """Strings one of which, lower-cased, every match of the parsed pattern ``items`` holds (None: no such set).
+
+    A run of ASCII literals is one string; a group or a repeat of at least one gives its body's strings; an
+    alternation gives the union of its branches' (None if any branch has none); of the sequence's sets the one
+    whose shortest string is longest is kept. Everything else (classes, assertions, references) gives none.
+    """
+    best: frozenset[str] | None = None
+
+    def keep(found: frozenset[str] | None) -> None:
+        nonlocal best
+        if found and (best is None or (min(map(len, found)), -len(found)) > (min(map(len, best)), -len(best))):
+            best = found
+
+    run = ""
+    for op, arg in items:
+        if op is _LITERAL and arg < 128:
+            run += chr(arg).lower()
+            continue
+        keep(frozenset((run,)) if run else None)
+        run = ""
+        if op is _SUBPATTERN:
+            keep(_run_needles(arg[-1]))
+        elif op is _ATOMIC_GROUP:
+            keep(_run_needles(arg))
+        elif op in _REPEATS and arg[0] >= 1:
+            keep(_run_needles(arg[2]))
+        elif op is _BRANCH:
+            branches = [_run_needles(b) for b in arg[1]]
+            if all(branches):
+                keep(frozenset().union(*branches))
+    keep(frozenset((run,)) if run else None)
+    return best
+
+
+try:  # the parser re compiles with (re._parser from Python 3.11, sre_parse before)
+    from re import _constants as _sre_constants, _parser as _sre_parser
+except ImportError:  # pragma: no cover
+    import sre_constants as _sre_constants  # type: ignore[no-redef]
+    import sre_parse as _sre_parser  # type: ignore[no-redef]
+_LITERAL, _SUBPATTERN, _BRANCH = _sre_constants.LITERAL, _sre_constants.SUBPATTERN, _sre_constants.BRANCH
+_ATOMIC_GROUP = getattr(_sre_constants, "ATOMIC_GROUP", None)
+_REPEATS = tuple(getattr(_sre_constants, n) for n in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+                 if hasattr(_sre_constants, n))
+_lowered: list = [None, ""]  # the last text lower-cased and its lower case (the same sentence is asked of many patterns)
+
+
+class Prefiltered:
+    """A compiled pattern that is not run on a text holding none of the strings every match must hold.
+
+    The strings (:func:`_run_needles`, at least 3 characters each) are looked for with ``in`` in the lower-cased
+    text, which costs a fraction of a scan by a pattern of many alternatives (most sentences hold none of a cue's
+    words). The answers are the pattern's own: a text is skipped only when the pattern cannot match in it.
+    Lower-casing stands in for ``re.IGNORECASE`` exactly on the ASCII strings looked for, except for the four
+    letters of :data:`FOLDS_TO_ASCII`: a text holding one is always scanned.
+    """
+
+    __slots__ = ("pattern", "needles")
+
+    def __init__(self, pattern: re.Pattern, needles: frozenset[str]) -> None:
+        # a string holding another is found only where that one is: the shorter one answers for both
+        self.pattern = pattern
+        self.needles = tuple(sorted(n for n in needles if not any(m != n and m in n for m in needles)))
+
+    def may_match(self, text: str) -> bool:
+        """False only when the pattern cannot match anywhere in ``text``."""
+        if _lowered[0] is text:
+            low = _lowered[1]
+        else:
+            if not text.isascii() and FOLDS_TO_ASCII.search(text):
+                return True
+            low = text.lower()
+            _lowered[0], _lowered[1] = text, low
+        for n in self.needles:
+            if n in low:
+                return True
+        return False
+
+    def finditer(self, text: str, *args):
+        return self.pattern.finditer(text, *args) if self.may_match(text) else iter(())
+
+    def search(self, text: str, *args):
+        return self.pattern.search(text, *args) if self.may_match(text) else None
+
+    def match(self, text: str, *args):
+        return self.pattern.match(text, *args) if self.may_match(text) else None
+
+    def fullmatch(self, text: str, *args):
+        return self.pattern.fullmatch(text, *args) if self.may_match(text) else None
+
+    def findall(self, text: str, *args):
+        return self.pattern.findall(text, *args) if self.may_match(text) else []
+
+    def __getattr__(self, name: str):
+        return getattr(self.pattern, name)
+
+
+MIN_NEEDLE = 3
+"""The shortest string worth a prefilter: shorter ones ("of", "a") are in nearly every text."""
+
+
+def prefiltered(pattern: re.Pattern, shortest: int = MIN_NEEDLE) -> re.Pattern | Prefiltered:
+    """``pattern`` behind a :class:`Prefiltered` check, or ``pattern`` itself when its matches share no string of
+    ``shortest`` characters or more (1 for a rare character: ":" in a sentence)."""
+    needles = _run_needles(_sre_parser.parse(pattern.pattern, pattern.flags))
+    if not needles or min(map(len, needles)) < shortest:
+        return pattern
+    return Prefiltered(pattern, needles)
+
+
+@lru_cache(maxsize=512)
+def cue(pattern: str, flags: int = 0) -> re.Pattern | Prefiltered:
+    """:func:`prefiltered` of the compiled ``pattern``, once per pattern (the rules' whole-text patterns built
+    from rule data: a document without their cue words is not scanned)."""
+    return prefiltered(re.compile(pattern, flags))

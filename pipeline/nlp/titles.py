@@ -5,14 +5,28 @@ from __future__ import annotations
 import re
 
 from .rules import Found, load_rules, scan_title
-from .text import MONTHS
+from .text import MONTHS, prefiltered
 
 _CUES = load_rules().cue_patterns["titles"]
 
 __all__ = ["paper_titles", "title_like"]
 
 
-_TITLE_CUE = re.compile(_CUES["title_cue"])
+_TITLE_CUE = prefiltered(re.compile(_CUES["title_cue"]))
+# what the sentence rules look for, compiled once (most sentences hold none of their words: Prefiltered)
+_IN = re.compile(r"\b[Ii]n\s+(?=[A-Z0-9])")
+_THE_PAPER = re.compile(r"(?:The|the)\s+paper,\s+")
+_QUESTION_BEFORE = re.compile(r"[ \t]*((?:[A-Z0-9][^.!?\n]{2,100})\?)[ \t]*")
+_APPOSITION = re.compile(r",\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}(?:paper|work|study)\b"
+                         r"|,\s+(?:which|that)\s+(?:will\s+|has\s+been\s+|was\s+|is\s+)?(?:appear|be\s+presented|presented|accepted)\b"
+                         r"|,\s+(?:which|that)\s+(?:[\w-]+\s+){1,3}(?:will\s+)?(?:also\s+)?(?:present|share)\b"
+                         r"|,\s+(?:accepted|to\s+appear|presented)\s+(?:at|to|in)\b"
+                         r"|\s+(?:will\s+be|is|was|has\s+been)\s+(?:presented|published|accepted|featured|selected)\b")
+_SUBJECT_VERB = re.compile(r"\s+(?:presents|introduces|proposes|describes|shows|studies|explores|revisits)\b")
+_OUR_PAPER = prefiltered(re.compile(r"\b(?:[Oo]ur|[Tt]heir|[Tt]he)\s+(?:[\w-]+\s+){0,2}(?:paper|work|study),?\s+(?=[A-Z])"))
+_COLON = prefiltered(re.compile(r"(?:[a-z]{3,}):\s+(?=[A-Z])"), shortest=1)
+_PRESENTING = re.compile(r"\b(?:present|share|sharing|presenting)\b")
+_TITLED = prefiltered(re.compile(r"\b(?:titled|entitled)\s+[“\"]?"))
 
 
 class _Titles:
@@ -63,11 +77,11 @@ def _titles_in_sentences(t: _Titles, sentences) -> None:
             span = scan_title(text, s_start + m.end(), fw, min_words=3, fail_words=confs)
             if span:  # a title may run past a sentence boundary the parser put inside it
                 add(*span, "paper.present_title")
-        for m in re.finditer(r"\b[Ii]n\s+(?=[A-Z0-9])", sent):
+        for m in _IN.finditer(sent):
             span = scan_title(text, s_start + m.end(), fw, min_words=3, fail_words=confs)
             if span and text[span[1]:span[1] + 1] == ",":
                 add(*span, "paper.in_title", need_colon=True)
-        m = re.match(r"(?:The|the)\s+paper,\s+", sent)
+        m = _THE_PAPER.match(sent)
         if m:
             span = scan_title(text, s_start + m.end(), fw, min_words=3)
             if span:
@@ -76,29 +90,24 @@ def _titles_in_sentences(t: _Titles, sentences) -> None:
         if span:
             # the parser ends a sentence at a question mark: "Where Did I Leave It? Long-Horizon Memory for X, a
             # paper ..." starts with the question before it on the same line
-            q = re.fullmatch(r"[ \t]*((?:[A-Z0-9][^.!?\n]{2,100})\?)[ \t]*", text[prev_start:s_start])
+            q = _QUESTION_BEFORE.fullmatch(text[prev_start:s_start])
             if q and title_like(q.group(1), fw):
                 span = (prev_start + q.start(1), span[1])
-        if span and re.match(r",\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}(?:paper|work|study)\b"
-                             r"|,\s+(?:which|that)\s+(?:will\s+|has\s+been\s+|was\s+|is\s+)?(?:appear|be\s+presented|presented|accepted)\b"
-                             r"|,\s+(?:which|that)\s+(?:[\w-]+\s+){1,3}(?:will\s+)?(?:also\s+)?(?:present|share)\b"
-                             r"|,\s+(?:accepted|to\s+appear|presented)\s+(?:at|to|in)\b"
-                             r"|\s+(?:will\s+be|is|was|has\s+been)\s+(?:presented|published|accepted|featured|selected)\b", text[span[1]:s_end]):
+        if span and _APPOSITION.match(text[span[1]:s_end]):
             add(*span, "paper.title_apposition")
-        elif span and ":" in text[span[0]:span[1]] and re.match(
-                r"\s+(?:presents|introduces|proposes|describes|shows|studies|explores|revisits)\b", text[span[1]:s_end]):
+        elif span and ":" in text[span[0]:span[1]] and _SUBJECT_VERB.match(text[span[1]:s_end]):
             add(*span, "paper.title_subject")
-        for m in re.finditer(r"\b(?:[Oo]ur|[Tt]heir|[Tt]he)\s+(?:[\w-]+\s+){0,2}(?:paper|work|study),?\s+(?=[A-Z])", sent):
+        for m in _OUR_PAPER.finditer(sent):
             span = scan_title(text, s_start + m.end(), fw, min_words=3, fail_words=confs)
             if span:
                 add(*span, "paper.our_paper_title")
-        for m in re.finditer(r"(?:[a-z]{3,}):\s+(?=[A-Z])", sent):
+        for m in _COLON.finditer(sent):
             before = sent[: m.start()]
-            if re.search(r"\b(?:present|share|sharing|presenting)\b", before):
+            if _PRESENTING.search(before):
                 span = scan_title(text, s_start + m.end(), fw, min_words=4)
                 if span and span[1] <= s_end:
                     add(*span, "paper.colon_title")
-        for m in re.finditer(r"\b(?:titled|entitled)\s+[“\"]?", sent):
+        for m in _TITLED.finditer(sent):
             span = scan_title(text, s_start + m.end(), fw, min_words=2)
             if span:
                 add(*span, "paper.titled")

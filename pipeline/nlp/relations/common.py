@@ -9,22 +9,23 @@ from spacy.tokens import Span
 
 from ..discourse import canon
 from ..rules import load_rules, norm
+from ..text import prefiltered
 
 _CUES = load_rules().cue_patterns["relations"]
 
 __all__ = ["clause_subject", "subject_is_anaphor", "mention_at", "listed_before", "alone_in_paragraph", "ends_in_word"]
 
-PAPER_ANAPHOR = re.compile(_CUES["paper_anaphor"])
-VENUE_PAPER = re.compile(_CUES["venue_paper"])
+PAPER_ANAPHOR = prefiltered(re.compile(_CUES["paper_anaphor"]))
+VENUE_PAPER = prefiltered(re.compile(_CUES["venue_paper"]))
 """What follows a venue named as a paper's: "our CoRL 2026 paper", "This EMNLP 2026 paper", "A UAI 2026 paper"."""
-WILL_BE_PRESENTED = re.compile(_CUES["will_be_presented"])
-METHOD_ANAPHOR = re.compile(_CUES["method_anaphor"])
-WE = re.compile(_CUES["we"])
-UNTITLED_CUE = re.compile(_CUES["untitled_cue"])
-INTRO_CUE = re.compile(_CUES["intro_cue"], re.I)
-NOVEL = re.compile(_CUES["novel"])
+WILL_BE_PRESENTED = prefiltered(re.compile(_CUES["will_be_presented"]))
+METHOD_ANAPHOR = prefiltered(re.compile(_CUES["method_anaphor"]))
+WE = prefiltered(re.compile(_CUES["we"]))
+UNTITLED_CUE = prefiltered(re.compile(_CUES["untitled_cue"]))
+INTRO_CUE = prefiltered(re.compile(_CUES["intro_cue"], re.I))
+NOVEL = prefiltered(re.compile(_CUES["novel"]))
 LINE_TITLE_RULES = {"paper.labelled_title", "paper.title_line", "paper.title_line_abstract", "paper.list_item_title"}
-CLAUSE_BREAK = re.compile(_CUES["clause_break"])
+CLAUSE_BREAK = prefiltered(re.compile(_CUES["clause_break"]))
 LIST_HEAD = re.compile(r"^\s*(?:[-•*]\s*)?(.{2,90}?)(?::\s|\s+[–—]\s+)")
 
 
@@ -67,11 +68,11 @@ def subject_is_anaphor(sent: Span) -> bool:
     return False
 
 
-TRAINING = re.compile(_CUES["training"], re.I)
+TRAINING = prefiltered(re.compile(_CUES["training"], re.I))
 
 
-STUDY = re.compile(_CUES["study"])
-EVALUATE_VERB = re.compile(_CUES["evaluate_verb"], re.I)
+STUDY = prefiltered(re.compile(_CUES["study"]))
+EVALUATE_VERB = prefiltered(re.compile(_CUES["evaluate_verb"], re.I))
 
 
 _WORD_CHAR = re.compile(r"\w")
@@ -110,7 +111,7 @@ def sentence_index(m: Span, sents: list[Span], starts: list[int]) -> int | None:
     return k if k >= 0 and sents[k].start_char <= m.start_char < sents[k].end_char else None
 
 
-COMPARATIVE = re.compile(_CUES["comparative"])
+COMPARATIVE = prefiltered(re.compile(_CUES["comparative"]))
 
 
 def comparison_sign(word: str, metric: str, lower_is_better: frozenset[str]) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..discourse import canon
+from ..doc import span_value
 from ..rules import norm
 from .common import sentence_index
 from .reader import Reader
@@ -21,7 +22,7 @@ def event_post(rd: Reader) -> None:
         venue_paras = {para_of.get(sents[k].start) for m in mentions if m.label_ == "Venue"
                        and norm(canon(m)) != norm(canon(event_span)) and (k := sentence_index(m, sents, sent_chars)) is not None}
         for p in mentions:
-            if p.label_ != "Paper" or p._.mlkg_rule == "paper.untitled_abstract" or norm(canon(p)) in presented:
+            if p.label_ != "Paper" or span_value(p, "mlkg_rule", "") == "paper.untitled_abstract" or norm(canon(p)) in presented:
                 continue
             k = sentence_index(p, sents, sent_chars)
             if k is None or para_of.get(sents[k].start) in venue_paras:

@@ -6,11 +6,15 @@ import re
 
 from ..discourse import canon, introduced
 from ..rules import norm
+from ..text import prefiltered
 from .common import (EVALUATE_VERB, PAPER_ANAPHOR, STUDY, TRAINING, WE, clause_subject, listed_before,
                      subject_is_anaphor, trained_not_evaluated, ends_in_word)
 from .reader import Reader, Sentence
 
 __all__ = ["evaluated_on"]
+
+_FRONTED = re.compile(r"\s*(?:On|Across|Evaluated|Tested|Benchmarked|Measured|Measuring|Trained|Training|When|Applied\s+to)\b")
+_INTRODUCED_BEFORE = prefiltered(re.compile(r"(?:introduc\w*|propos\w*|releas\w*|present\w*)\s+(?:\w+\s+){0,3}$"))
 
 
 def evaluated_on(rd: Reader, sn: Sentence) -> None:
@@ -22,7 +26,7 @@ def evaluated_on(rd: Reader, sn: Sentence) -> None:
         study_sents.setdefault(pidx, sent)
 
     # ---- evaluatedOn
-    fronted = re.match(r"\s*(?:On|Across|Evaluated|Tested|Benchmarked|Measured|Measuring|Trained|Training|When|Applied\s+to)\b", text)
+    fronted = _FRONTED.match(text)
     if datasets and (cues["evaluated"].search(text) or fronted):
         clause_subj = clause_subject(sent, methods, introduced(st))
         study_list = False
@@ -30,7 +34,7 @@ def evaluated_on(rd: Reader, sn: Sentence) -> None:
         trains = TRAINING.search(text) is not None
         study_verb = []  # whether the sentence says "we evaluate", "the authors compare"...: read once, when first asked
         for d in datasets:
-            if re.search(r"(?:introduc\w*|propos\w*|releas\w*|present\w*)\s+(?:\w+\s+){0,3}$", dtext[max(s0, d.start_char - 40):d.start_char]):
+            if _INTRODUCED_BEFORE.search(dtext[max(s0, d.start_char - 40):d.start_char]):
                 continue
             if (trains or ends_in_word(dtext, d.start_char)) and trained_not_evaluated(dtext[s0:d.start_char], cues["evaluated"]) and \
                     EVALUATE_VERB.search(dtext[d.end_char:sent.end_char]):

@@ -5,11 +5,19 @@ from __future__ import annotations
 import re
 
 from ..discourse import canon
+from ..doc import span_value
 from ..rules import norm
+from ..text import prefiltered
 from .common import INTRO_CUE, LINE_TITLE_RULES, NOVEL, PAPER_ANAPHOR, UNTITLED_CUE
 from .reader import Reader, Sentence
 
 __all__ = ["paper_focus", "title_prefix", "untitled_abstract", "teaser_subject", "appositive_name", "novel", "cue_verb"]
+
+_APPOSITIVE = re.compile(r"\s*(?:The|This|Our)\s+(?:new\s+|proposed\s+)?(?:method|model|approach|system|framework|technique|"
+                         r"benchmark|dataset|architecture|algorithm|optimizer),\s+")
+_CALLED = prefiltered(re.compile(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\b"))
+_CALLED_NAME = prefiltered(re.compile(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\s+"))
+
 
 
 def paper_focus(rd: Reader, sn: Sentence) -> None:
@@ -18,9 +26,9 @@ def paper_focus(rd: Reader, sn: Sentence) -> None:
     pidx, papers = sn.pidx, sn.papers
     if papers:
         st.cur_paper, st.paper_para = papers[-1], pidx
-        if papers[-1]._.mlkg_rule in LINE_TITLE_RULES:
+        if span_value(papers[-1], "mlkg_rule", "") in LINE_TITLE_RULES:
             st.line_title, st.line_title_para = papers[-1], pidx
-    if pidx - st.paper_para > 1 or (pidx != st.paper_para and st.cur_paper is not None and st.cur_paper._.mlkg_rule == "paper.untitled_abstract"):
+    if pidx - st.paper_para > 1 or (pidx != st.paper_para and st.cur_paper is not None and span_value(st.cur_paper, "mlkg_rule", "") == "paper.untitled_abstract"):
         st.cur_paper = None  # "the paper" refers to a paper of this paragraph or the one before
 
 
@@ -56,7 +64,7 @@ def untitled_abstract(rd: Reader, sn: Sentence) -> bool:
                 # "Title: ...\nAuthors: ...\nAbstract: We present X": the abstract of the titled entry above
                 paper = st.untitled[pidx] = st.line_title
                 st.line_title = None
-            if paper is None and st.cur_paper is not None and st.paper_para == pidx and st.cur_paper._.mlkg_rule != "paper.untitled_abstract":
+            if paper is None and st.cur_paper is not None and st.paper_para == pidx and span_value(st.cur_paper, "mlkg_rule", "") != "paper.untitled_abstract":
                 paper = st.cur_paper  # "... will share <Title>. We construct X ...": the paper named in this paragraph
             if paper is None:
                 paper = doc.char_span(sent.start_char + m.start(), cue_end, label="Paper", alignment_mode="expand")
@@ -98,8 +106,7 @@ def appositive_name(rd: Reader, sn: Sentence) -> None:
     st, add = rd.st, rd.add
     sent, text, pidx, papers, things = sn.sent, sn.text, sn.pidx, sn.papers, sn.things
     # "The method, OccluAvatar, builds on ...": the paper in focus names what it introduces
-    am = re.match(r"\s*(?:The|This|Our)\s+(?:new\s+|proposed\s+)?(?:method|model|approach|system|framework|technique|benchmark|"
-                  r"dataset|architecture|algorithm|optimizer),\s+", text)
+    am = _APPOSITIVE.match(text)
     if am and not papers and st.cur_paper is not None and pidx - st.paper_para <= 1:
         named = [t for t in things if t.start_char == sent.start_char + am.end()]
         if named:
@@ -125,7 +132,7 @@ def cue_verb(rd: Reader, sn: Sentence) -> None:
     st, add, negated = rd.st, rd.add, rd.negated
     sent, text, papers, things = sn.sent, sn.text, sn.papers, sn.things
     # "The paper shares X", "which proposes X", "Called X, this technique"
-    subj = papers[-1] if papers else (st.cur_paper if PAPER_ANAPHOR.search(text) or re.search(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\b", text) else None)
+    subj = papers[-1] if papers else (st.cur_paper if PAPER_ANAPHOR.search(text) or _CALLED.search(text) else None)
     if subj is not None:
         for cm in INTRO_CUE.finditer(text):
             cue_end = sent.start_char + cm.end()
@@ -137,7 +144,7 @@ def cue_verb(rd: Reader, sn: Sentence) -> None:
                 st.paper_methods.setdefault(norm(canon(subj)), []).append(objs[0])
                 st.cur_method = objs[0]
                 break
-        cm = re.search(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\s+", text)
+        cm = _CALLED_NAME.search(text)
         if cm and st.cur_paper is not None:
             objs = [t for t in things if t.start_char == sent.start_char + cm.end()]
             if objs:

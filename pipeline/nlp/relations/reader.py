@@ -10,11 +10,13 @@ from spacy.tokens import Doc, Span
 
 from ...vocab import RELATION_ENDS
 from ..discourse import canon, State, paragraph_numbers
-from ..doc import doc_text, sentence_spans
+from ..doc import doc_text, sentence_spans, span_value
 from ..rules import norm
 from .common import CLAUSE_BREAK, METHOD_ANAPHOR, WE, subject_is_anaphor, ends_in_word
 
 _NOT_ONLY = re.compile(r"\bnot\s+(?:only|just|merely)\b")
+_PRONOUN_SUBJECT = re.compile(r"\s*(?:It|They)\b|\s*[^,.;]{2,80},\s+(?:it|they)\s")
+_PRONOUN = re.compile(r"\b(?:it|they)\b")
 
 __all__ = ["Reader", "Sentence", "first_pass_sentence", "second_pass_sentence"]
 
@@ -132,33 +134,34 @@ def second_pass_sentence(rd: Reader, sent: Span, prev_sent: Span | None) -> Sent
     text = dtext[sent.start_char:sent.end_char]
     s0 = sent.start_char
     pidx = para_of[sent.start]
-    papers = [m for m in ms if m.label_ == "Paper"] or ([st.untitled[pidx]] if pidx in st.untitled and WE.search(text) else [])
-    methods = [m for m in ms if m.label_ == "Method"]
-    datasets = [m for m in ms if m.label_ == "Dataset"]
-    venues = [m for m in ms if m.label_ == "Venue"]
-    hardware = [m for m in ms if m.label_ == "Hardware"]
-    orgs = [m for m in ms if m.label_ == "Organization"]
+    by_label: dict[str, list] = {}  # the sentence's mentions by class, in order (each label read once)
+    for m in ms:
+        by_label.setdefault(m.label_, []).append(m)
+    titled = by_label.get("Paper", [])
+    papers = list(titled) or ([st.untitled[pidx]] if pidx in st.untitled and WE.search(text) else [])
+    methods, datasets = by_label.get("Method", []), by_label.get("Dataset", [])
+    venues, hardware, orgs = by_label.get("Venue", []), by_label.get("Hardware", []), by_label.get("Organization", [])
     if papers:
         st.cur_paper, st.paper_para = papers[-1], pidx
         intro = st.paper_methods.get(norm(canon(papers[-1])))
         if intro:
             st.cur_method = intro[0]
     elif pidx - st.paper_para > 1 or (pidx != st.paper_para and st.cur_paper is not None
-                                      and st.cur_paper._.mlkg_rule == "paper.untitled_abstract"):
+                                      and span_value(st.cur_paper, "mlkg_rule", "") == "paper.untitled_abstract"):
         st.cur_paper = st.cur_method = None
-    if pidx in st.untitled and not [m for m in ms if m.label_ == "Paper"]:
+    if pidx in st.untitled and not titled:
         st.cur_paper = st.untitled[pidx]
     anaphor_method = None
-    if METHOD_ANAPHOR.search(text) or re.match(r"\s*(?:It|They)\b|\s*[^,.;]{2,80},\s+(?:it|they)\s", text) or (
-            (pm := re.search(r"\b(?:it|they)\b", text)) and not any(m.start_char < s0 + pm.start() for m in methods)
+    if METHOD_ANAPHOR.search(text) or _PRONOUN_SUBJECT.match(text) or (
+            (pm := _PRONOUN.search(text)) and not any(m.start_char < s0 + pm.start() for m in methods)
             and subject_is_anaphor(sent)):  # "On X and Y it lifts accuracy": the pronoun before any method
         anaphor_method = st.cur_method
         if anaphor_method is None and st.cur_paper is not None:
             intro = st.paper_methods.get(norm(canon(st.cur_paper)))
             # "it" stands for a method: a dataset the paper introduces is not what "it runs" or "it uses"
             anaphor_method = next((m for m in intro or [] if m.label_ == "Method"), None)
-    confs = [v for v in venues if "Workshop" not in canon(v) and not v._.mlkg_rule.startswith("venue.presented_at_list")
-             and v._.mlkg_rule in {"venue.acronym", "venue.long_name"}]
+    confs = [v for v in venues if "Workshop" not in canon(v) and not span_value(v, "mlkg_rule", "").startswith("venue.presented_at_list")
+             and span_value(v, "mlkg_rule", "") in {"venue.acronym", "venue.long_name"}]
     return Sentence(sent=sent, ms=ms, text=text, s0=s0, pidx=pidx, papers=papers, methods=methods, datasets=datasets,
                     venues=venues, hardware=hardware, orgs=orgs, confs=confs, anaphor_method=anaphor_method,
                     prev_sent=prev_sent)

@@ -6,10 +6,28 @@ import re
 
 from ..discourse import canon
 from ..rules import norm
+from ..text import prefiltered
 from .common import VENUE_PAPER, WILL_BE_PRESENTED, alone_in_paragraph
 from .reader import Reader, Sentence
 
 __all__ = ["part_of", "presented_in_sentence", "presented_in_focus", "venue_line", "method_for_paper"]
+
+# the sentence patterns, compiled once; those a sentence without their words cannot match are Prefiltered
+_PRESENT_CUE = prefiltered(re.compile(
+    r"\b(?:present\w*|shar\w*|accepted|published|appear\w*|oral|spotlight|poster|highlight|selected)\b", re.I))
+_WILL_PRESENT = prefiltered(re.compile(r"\bwill\s+(?:also\s+)?(?:present|share)\b|\bpresented\s+at\b"))
+_OPEN_PAREN = re.compile(r"\s*\(")
+_NOT_PUBLISHED = re.compile(r"\b(?:submission|submitted|under\s+review|preprint|rejected)\b", re.I)
+_DETERMINER_BEFORE = re.compile(r"\b(?:[Oo]ur|[Tt]his|[Tt]he|[Aa]n?|[Ii]ts)\s+$")
+_VENUE_LINE = re.compile(r"\s*(?:>+\s*|[-*•]\s*)?(?:(?:Comments?|Notes?|Venue)\s*:\s*(?:[^,;\n]*[,;]\s*)*)?"
+                         r"(?:(?:This|The|Our)\s+(?:paper|work|study)\s+(?:was|is|will\s+be)\s+|Paper\s+)?(?i:to\s+appear|will\s+(?:be\s+presented|appear)|"
+                         r"presented|accepted|published)\b|\s*Findings\s+of\b")
+_TRACK = re.compile(r"\s*(?:[A-Z][\w-]*\s+){1,4}Track\b")
+_TRACK_CUE = prefiltered(re.compile(r"\b(?:accepted|oral|poster|spotlight)\b"))
+_THIS_PAPER = re.compile(r"\s*This\s+paper\b")
+_TO_APPEAR = prefiltered(re.compile(
+    r"\b(?:will\s+be\s+presented|is\s+(?:to\s+appear|accepted)|appears|was\s+accepted|will\s+appear)\s+(?:at|in|to)\b"))
+
 
 
 def part_of(rd: Reader, sn: Sentence) -> None:
@@ -33,13 +51,12 @@ def presented_in_sentence(rd: Reader, sn: Sentence) -> None:
     dtext, para_of, event_span, st, add = rd.dtext, rd.para_of, rd.event_span, rd.st, rd.add
     sent, ms, text, s0, pidx, venues, prev_sent = sn.sent, sn.ms, sn.text, sn.s0, sn.pidx, sn.venues, sn.prev_sent
     # ---- presentedAt
-    present_cue = re.search(r"\b(?:present\w*|shar\w*|accepted|published|appear\w*|oral|spotlight|poster|highlight|selected)\b", text, re.I)
-    prev_cue = prev_sent is not None and para_of.get(prev_sent.start) == pidx and re.search(
-        r"\bwill\s+(?:also\s+)?(?:present|share)\b|\bpresented\s+at\b", dtext[prev_sent.start_char:prev_sent.end_char])
+    present_cue = _PRESENT_CUE.search(text)
+    prev_cue = prev_sent is not None and para_of.get(prev_sent.start) == pidx and _WILL_PRESENT.search(
+        dtext[prev_sent.start_char:prev_sent.end_char])
     for p in [m for m in ms if m.label_ == "Paper"]:
-        paren = [v for v in venues if re.fullmatch(r"\s*\(", dtext[p.end_char:v.start_char])
-                 and not re.search(r"\b(?:submission|submitted|under\s+review|preprint|rejected)\b",
-                                   dtext[v.end_char:v.end_char + 40].split(")")[0], re.I)]
+        paren = [v for v in venues if _OPEN_PAREN.fullmatch(dtext[p.end_char:v.start_char])
+                 and not _NOT_PUBLISHED.search(dtext[v.end_char:v.end_char + 40].split(")")[0])]
         for v in paren:
             add(p, "presentedAt", v, sent, "presentedAt.parenthesised_venue", 0.8)
         if not (present_cue or prev_cue):
@@ -52,8 +69,8 @@ def presented_in_sentence(rd: Reader, sn: Sentence) -> None:
     # "our CoRL 2026 paper", "This EMNLP 2026 paper tests ...": the venue of the paper in focus
     focus = [m for m in ms if m.label_ == "Paper"] or ([st.cur_paper] if st.cur_paper is not None else [])
     for v in venues:
-        if focus and VENUE_PAPER.match(dtext[v.end_char:v.end_char + 12]) and re.search(
-                r"\b(?:[Oo]ur|[Tt]his|[Tt]he|[Aa]n?|[Ii]ts)\s+$", dtext[max(s0, v.start_char - 6):v.start_char]):
+        if focus and VENUE_PAPER.match(dtext[v.end_char:v.end_char + 12]) and _DETERMINER_BEFORE.search(
+                dtext[max(s0, v.start_char - 6):v.start_char]):
             add(focus[-1], "presentedAt", v, sent, "presentedAt.venue_paper", 0.8)
 
 
@@ -76,17 +93,15 @@ def venue_line(rd: Reader, sn: Sentence) -> None:
     sent, ms, text, pidx, venues, prev_sent = sn.sent, sn.ms, sn.text, sn.pidx, sn.venues, sn.prev_sent
     # a venue line after a paper: ">> To appear at CoRL 2025", "Presented at the Workshop on ...",
     # "Research Track, accepted as an oral." (the document's event)
-    venue_line = re.match(r"\s*(?:>+\s*|[-*•]\s*)?(?:(?:Comments?|Notes?|Venue)\s*:\s*(?:[^,;\n]*[,;]\s*)*)?"
-                          r"(?:(?:This|The|Our)\s+(?:paper|work|study)\s+(?:was|is|will\s+be)\s+|Paper\s+)?(?i:to\s+appear|will\s+(?:be\s+presented|appear)|"
-                          r"presented|accepted|published)\b|\s*Findings\s+of\b", text)
-    track_line = re.match(r"\s*(?:[A-Z][\w-]*\s+){1,4}Track\b", text) and re.search(r"\b(?:accepted|oral|poster|spotlight)\b", text)
+    venue_line = _VENUE_LINE.match(text)
+    track_line = _TRACK.match(text) and _TRACK_CUE.search(text)
     line_venues = venues or ([event_span] if track_line and event_span is not None else [])
     if (venue_line or track_line) and line_venues and not [m for m in ms if m.label_ == "Paper"]:
         target = None
         if pidx in st.untitled:
             target = st.untitled[pidx]
         elif pidx - 1 in st.untitled and (prev_sent is None or para_of[prev_sent.start] != pidx) and (
-                not re.match(r"\s*This\s+paper\b", text) or alone_in_paragraph(sent, dtext)):
+                not _THIS_PAPER.match(text) or alone_in_paragraph(sent, dtext)):
             # a venue line of its own follows its abstract; "This paper was accepted at X." opening a paragraph
             # of more sentences is that paragraph's own abstract
             target = st.untitled[pidx - 1]
@@ -102,8 +117,7 @@ def method_for_paper(rd: Reader, sn: Sentence) -> None:
     mentions, st, add = rd.mentions, rd.st, rd.add
     sent, ms, text, pidx, methods, venues = sn.sent, sn.ms, sn.text, sn.pidx, sn.methods, sn.venues
     # "Paperweight will be presented at SIGGRAPH Asia 2024": a method stands for the paper that introduces it
-    if venues and not [m for m in ms if m.label_ == "Paper"] and methods and re.search(
-            r"\b(?:will\s+be\s+presented|is\s+(?:to\s+appear|accepted)|appears|was\s+accepted|will\s+appear)\s+(?:at|in|to)\b", text):
+    if venues and not [m for m in ms if m.label_ == "Paper"] and methods and _TO_APPEAR.search(text):
         for p, intro in st.paper_methods.items():
             if any(norm(canon(m)) == norm(canon(methods[0])) for m in intro):
                 paper = next((x for x in mentions if x.label_ == "Paper" and norm(canon(x)) == p), None) or \

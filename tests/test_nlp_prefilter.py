@@ -1,0 +1,62 @@
+"""Prefiltered patterns: skipped only where the pattern cannot match, so the answers are the pattern's own."""
+
+import re
+
+import pytest
+
+from pipeline.nlp.components import RelationFinder
+from pipeline.nlp.text import Prefiltered, _run_needles, _sre_parser, prefiltered
+
+
+def needles(pattern: str, flags: int = 0):
+    return _run_needles(_sre_parser.parse(pattern, flags))
+
+
+def test_needles_of_a_sequence_an_alternation_and_a_repeat():
+    assert needles(r"\bwill\s+(?:present|share)\b") == {"present", "share"}  # the set whose shortest is longest
+    assert needles(r"(?:extends|builds\s+on)x") == {"extends", "builds"}
+    assert needles(r"(?:ab)+cde") == {"cde"}
+    assert needles(r"Model", re.I) == {"model"}  # lower-cased: the text is looked at lower-cased too
+
+
+@pytest.mark.parametrize("pattern", [r"(?:abc)?", r"[A-Z]\w+", r"(?:foo|\w+)", r"(?=abc)\w", r"(?:abc|)"])
+def test_no_needles_where_a_match_need_hold_none(pattern):
+    assert needles(pattern) is None
+
+
+def test_an_empty_branch_leaves_the_rest_of_the_sequence():
+    assert needles(r"(?:abc|)def?") == {"de"}
+
+
+def test_short_needles_give_the_pattern_itself():
+    p = re.compile(r"\bin\s+X")
+    assert prefiltered(p) is p
+    assert isinstance(prefiltered(re.compile(r"a:\s"), shortest=1), Prefiltered)
+
+
+TEXTS = [
+    "Heron-2 builds upon the Conformer encoder and outperforms Whisper on LibriSpeech.",
+    "It is BUILT ON top of Llama and BEATS GPT-4o.",
+    "The model does not run on the Jetson Orin Nano; it may be deployed later.",
+    "Evaluated on TriviaQA, it improves accuracy over the baseline by 3 points.",
+    "Kite-UI is an adaptation of Kite to mobile screens.",
+    "Die Ergebnisse übertreffen das Modell (uſes ſomething)",  # long s: re.IGNORECASE equates it with "s"
+    "KELVIN \u212aeeps \u0130t uses",
+    "",
+]
+
+
+def test_relation_cues_answer_as_their_patterns():
+    finder = RelationFinder(None)
+    for name, fast in [*finder.re.items(), ("negation", finder.negation)]:
+        raw = fast.pattern if isinstance(fast, Prefiltered) else fast
+        for text in TEXTS:
+            assert [m.span() for m in fast.finditer(text)] == [m.span() for m in raw.finditer(text)], (name, text)
+            assert bool(fast.search(text)) == bool(raw.search(text)), (name, text)
+
+
+def test_a_letter_that_folds_to_ascii_is_never_skipped():
+    p = prefiltered(re.compile(r"\buses\b", re.I))
+    assert isinstance(p, Prefiltered)
+    assert [m.group() for m in p.finditer("it uſes X")] == ["uſes"]
+    assert p.search("it employs X") is None
