@@ -37,9 +37,10 @@ WEAK_BAR = 0.5
 """A mention candidate the rules did not give, below ``THRESHOLD`` but from this bar on, is weak: it stays only as
 the end of a relation the model is sure of (``JOINT_BAR``). Titles on a line of their own and organisations in
 affiliation lines are often such names: the mention model doubts them, the relation to them is clear."""
-JOINT_BAR = 0.5
+JOINT_BAR = 0.6
 """A weak mention stays when its probability times its relation's reaches this (1.0: never). Leave-one-set-out over
-the real-* sets scored 0.5 above no weak mentions on each set, and above 0.6, 0.7 and 0.8 taken together."""
+all sets: pooled relation F1 0.718 without weak mentions, 0.720 at 0.6, 0.721 at 0.5 (which also kept a dated blog
+headline as a paper: tests/test_nlp_layouts.py)."""
 _ONE_VALUED = frozenset({"presentedAt", "demoedAt"})
 RULE_THRESHOLD = 0.0
 """A mention or relation the rules gave is kept from this probability on. Leave-one-set-out scored every veto
