@@ -220,3 +220,21 @@ def test_a_quote_marker_gives_a_line_initial_span_the_context_of_none(parse):
         feats.append(sorted(mention_features(doc, lay, c, doc_context(doc, lay, mention_candidates(doc, lay)))))
     assert feats[0] == feats[1]
 
+
+
+def test_a_weak_mention_stays_only_as_the_end_of_a_sure_relation():
+    """A name the mention model doubts (below the mention bar) stays when a relation the model is sure of joins
+    it to a name it does not doubt; otherwise it goes, and so do the relations to it."""
+    from pipeline.nlp.candidates import MentionCandidate, PairCandidate
+    from pipeline.nlp.classify import _without_weak
+
+    def typed(i, cls, prob, rule_cls=""):
+        return Typed(MentionCandidate(i, i + 1, 10 * i, 10 * i + 5, "shape", rule_cls), cls, prob)
+
+    ts = [typed(0, "Paper", 0.95), typed(1, "Organization", 0.7), typed(2, "Method", 0.55), typed(3, "Method", 0.6, "Method")]
+    rels = [(0, "affiliatedWith", 1, 0.95, PairCandidate(0, 1, "sentence")),  # 0.7 * 0.95 >= 0.5: stays
+            (0, "uses", 2, 0.85, PairCandidate(0, 2, "sentence"))]  # 0.55 * 0.85 < 0.5: goes
+    d = _without_weak(ts, rels, 0.8, 0.5)
+    assert [t.cls for t in d.typed] == ["Paper", "Organization", "Method"]  # the rules' mention is never weak
+    assert [(s, p, o, pair.s, pair.o) for s, p, o, _, pair in d.relations] == [(0, "affiliatedWith", 1, 0, 1)]
+    assert _without_weak(ts, rels, 0.8, 1.0).typed == tuple(ts[:1] + ts[3:])
