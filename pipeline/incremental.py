@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import MAX_CHANGED
+from .outputs import GRAPH_TTL, PAGE
 from .outputs import STATE as STATE_FILE
 from .rdf import GraphBlocks, RenderMemo, entity_iri_text, merge_section, merges_frame, render_fingerprint
 from .resolve import TABLES
@@ -41,7 +42,7 @@ from .stream import StreamResolver
 from .vocab import local_name
 
 __all__ = ["STATE_FILE", "GraphState", "DocumentState", "ChangedBlocks", "Changes", "Change", "no_cycle_collection", "take_state",
-           "save_state", "plan", "rebuild", "Rebuilt", "state_version"]
+           "save_state", "plan", "rebuild", "Rebuilt", "state_version", "PageState", "take_page", "save_page"]
 
 
 OUTPUTS = ("graph.ttl", "merges.json")
@@ -141,6 +142,75 @@ def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[st
                 pickler.clear_memo()
                 pickler.dump(getattr(resolver, name))
         os.replace(tmp, out_dir / STATE_FILE)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True, slots=True)
+class PageState:
+    """What the last graph.html was made from: the view of graph.ttl it read (``render.GraphView``) and what it
+    computed of each component (``render.PageMemo``). A patched build patches the view with the blocks it
+    changed (``render.GraphView.patch``) instead of reading the whole graph.ttl again."""
+
+    view: object
+    """The ``render.GraphView`` of graph.ttl as it is now."""
+    memo: dict
+    """The entries of the ``render.PageMemo`` the page used."""
+
+
+_PAGE_FORMAT = "mlkg-page-1"
+
+
+def _page_version() -> str:
+    """The code a page state depends on: the view's reader and the layout and communities it memoises (with
+    the igraph and numpy that compute them)."""
+    import importlib.metadata
+
+    h = hashlib.sha256(_PAGE_FORMAT.encode())
+    for name in ("render.py", "layout.py"):
+        h.update((Path(__file__).parent / name).read_bytes())
+    for dist in ("igraph", "numpy"):
+        try:
+            h.update(f"\0{dist} {importlib.metadata.version(dist)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            h.update(f"\0{dist} missing".encode())
+    return h.hexdigest()[:16]
+
+
+def take_page(out_dir: Path) -> PageState | None:
+    """The page state the last build left in ``out_dir`` if it is of the graph.ttl there now and of this code;
+    the file is removed either way (the build about to run changes graph.ttl)."""
+    import marshal
+
+    path = Path(out_dir) / PAGE
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.load(fh)
+        ok = (isinstance(data, dict) and data.get("format") == _PAGE_FORMAT and data.get("version") == _page_version()
+              and data.get("graph") == _stat(Path(out_dir) / GRAPH_TTL))
+    except (OSError, EOFError, ValueError, TypeError):
+        ok = False
+    path.unlink(missing_ok=True)
+    if not ok:
+        return None
+    from .render import GraphView
+
+    return PageState(GraphView(data["view"]), data["memo"])
+
+
+def save_page(out_dir: Path, page: PageState) -> None:
+    """Leave the page state of the graph.html just written beside the graph.ttl it was made from (atomically)."""
+    import marshal
+
+    out_dir = Path(out_dir)
+    data = {"format": _PAGE_FORMAT, "version": _page_version(), "graph": _stat(out_dir / GRAPH_TTL),
+            "view": dict(page.view), "memo": page.memo}
+    fd, tmp = tempfile.mkstemp(prefix=".mlkg-page-", suffix=".tmp", dir=out_dir)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            marshal.dump(data, fh)
+        os.replace(tmp, out_dir / PAGE)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

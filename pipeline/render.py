@@ -26,7 +26,7 @@ from .layout import component_layout, pack
 from .vocab import ENTITY_CLASSES, MLKG, RELATIONS, local_name
 from .write import atomic_write
 
-__all__ = ["render_html", "render_file", "GraphView", "fold", "CLASS_COLORS", "LAYOUT_THRESHOLD", "SUMMARY_SIZE"]
+__all__ = ["render_html", "render_file", "GraphView", "fold", "PageMemo", "CLASS_COLORS", "LAYOUT_THRESHOLD", "SUMMARY_SIZE"]
 
 CLASS_COLORS = {
     "Paper": "#4e79a7", "Method": "#f28e2b", "Dataset": "#59a14f",
@@ -38,6 +38,34 @@ LAYOUT_THRESHOLD = 150
 SUMMARY_SIZE = 250
 """The page first draws at most this many nodes (the most connected under the filters); more on demand."""
 COMMUNITY_SEED = 7
+
+
+class PageMemo:
+    """What rendering a page computed from one part of the graph alone, kept for the next page of a changed
+    graph: each connected component's layout and communities (by a digest of the component's edges) and the
+    fold table (by Python's Unicode version). A page rendered with a memo is the page rendered without one;
+    :meth:`used` is what this page used, for the next."""
+
+    def __init__(self, entries: dict | None = None) -> None:
+        self._old = entries or {}
+        self._used: dict = {}
+
+    def get(self, kind: str, key, compute):
+        """The memo of ``compute()`` under (``kind``, ``key``), computed when it has none."""
+        k = (kind, key)
+        if k not in self._used:
+            self._used[k] = self._old[k] if k in self._old else compute()
+        return self._used[k]
+
+    def used(self) -> dict:
+        """The entries this page used (plain data: tuples, lists, bytes, strings, numbers)."""
+        return dict(self._used)
+
+
+def _digest(n: int, edges) -> bytes:
+    import hashlib
+
+    return hashlib.blake2b(f"{n}:{edges}".encode(), digest_size=16).digest()
 
 
 def _vis_assets() -> tuple[str, str]:
@@ -67,15 +95,22 @@ def fold(s: str) -> str:
 @lru_cache(maxsize=1)
 def fold_table() -> dict[str, str]:
     """Every character whose full case folding differs from its lower case: the page applies these before
-    ``toLowerCase`` so a query folds as :func:`fold` folds a name."""
+    ``toLowerCase`` so a query folds as :func:`fold` folds a name.
+
+    Read a block of code points at a time, each character between NULs (which both mappings keep, and which
+    keep a final sigma from seeing its neighbours; NUL itself folds to itself): only a block whose folded and lowered forms differ is
+    compared character by character (``tests/test_render.py`` checks it against that comparison everywhere)."""
     table = {}
-    for cp in range(sys.maxunicode + 1):
-        if 0xD800 <= cp < 0xE000:
+    step = 4096
+    for start in range(0, sys.maxunicode + 1, step):
+        chars = [chr(cp) for cp in range(start, min(start + step, sys.maxunicode + 1)) if cp and not 0xD800 <= cp < 0xE000]
+        block = "\0".join(chars)
+        folded = block.casefold()
+        if folded == block.lower():
             continue
-        ch = chr(cp)
-        folded = ch.casefold()
-        if folded != ch.lower():
-            table[ch] = folded
+        for ch, f in zip(chars, folded.split("\0")):
+            if f != ch.lower():
+                table[ch] = f
     return table
 
 
@@ -108,6 +143,25 @@ class GraphView(dict):
             if table is not None:
                 table.setdefault(q.subject.value, []).append(q.object.value)
         return view
+
+    def patch(self, removed: bytes, added: bytes) -> bool:
+        """Make this the view of the graph in which the subjects of ``removed`` (Turtle: every statement of
+        each) have the statements of ``added`` instead (``incremental.ChangedBlocks``): what :meth:`of_turtle`
+        gives for the patched graph.ttl. False, with the view unchanged, when a blank node is among them (its
+        label is not the graph's)."""
+        import pyoxigraph as ox
+
+        gone, new = (list(ox.parse(x, format=ox.RdfFormat.TURTLE)) for x in (removed, added))
+        if any(isinstance(t, ox.BlankNode) for q in gone + new for t in (q.subject, q.object)):
+            return False
+        for s in {q.subject.value for q in gone}:
+            for table in self.values():
+                table.pop(s, None)
+        for q in new:
+            table = self.get(q.predicate.value)
+            if table is not None:
+                table.setdefault(q.subject.value, []).append(q.object.value)
+        return True
 
     def one(self, p, s: str) -> str | None:
         """The object of ``s``'s ``p`` (the first in order, if it has several), or None."""
@@ -214,7 +268,7 @@ def _communities(n: int, es: list[tuple[int, int]]) -> list[list[int]]:
         ig.set_random_number_generator(random)
 
 
-def _structure(nodes: list[dict], edges: list[list]) -> tuple[Structure, list[int], int]:
+def _structure(nodes: list[dict], edges: list[list], memo: PageMemo) -> tuple[Structure, list[int], int]:
     """Degree, component (0 = largest) and community (0 = largest) of each node, in place: the structure, the
     component sizes and the number of communities. Ties are broken by the smallest node id, so the result is
     stable; communities are found in each component on its own."""
@@ -229,7 +283,8 @@ def _structure(nodes: list[dict], edges: list[list]) -> tuple[Structure, list[in
         for i in comp:
             nodes[i]["comp"] = rank
         if len(comp) > 1 or nodes[comp[0]]["degree"]:
-            comms += [sorted(comp[k] for k in c) for c in _communities(len(comp), es)]
+            found = memo.get("communities", _digest(len(comp), es), lambda: _communities(len(comp), es))
+            comms += [sorted(comp[k] for k in c) for c in found]
     comms.sort(key=lambda c: (-len(c), c[0]))
     for rank, comm in enumerate(comms):
         for i in comm:
@@ -237,7 +292,15 @@ def _structure(nodes: list[dict], edges: list[list]) -> tuple[Structure, list[in
     return st, [len(c) for c in st.components], len(comms)
 
 
-def _options(nodes: list[dict], st: Structure) -> dict:
+def _layout(n: int, es: list[tuple[int, int]], memo: PageMemo):
+    """One component's positions (``layout.component_layout``), through the memo as exact float64 bytes."""
+    import numpy as np
+
+    raw = memo.get("layout", _digest(n, es), lambda: component_layout(n, es).astype("<f8").tobytes())
+    return np.frombuffer(raw, dtype="<f8").reshape(n, 2)
+
+
+def _options(nodes: list[dict], st: Structure, memo: PageMemo) -> dict:
     """vis-network options; above the layout threshold, positions from :mod:`pipeline.layout`, physics off."""
     options = {"physics": {"enabled": True, "stabilization": {"iterations": 150}, "solver": "forceAtlas2Based"},
                "interaction": {"hover": True, "tooltipDelay": 150},
@@ -246,7 +309,7 @@ def _options(nodes: list[dict], st: Structure) -> dict:
         # labels appear as one zooms in (hubs' first): none in the overview, where they would only overlap
         options["nodes"]["scaling"]["label"] = {"enabled": True, "min": 12, "max": 24, "drawThreshold": 8, "maxVisible": 30}
         options["edges"]["scaling"] = {"label": {"drawThreshold": 8}}
-        parts = pack([component_layout(len(c), es) for c, es in zip(st.components, st.edges)])
+        parts = pack([_layout(len(c), es, memo) for c, es in zip(st.components, st.edges)])
         for comp, pos in zip(st.components, parts):
             for i, (x, y) in zip(comp, pos.tolist()):
                 nodes[i]["x"], nodes[i]["y"] = round(x, 1), round(y, 1)
@@ -257,17 +320,21 @@ def _options(nodes: list[dict], st: Structure) -> dict:
     return options
 
 
-def render_html(graph: Graph | GraphView) -> str:
-    """The HTML page for ``graph`` (an rdflib Graph, or the :class:`GraphView` of one)."""
+def render_html(graph: Graph | GraphView, memo: PageMemo | None = None) -> str:
+    """The HTML page for ``graph`` (an rdflib Graph, or the :class:`GraphView` of one); ``memo``: what the last
+    page of this graph computed (:class:`PageMemo`), the same page for less work."""
+    import unicodedata
+
+    memo = memo if memo is not None else PageMemo()
     view = graph if isinstance(graph, GraphView) else GraphView.of_graph(graph)
     nodes, index, docs = _entities(view)
     tables = {"docs": _Table((d, i) for i, d in enumerate(docs)), "sentences": _Table(), "rules": _Table()}
     edges = _relations(view, index, tables)
-    st, components, n_communities = _structure(nodes, edges)
-    data = {"nodes": nodes, "edges": edges, **{k: list(v) for k, v in tables.items()}, "options": _options(nodes, st),
+    st, components, n_communities = _structure(nodes, edges, memo)
+    data = {"nodes": nodes, "edges": edges, **{k: list(v) for k, v in tables.items()}, "options": _options(nodes, st, memo),
             "colors": CLASS_COLORS, "shapes": CLASS_SHAPES, "properties": [local_name(p) for p in RELATIONS],
             "components": components, "communities": n_communities, "summarySize": SUMMARY_SIZE,
-            "fold": fold_table()}
+            "fold": memo.get("fold", unicodedata.unidata_version, fold_table)}
     js, css = _vis_assets()
     template = (Path(__file__).parent / "templates" / "graph.html").read_text("utf-8")
     return (template.replace("__VIS_CSS__", css).replace("__VIS_JS__", js.replace("</script", "<\\/script"))
