@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import networkx as nx
 from rdflib import Graph
 from rdflib.namespace import RDF, RDFS, SKOS
 
@@ -88,7 +87,7 @@ def fold(s: str) -> str:
 
     The page folds what is typed with the same table (:func:`fold_table`), so both sides agree.
     """
-    return "".join(ch for ch in s.casefold() if ch.isalnum())
+    return "".join(filter(str.isalnum, s.casefold()))
 
 
 
@@ -138,11 +137,18 @@ class GraphView(dict):
         import pyoxigraph as ox
 
         view = cls({str(p): {} for p in _VIEWED})
-        for q in ox.parse(data, format=ox.RdfFormat.TURTLE):
-            table = view.get(q.predicate.value)
-            if table is not None:
-                table.setdefault(q.subject.value, []).append(q.object.value)
+        view._add(ox.parse(data, format=ox.RdfFormat.TURTLE))
         return view
+
+    def _add(self, quads) -> None:
+        """Add the statements of the viewed predicates, each distinct string held once (an IRI is in several
+        tables: the view is smaller, and so is its marshalled copy, ``incremental.save_page``)."""
+        strings: dict[str, str] = {}
+        for q in quads:
+            table = self.get(q.predicate.value)
+            if table is not None:
+                s, o = q.subject.value, q.object.value
+                table.setdefault(strings.setdefault(s, s), []).append(strings.setdefault(o, o))
 
     def patch(self, removed: bytes, added: bytes) -> bool:
         """Make this the view of the graph in which the subjects of ``removed`` (Turtle: every statement of
@@ -157,10 +163,7 @@ class GraphView(dict):
         for s in {q.subject.value for q in gone}:
             for table in self.values():
                 table.pop(s, None)
-        for q in new:
-            table = self.get(q.predicate.value)
-            if table is not None:
-                table.setdefault(q.subject.value, []).append(q.object.value)
+        self._add(new)
         return True
 
     def one(self, p, s: str) -> str | None:
@@ -172,6 +175,11 @@ class GraphView(dict):
         return self[str(p)].get(s, [])
 
 
+def _firsts(view: GraphView, p) -> dict[str, str]:
+    """Subject -> the object of its ``p`` (the first in order, as :meth:`GraphView.one`), for every subject."""
+    return {s: os_[0] if len(os_) == 1 else min(os_) for s, os_ in view[str(p)].items() if os_}
+
+
 def _entities(view: GraphView) -> tuple[list[dict], dict, list[str]]:
     """Entity nodes (class order, then IRI), the IRI -> index map and the table of document labels.
 
@@ -181,12 +189,13 @@ def _entities(view: GraphView) -> tuple[list[dict], dict, list[str]]:
     for s, classes in view[str(RDF.type)].items():
         for c in classes:
             typed.setdefault(c, []).append(s)
+    labels, alt_labels, mentioned = _firsts(view, RDFS.label), view[str(SKOS.altLabel)], view[str(MLKG.mentionedIn)]
     for cls_iri in ENTITY_CLASSES:
         cls = local_name(cls_iri)
         for s in sorted(set(typed.get(str(cls_iri), ()))):
-            label = view.one(RDFS.label, s) or s
-            alts = sorted(view.all(SKOS.altLabel, s))
-            docs = sorted(view.one(RDFS.label, d) or d for d in view.all(MLKG.mentionedIn, s))
+            label = labels.get(s) or s
+            alts = sorted(alt_labels.get(s, ()))
+            docs = sorted(labels.get(d) or d for d in mentioned.get(s, ()))
             index[s] = len(nodes)
             nodes.append({
                 "iri": s, "fullLabel": label, "group": cls, "altLabels": alts,
@@ -205,16 +214,17 @@ class _Table(dict):
 
 def _evidence(view: GraphView, tables: dict[str, _Table]) -> dict[tuple, list]:
     """(s, p, o) -> evidence records ``[sentence, document, rule, confidence]``, each a number in ``tables``."""
-    one = view.one
+    subject, predicate, object_, source, sentence, rule, confidence, label = (
+        _firsts(view, p) for p in (RDF.subject, RDF.predicate, RDF.object, MLKG.source, MLKG.sentence, MLKG.rule,
+                                   MLKG.confidence, RDFS.label))
+    sentence_id, doc_id, rule_id = tables["sentences"].id, tables["docs"].id, tables["rules"].id
     evidence: dict[tuple, list] = {}
-    nodes = sorted(s for s, classes in view[str(RDF.type)].items() if str(MLKG.Evidence) in classes)
-    for ev in nodes:  # tables numbered the same however read
-        key = (one(RDF.subject, ev), one(RDF.predicate, ev), one(RDF.object, ev))
-        source = one(MLKG.source, ev)
-        evidence.setdefault(key, []).append([
-            tables["sentences"].id(str(one(MLKG.sentence, ev))),
-            tables["docs"].id(str(one(RDFS.label, source) if source is not None else None)),
-            tables["rules"].id(str(one(MLKG.rule, ev))), str(one(MLKG.confidence, ev))])
+    kind = str(MLKG.Evidence)
+    for ev in sorted(s for s, classes in view[str(RDF.type)].items() if kind in classes):  # tables numbered the same however read
+        src = source.get(ev)
+        evidence.setdefault((subject.get(ev), predicate.get(ev), object_.get(ev)), []).append([
+            sentence_id(str(sentence.get(ev))), doc_id(str(label.get(src) if src is not None else None)),
+            rule_id(str(rule.get(ev))), str(confidence.get(ev))])
     return evidence
 
 
@@ -226,7 +236,9 @@ def _relations(view: GraphView, index: dict, tables: dict[str, _Table]) -> list[
     for k, p in enumerate(RELATIONS):
         for s, o in sorted((s, o) for s, os_ in view[str(p)].items() for o in os_):
             if s in index and o in index:
-                evs = sorted(evidence.get((s, str(p), o), []), key=lambda e: (docs[e[1]], sentences[e[0]], e[2], e[3]))
+                evs = evidence.get((s, str(p), o), [])
+                if len(evs) > 1:
+                    evs = sorted(evs, key=lambda e: (docs[e[1]], sentences[e[0]], e[2], e[3]))
                 edges.append([index[s], index[o], k, evs])
     return edges
 
@@ -242,15 +254,32 @@ class Structure:
 
 
 def _components(nodes: list[dict], edges: list[list]) -> Structure:
-    g = nx.Graph()
-    g.add_nodes_from(range(len(nodes)))
-    g.add_edges_from((e[0], e[1]) for e in edges if e[0] != e[1])
-    comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
+    adjacent: list[set[int]] = [set() for _ in nodes]
+    for e in edges:
+        if e[0] != e[1]:
+            adjacent[e[0]].add(e[1])
+            adjacent[e[1]].add(e[0])
+    seen = [False] * len(nodes)
+    comps = []
+    for start in range(len(nodes)):
+        if seen[start]:
+            continue
+        seen[start] = True
+        comp, stack = [], [start]
+        while stack:
+            i = stack.pop()
+            comp.append(i)
+            for j in adjacent[i]:
+                if not seen[j]:
+                    seen[j] = True
+                    stack.append(j)
+        comps.append(sorted(comp))
+    comps.sort(key=lambda c: (-len(c), c[0]))
     canonical = [sorted(c, key=lambda i: nodes[i]["iri"]) for c in comps]
     local_edges = []
     for comp in canonical:
         at = {i: k for k, i in enumerate(comp)}
-        local_edges.append(sorted({(min(at[a], at[b]), max(at[a], at[b])) for i in comp for a, b in ((i, j) for j in g[i])}))
+        local_edges.append(sorted({(min(at[i], at[j]), max(at[i], at[j])) for i in comp for j in adjacent[i]}))
     return Structure(canonical, local_edges)
 
 
