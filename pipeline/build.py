@@ -457,18 +457,20 @@ def _commit_streamed(b: Build, resolver, done: dict, files: dict, patched: str =
     from . import incremental
 
     files = _with_html(b, files, changed)
+    stats = incremental.graph_stats(resolver, b.state)
     report = BuildReport(
         documents_read=len(done), skipped=tuple(sorted(b.skipped, key=lambda s: s.path)),
         entities_per_class=resolver.entities_per_class(), relations_per_property=resolver.relations_per_property(),
         seconds=b.seconds, model=b.model,
         outputs=tuple(str(b.config.out_dir / n) for n in [GRAPH_TTL, *sorted(set(files) - {GRAPH_TTL}), REPORT]),
-        graph_stats=resolver.graph_stats(),
+        graph_stats=stats[1],
         encodings={k.document.id: k.document.encoding for k in b.kept.values() if k.document.id in done},
         validation=_validation_note(b, resolver.triples),
         documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=patched)
     report = _commit(b, files, report)
     if b.store is not None:
-        incremental.save_state(b.out, b.version, resolver, done, validated=not _validation_note(b, resolver.triples))
+        incremental.save_state(b.out, b.version, resolver, done, validated=not _validation_note(b, resolver.triples),
+                               stats=stats)
         if b.page is not None:
             incremental.save_page(b.out, b.page)
         b.lap("write")

@@ -41,14 +41,14 @@ from .resolve import TABLES
 from .stream import StreamResolver
 from .vocab import local_name
 
-__all__ = ["STATE_FILE", "GraphState", "DocumentState", "ChangedBlocks", "Changes", "Change", "no_cycle_collection", "take_state",
+__all__ = ["STATE_FILE", "GraphState", "DocumentState", "ChangedBlocks", "Changes", "Change", "no_cycle_collection", "take_state", "graph_stats",
            "save_state", "plan", "rebuild", "Rebuilt", "state_version", "PageState", "take_page", "save_page"]
 
 
 OUTPUTS = ("graph.ttl", "merges.json")
 """The outputs an incremental rebuild patches: they must be as the build that left the state wrote them."""
 
-_FORMAT = "mlkg-state-2"
+_FORMAT = "mlkg-state-3"
 
 
 _TABLES = (*TABLES, "iri", "entity_prefixes")  # the name table's, and the renderer's
@@ -89,12 +89,30 @@ class GraphState:
     docs: dict[str, DocumentState]
     tables: dict = field(repr=False)  # the GraphBlocks' tables (_TABLES)
     validated: bool = False  # graph.ttl passed the shapes: a patch of it is checked where it changed
+    stats: tuple | None = None  # (entity_graph_key, the report's graph statistics) of the graph it describes
 
     def resolver(self) -> StreamResolver:
         r = StreamResolver().restore(self.tables)
         r.iri, r.entity_prefixes = self.tables["iri"], self.tables["entity_prefixes"]
         r.keep = True
         return r
+
+
+def graph_stats(resolver: GraphBlocks, state: GraphState | None) -> tuple:
+    """``(key, statistics)`` of the resolver's entity graph (``rdf.GraphBlocks.graph_stats``, for the report):
+    the last build's when its entity graph had the same key, a digest of the entities' IRIs, classes and labels
+    and of the relations (what the statistics read), and of the code that computes them."""
+    h = hashlib.sha256((Path(__file__).parent / "analysis.py").read_bytes())
+    iri = resolver.iri
+    for k in sorted(resolver.entities):
+        cls, label = resolver.entities[k][:2]
+        h.update(f"{iri[k]}\0{cls}\0{label}\n".encode("utf-8", "surrogatepass"))
+    for s, p, o in sorted(resolver.relations):
+        h.update(f"{iri[s]}\0{p}\0{iri[o]}\n".encode("utf-8", "surrogatepass"))
+    key = h.hexdigest()
+    if state is not None and state.stats is not None and state.stats[0] == key:
+        return state.stats
+    return key, resolver.graph_stats()
 
 
 def take_state(out_dir: Path, version: str | None) -> GraphState | None:
@@ -109,9 +127,10 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
     try:
         with open(path, "rb") as fh, no_cycle_collection():
             head = pickle.load(fh)
-            if isinstance(head, tuple) and len(head) == 5 and head[:2] == (_FORMAT, version):
+            if isinstance(head, tuple) and len(head) == 6 and head[:2] == (_FORMAT, version):
                 state = GraphState(version=version, outputs=head[2], docs=head[3],
-                                   tables={name: pickle.load(fh) for name in _TABLES}, validated=head[4] is True)
+                                   tables={name: pickle.load(fh) for name in _TABLES}, validated=head[4] is True,
+                                   stats=head[5])
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
             IndexError):
         state = None
@@ -127,7 +146,7 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
 
 
 def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[str, DocumentState],
-               validated: bool = False) -> None:
+               validated: bool = False, stats: tuple | None = None) -> None:
     """Leave the state of the build that just wrote ``out_dir``'s outputs (atomically); ``validated``: its
     graph.ttl passed the shapes."""
     out_dir = Path(out_dir)
@@ -137,7 +156,7 @@ def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[st
             # one pickle per table: the pickler's memo (an entry per object, ~80 MB at 10,000 documents in one
             # pickle) then holds one table's objects at a time; the file is larger (shared strings repeat)
             pickler = pickle.Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL)
-            pickler.dump((_FORMAT, version, {name: _stat(out_dir / name) for name in OUTPUTS}, docs, validated))
+            pickler.dump((_FORMAT, version, {name: _stat(out_dir / name) for name in OUTPUTS}, docs, validated, stats))
             for name in _TABLES:
                 pickler.clear_memo()
                 pickler.dump(getattr(resolver, name))
@@ -185,7 +204,7 @@ def take_page(out_dir: Path) -> PageState | None:
 
     path = Path(out_dir) / PAGE
     try:
-        with open(path, "rb") as fh:
+        with open(path, "rb") as fh, no_cycle_collection():
             data = marshal.load(fh)
         ok = (isinstance(data, dict) and data.get("format") == _PAGE_FORMAT and data.get("version") == _page_version()
               and data.get("graph") == _stat(Path(out_dir) / GRAPH_TTL))
