@@ -442,10 +442,11 @@ def _with_html(b: Build, files: dict, changed=None) -> dict:
     b.stage("render")
     ttl = files[GRAPH_TTL] if isinstance(files[GRAPH_TTL], bytes) else b"".join(files[GRAPH_TTL])
     last, b.page = b.page, None
-    view = last.view if last is not None and changed is not None and last.view.patch(changed.removed, changed.added) \
-        else render.GraphView.of_turtle(ttl)
-    memo = render.PageMemo(last.memo if last is not None else None)
-    html = render.render_html(view, memo).encode("utf-8")
+    with incremental.no_cycle_collection():  # many small acyclic containers, a large heap when spaCy is loaded
+        view = last.view if last is not None and changed is not None and last.view.patch(changed.removed, changed.added) \
+            else render.GraphView.of_turtle(ttl)
+        memo = render.PageMemo(last.memo if last is not None else None)
+        html = render.render_html(view, memo).encode("utf-8")
     b.page = incremental.PageState(view, memo.used())
     b.lap("render")
     return {**files, GRAPH_TTL: ttl, GRAPH_HTML: html}

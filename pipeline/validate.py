@@ -502,12 +502,18 @@ class _Blocks:
             needles.append(forms[0])
         if not needles:
             return []
+        if len(needles) > _MAX_NEEDLES:
+            return None  # a large patch: parsing the whole graph is as quick as compiling the search
         found = set()
         for m in re.compile(_trie(needles)).finditer(self.data, self.offsets[0]):
             i = bisect.bisect_right(self.offsets, m.start()) - 1
             if m.start() > self.offsets[i] + len(self.keys[i]):  # named after the subject: an object (or inside a literal)
                 found.add(i)
         return self._parse(found)
+
+
+_MAX_NEEDLES = 2000
+"""The most IRIs one search of graph.ttl's text looks for (:meth:`_Blocks.pointing_at`)."""
 
 
 def _trie(words: list[bytes]) -> bytes:
