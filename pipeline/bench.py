@@ -3,8 +3,8 @@
 For each corpus size, in fresh processes (so peak memory is that of one run): spaCy's own ``nlp.pipe`` over
 the same texts with the same statistical components mlkg runs (the bare parse), a full ``mlkg build`` (an
 empty cache, filled as it goes, no HTML), an incremental rebuild after changing one document, without and
-with graph.html (twice: after a build that wrote no page, then after one that did), and ``mlkg build`` again with
-nothing changed; then
+with graph.html (after a build that wrote no page, then after one that did), and ``mlkg build`` again with
+nothing changed (sizes up to 1,000: the best of two, as the full build); then
 SPARQL latency on the largest graph. Each child reports its wall time and ``ru_maxrss``; nothing here is part of the tests.
 """
 
@@ -195,18 +195,23 @@ def run_bench(sizes: list[int], work: Path, workers: int = 1, echo=print, batch_
              f"{warm['cached']} from the cache; " + ", ".join(f"{k} {v:.2f}s" for k, v in warm["stages"].items()) + ")")
         # the same with graph.html, as the default build writes it: first after the build above, which wrote no
         # page (the page is rendered from the whole patched graph), then after one that wrote it (its view patched)
-        for key, sentence, after in (("incremental_html", "weights", "after a build without it"),
-                                     ("incremental_page", "data", "after a build with it")):
-            try:
-                victim.write_text(original + f"\nWe also release the {sentence} of this work.\n", "utf-8")
-                page = _run_child("build", str(corpus), str(out), "cache", str(workers), "html")
-            finally:
-                victim.write_text(original, "utf-8")
+        for key, sentences, after in (("incremental_html", ["weights"], "after a build without it"),
+                                      ("incremental_page", ["data", "logs"][:rounds if n <= 1000 else 1],
+                                       "after a build with it")):
+            page = None
+            for sentence in sentences:  # as the full build: on the smaller sizes the best of two
+                try:
+                    victim.write_text(original + f"\nWe also release the {sentence} of this work.\n", "utf-8")
+                    run = _run_child("build", str(corpus), str(out), "cache", str(workers), "html")
+                finally:
+                    victim.write_text(original, "utf-8")
+                page = run if page is None or run["seconds"] < page["seconds"] else page
             results["sizes"][n][key] = page
             echo(f"        incremental rebuild with graph.html {after}, one document changed: {page['seconds']:.2f}s = "
                  f"{100 * page['seconds'] / full['seconds']:.1f}% of the full build ({'patched' if page['patched'] else 'not patched'}; "
                  + ", ".join(f"{k} {v:.2f}s" for k, v in page["stages"].items()) + ")")
-        results["sizes"][n]["unchanged"] = noop = _unchanged(corpus, out)
+        results["sizes"][n]["unchanged"] = noop = min((_unchanged(corpus, out) for _ in range(rounds if n <= 1000 else 1)),
+                                                     key=lambda r: r["seconds"])
         echo(f"        unchanged rebuild (`mlkg build` again, nothing changed): {noop['seconds']:.2f}s for the whole command "
              f"({noop['build_seconds']:.3f}s in run_build); {noop['changed']} file(s) in the output folder changed")
     ns = sorted(results["sizes"])
