@@ -244,7 +244,39 @@ def _serve_rules(model: str, stdin=None, stdout=None) -> None:
     sys.stdout = sys.stderr  # whatever a library prints must not corrupt the results
     _nlp(model)
     while (chunk := _receive(stdin)) is not None:
-        _send(stdout, extract_parsed_chunk(chunk, model))
+        _send(stdout, _compacted(extract_parsed_chunk(chunk, model), chunk))
+
+
+def _compacted(results: list[tuple], chunk: list[tuple]) -> list[tuple]:
+    """``results`` as the rules' process sends them back: each Extraction as ``("facts", its place in
+    ``chunk``, compact facts)`` (plain tuples, quick to pickle; the parent has the document and its text)."""
+    from .facts import compact
+
+    place = {id(document): i for i, (document, _) in enumerate(chunk)}
+    return [("facts", place[id(r[1].document)], compact(r[1])) if r[0] == "ok" else r for r in results]
+
+
+def _restored(results: list[tuple], chunk: list[tuple]) -> list[tuple]:
+    """The inverse of :func:`_compacted` in the parent: ``("facts", document, facts)``."""
+    return [("facts", chunk[r[1]][0], r[2]) if r[0] == "facts" else r for r in results]
+
+
+def _extraction(result: tuple) -> Extraction:
+    """The Extraction of an executor's ``("ok", extraction)`` or ``("facts", document, facts)``."""
+    if result[0] == "ok":
+        return result[1]
+    from .facts import expand
+
+    return expand(result[1], result[2])
+
+
+def _document_facts(result: tuple) -> tuple[Document, tuple]:
+    """The document and compact facts of an executor's ``("ok", extraction)`` or ``("facts", document, facts)``."""
+    if result[0] == "facts":
+        return result[1], result[2]
+    from .facts import compact
+
+    return result[1].document, compact(result[1])
 
 
 def _run_overlapped(misses: list[Document], model: str, batch_size: int, consume: bool) -> Iterator[tuple]:
@@ -285,7 +317,7 @@ def _run_overlapped(misses: list[Document], model: str, batch_size: int, consume
                 worker = None
                 return
             if answered in chunks:  # else this process did that chunk already
-                results[answered] = result
+                results[answered] = _restored(result, chunks[answered])
                 del chunks[answered]
             answered += 1
             wait = False
@@ -432,10 +464,10 @@ def extract_documents(
                 on_done(d.id)
     if misses:
         for r in _parse(misses, model, batch_size, executor, workers, scheduler, overlap=overlap):
-            if r[0] != "ok":
+            if r[0] == "error":
                 _failed(r, on_error)
                 continue
-            ex = r[1]
+            ex = _extraction(r)
             found[ex.document.id] = ex
             stats.parsed += 1
             if cache is not None:
@@ -508,8 +540,6 @@ def iter_facts(
     ``consume=True`` the entries of the list ``documents`` are set to None as they are taken, and (in
     process) misses are parsed in chunks, so that texts already parsed are not held to the end.
     """
-    from .facts import compact
-
     import gc
 
     stats = stats if stats is not None else ExtractStats()
@@ -534,17 +564,16 @@ def iter_facts(
     if not misses:
         return
     for r in _parse(misses, model, batch_size, executor, workers, scheduler, chunked=consume, overlap=overlap):
-        if r[0] != "ok":
+        if r[0] == "error":
             _failed(r, on_error)
             continue
-        ex = r[1]
-        facts = compact(ex)
+        document, facts = _document_facts(r)
         stats.parsed += 1
         if cache is not None and put:
-            cache.put_facts(ex.document, facts)
+            cache.put_facts(document, facts)
         if on_done:
-            on_done(ex.document.id)
-        yield ex.document, facts, None, True
+            on_done(document.id)
+        yield document, facts, None, True
 
 
 if __name__ == "__main__":  # the rules' process of an overlapped run (_RulesProcess)
