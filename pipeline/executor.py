@@ -190,6 +190,9 @@ class _RulesProcess:
         if pid == 0:  # the child: serve, and end without returning into the caller's code (nor its cleanup)
             code = 1
             try:
+                import gc
+
+                gc.freeze()  # what it has of this process is never collected there: not walked, its pages not copied
                 os.close(down[1])
                 os.close(up[0])
                 with open(down[0], "rb") as stdin, open(up[1], "wb") as stdout:
