@@ -193,8 +193,11 @@ class _RulesProcess:
                 import gc
 
                 gc.freeze()  # what it has of this process is never collected there: not walked, its pages not copied
-                os.close(down[1])
-                os.close(up[0])
+                # it keeps none of this process's files (the output folder's lock among them) but its two pipes
+                keep = sorted((down[0], up[1]))
+                os.closerange(3, keep[0])
+                os.closerange(keep[0] + 1, keep[1])
+                os.closerange(keep[1] + 1, os.sysconf("SC_OPEN_MAX"))
                 with open(down[0], "rb") as stdin, open(up[1], "wb") as stdout:
                     _serve_rules(model, stdin, stdout)
                 code = 0
