@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
+from itertools import chain
 from json.encoder import encode_basestring as _js
 from pathlib import Path
 from types import MappingProxyType
@@ -417,7 +418,7 @@ _PREFIX_SETS: dict[frozenset, frozenset] = {}
 
 def block_prefixes(subject: str, pairs: Iterable[tuple]) -> frozenset:
     """The prefixes of a block's terms (interned: most blocks share a few sets)."""
-    found = frozenset(_prefixes([subject, *(t for pair in pairs for t in pair)]))
+    found = frozenset(_prefixes(chain((subject,), chain.from_iterable(pairs))))
     return _PREFIX_SETS.setdefault(found, found)
 
 
@@ -582,12 +583,7 @@ class GraphBlocks(NameTable):
             supports.append(self.relations.get((ks[1], p, ko[1]), 0))
         sig = (render_fingerprint(), tuple(occurrences), tuple(supports))
         if isinstance(memo, RenderMemo) and memo.sig == sig:
-            for b in memo.blocks:
-                self.blocks.add(b, len(b[1]) + len(b[0]) + 150)
-            for r in memo.records:
-                self.records.add(r, len(r[1][3]) + len(r[1][4]) + 400)  # about what the tuples take
-            self.evidence_triples += memo.evidence_triples
-            self.prefixes |= memo.prefixes
+            self._add_memo(memo)
             return None
         seen: dict[tuple, None] = {}
         occurrence = iter(occurrences)
@@ -621,7 +617,17 @@ class GraphBlocks(NameTable):
             prefixes |= block_prefixes(subject, pairs)
         new = RenderMemo(sig=sig, blocks=blocks, records=list(seen),
                          evidence_triples=sum(len(pairs) for pairs in nodes.values()), prefixes=frozenset(prefixes))
-        return new if self.render(doc_id, facts, new) is None else None  # added through the memo path
+        self._add_memo(new)  # added as a reused memo is
+        return new
+
+    def _add_memo(self, memo: RenderMemo) -> None:
+        """Hand a document's rendered blocks and merge records to the sorters."""
+        for b in memo.blocks:
+            self.blocks.add(b, len(b[1]) + len(b[0]) + 150)
+        for r in memo.records:
+            self.records.add(r, len(r[1][3]) + len(r[1][4]) + 400)  # about what the tuples take
+        self.evidence_triples += memo.evidence_triples
+        self.prefixes |= memo.prefixes
 
     # writing ------------------------------------------------------------------------------------------------
     def turtle(self) -> Iterator[bytes]:
