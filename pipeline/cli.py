@@ -99,11 +99,13 @@ def _graph(path: Path) -> Path:
 
 
 def _did_you_mean(word: str, names) -> str:
-    """`` (did you mean papers_at_venue?)`` when ``word`` is a near miss of one of ``names``, else ``""``."""
+    """`` (did you mean papers_at_venue?)`` when ``word`` is a near miss of one of ``names``, else ``""``; with
+    ``names`` a mapping, its keys are compared and its values shown."""
     import difflib
 
-    close = difflib.get_close_matches(word, list(names), n=3, cutoff=0.6)
-    return f" (did you mean {' or '.join(close)}?)" if close else ""
+    shown = names if isinstance(names, dict) else {n: n for n in names}
+    close = difflib.get_close_matches(word, list(shown), n=3, cutoff=0.6)
+    return f" (did you mean {' or '.join(shown[c] for c in close)}?)" if close else ""
 
 
 _OS_HINTS = {"ENOTDIR": "a part of the path is a regular file, not a folder", "EFBIG": "over a file-size limit (ulimit -f)",
@@ -423,7 +425,7 @@ def _load_query(name_or_file: str) -> str:
     try:
         return load_query(name_or_file)
     except QueryError as exc:
-        raise QueryError(f"{exc}{_did_you_mean(name_or_file, list_queries())}") from exc
+        raise QueryError(f"{exc}{_did_you_mean(name_or_file, list(list_queries()))}") from exc
 
 
 def _param_error(exc: QueryError, pairs: List[str], text: str) -> QueryError:
@@ -434,7 +436,7 @@ def _param_error(exc: QueryError, pairs: List[str], text: str) -> QueryError:
     if not takes:
         return exc
     names = [p.split("=", 1)[0] for p in pairs if "=" in p]
-    hint = next((_did_you_mean(n, takes) for n in names if n not in takes and _did_you_mean(n, takes)), "")
+    hint = next((h for h in (_did_you_mean(n, list(takes)) for n in names if n not in takes) if h), "")
     usage = ", ".join(f'--param {k}="{v or "VALUE"}"' for k, v in takes.items())
     return QueryError(f"{exc}{hint}; this query takes {usage}")
 
@@ -548,7 +550,7 @@ def explain(
     except MlkgError as exc:
         _fail(exc)
     if not result.entities and not result.facts:
-        typer.echo(f"mlkg: no entity or fact named {name!r} in {graph}", err=True)
+        typer.echo(f"mlkg: no entity or fact named {name!r} in {graph}{_near_names(name, graph)}", err=True)
         raise typer.Exit(int(ExitCode.USAGE))
     for e in result.entities:
         typer.echo(f"{e['label']} ({e['class']}) <{e['iri']}>, merged from {len(e['mentions'])} mention(s):")
@@ -558,6 +560,16 @@ def explain(
         typer.echo("facts:")
     for subject, prop, obj, doc, sentence, *_ in result.facts:
         typer.echo(f"{subject} --{prop}--> {obj}\n    [{doc}] {sentence}")
+
+
+def _near_names(name: str, graph: Path) -> str:
+    """`` (did you mean RouteMix?)``: the labels in the merge log beside ``graph`` that ``name`` nearly is."""
+    try:
+        log = json.loads(graph.with_name("merges.json").read_text("utf-8"))["entities"]
+        labels = {entry["label"].casefold(): entry["label"] for entry in log.values()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ""
+    return _did_you_mean(name.casefold(), labels)
 
 
 @app.command()

@@ -143,3 +143,9 @@ def test_a_taken_port_says_how_to_pick_another(built):
         port = s.getsockname()[1]
         r = _mlkg("serve", "--graph", str(built), "--port", str(port))
     assert r.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in r.stderr and "--port 0" in r.stderr
+
+
+def test_a_misspelt_entity_name_suggests_the_label(built):
+    r = _mlkg("explain", "cut cross entropi", "--graph", str(built))
+    assert r.returncode == 3 and "no entity or fact named" in r.stderr
+    assert "did you mean Cut Cross-Entropy?" in r.stderr
