@@ -276,6 +276,10 @@ def build(
         _fail(exc)
     except OSError as exc:  # out, cache or spill under a regular file, a full disk, a file-size limit
         _fail(_os_error(exc))
+    except KeyboardInterrupt:
+        progress.close()
+        typer.echo(f"mlkg: interrupted; the outputs in {out} are those of the last finished build", err=True)
+        raise typer.Exit(130) from None
     finally:
         progress.close()
     d = report_dict(report)

@@ -149,3 +149,31 @@ def test_a_misspelt_entity_name_suggests_the_label(built):
     r = _mlkg("explain", "cut cross entropi", "--graph", str(built))
     assert r.returncode == 3 and "no entity or fact named" in r.stderr
     assert "did you mean Cut Cross-Entropy?" in r.stderr
+
+
+def test_ctrl_c_during_a_build_says_the_last_outputs_stand(tmp_path):
+    """Ctrl-C while the build is writing (held there by the test hook): one line, exit 130, old graph kept."""
+    import signal
+    import time
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text(GOOD)
+    out = tmp_path / "out"
+    first = _mlkg("build", str(docs), "--out", str(out), "--no-html")
+    assert first.returncode == 0, first.stderr
+    before = (out / "graph.ttl").read_bytes()
+    (docs / "b.txt").write_text("We will present TinyWhisper at Interspeech 2025.\n")
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline", "build", str(docs), "--out", str(out), "--no-html"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "MLKG_TEST_FAULT": "pause:staged"})
+    line = proc.stderr.readline()
+    deadline = time.monotonic() + 120
+    while "paused at staged" not in line and time.monotonic() < deadline and line:
+        line = proc.stderr.readline()
+    assert "paused at staged" in line
+    proc.send_signal(signal.SIGINT)
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 130, err
+    assert "interrupted; the outputs in" in err and "Traceback" not in err
+    assert (out / "graph.ttl").read_bytes() == before
