@@ -128,6 +128,15 @@ class Decision:
     relations: tuple[tuple[int, str, int, float, PairCandidate], ...]
 
 
+def bar_of(threshold: float | dict, cls: str) -> float:
+    """The mention bar of class ``cls``: ``threshold`` itself, or its entry for the class (default: ``THRESHOLD``)."""
+    return threshold.get(cls, THRESHOLD) if isinstance(threshold, dict) else threshold
+
+
+VETO = 0.0
+_VETOED = frozenset({"name.shape_or_context"})
+
+
 def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[str, ...],
            threshold: float = THRESHOLD, rule_threshold: float = RULE_THRESHOLD,
            weak: float | None = None) -> list[Typed]:
@@ -138,14 +147,16 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
     picks = []
     best = numpy.argmax(probs, axis=1).tolist() if len(cands) else []
     rows = probs.tolist()  # Python floats: the same values as float(probs[k, j]), read without numpy per item
+    bars = [bar_of(threshold, cls) for cls in labels]
     for k, c in enumerate(cands):
         if c.forced:
             picks.append(Typed(c, c.rule_cls, 1.0))
             continue
         j = best[k]
-        if rows[k][j] >= threshold or (weak is not None and not c.rule_cls and rows[k][j] >= weak):
+        if rows[k][j] >= bars[j] or (weak is not None and not c.rule_cls and rows[k][j] >= weak):
             picks.append(Typed(c, labels[j], rows[k][j]))
-        elif c.rule_cls and rows[k][labels.index(c.rule_cls)] >= rule_threshold:
+        elif c.rule_cls and rows[k][labels.index(c.rule_cls)] >= (
+                rule_threshold if c.rule not in _VETOED else max(rule_threshold, VETO)):
             picks.append(Typed(c, c.rule_cls, rows[k][labels.index(c.rule_cls)]))
     # what the rules found first (the model may change its class, not its span), then the most probable
     picks.sort(key=lambda t: (not t.cand.rule_cls, -t.prob, -(t.cand.end - t.cand.start), t.cand.start))
@@ -201,7 +212,8 @@ def _without_weak(typed: list[Typed], rels: list, threshold: float, joint_bar: f
     """The decision without the weak mentions (below ``threshold``, not the rules') that are not the end of a
     relation whose probability times the mention's reaches ``joint_bar`` and whose other end is not weak: a name
     the mention model doubts stays when the relation model is sure of what it does."""
-    weak = {i for i, t in enumerate(typed) if not t.cand.forced and not t.cand.rule_cls and t.prob < threshold}
+    weak = {i for i, t in enumerate(typed)
+            if not t.cand.forced and not t.cand.rule_cls and t.prob < bar_of(threshold, t.cls)}
     if not weak:
         return Decision(tuple(typed), tuple(rels))
     kept = {i for s, _, o, pr, _ in rels for i, other in ((s, o), (o, s))

@@ -151,7 +151,63 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
             f.append(f"prep={words[head]}_{words[lay.heads[head]]}")
     f += _line_features(lay, c.start_char, c.end_char, "")
     f += _cues_in(lay, max(0, c.start_char - 40), c.start_char, "cue_before=")
+    f += _frame(lay, c)
     return f
+
+
+_SEPARATORS = frozenset("^$,;()[]|:•·/")
+
+
+def _delimiter(lay: Layout, i: int, step: int) -> str:
+    """The first character other than a space from ``i`` on in direction ``step`` within the line: "^" or "$" at
+    the line's ends, "w" for a letter, "d" for a digit, else the character."""
+    text, n = lay.text, len(lay.text)
+    for _ in range(4):
+        if i < 0 or i >= n or text[i] == "\n":
+            return "^" if step < 0 else "$"
+        ch = text[i]
+        if ch not in " \t":
+            return "w" if ch.isalpha() else "d" if ch.isdigit() else ch
+        i += step
+    return "_"
+
+
+def _frame(lay: Layout, c: MentionCandidate) -> list[str]:
+    """What frames a span: the characters just around it ("; X," in an affiliation line, "[1] X" or "X (poster)"
+    on a line of its own), the share of capitalised words on its line, and the kinds and labels of the lines
+    above and below ("Authors: ..." under a title)."""
+    line = lay.line_of_char(c.start_char)
+    start = lay.line_starts[line]
+    end = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
+    # only a list marker (or a quote's ">", gone once Markdown is read) before it: the line's start
+    lb = "^" if c.start_char <= _marker_end(lay, line, start, end) else _delimiter(lay, c.start_char - 1, -1)
+    rb = _delimiter(lay, c.end_char, 1)
+    f = [f"lb={lb}", f"rb={rb}", f"lrb={lb}{rb}"]
+    if lb in _SEPARATORS and rb in _SEPARATORS:
+        f.append("seg_whole")
+    caps = _line_shape(lay, line)
+    f += [f"line_caps={caps}", f"line_caps_kind={caps}_{lay.line_kind[line]}"]
+    for tag, other in (("prev", lay.prev_line[line]), ("next", lay.next_line[line])):
+        if other >= 0:
+            first = lay.line_first[other]
+            f += [f"{tag}_line={lay.line_kind[other]}",
+                  f"{tag}_first={first if first in lexicon()['line_labels'] else '-'}"]
+    return f
+
+
+def _line_shape(lay: Layout, line: int) -> str:
+    """How much of a line is capitalised words, bucketed (once per line): a title or a list of names is most."""
+    got = lay.line_info.get(line)
+    if got is None:
+        a = lay.line_starts[line]
+        b = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
+        words = [w for w in lay.text[a:b].split()[:40] if w[:1].isalpha()]
+        fw = lexicon()["function_words"]
+        content = [w for w in words if w.lower() not in fw]
+        share = sum(w[0].isupper() for w in content) / len(content) if content else 0.0
+        got = lay.line_info[line] = ("none" if not content else "all" if share >= 0.99 else "most" if share >= 0.7
+                                     else "some" if share >= 0.3 else "few") + ("_long" if len(words) > 25 else "")
+    return got
 
 
 def _name_words(texts: list[str], a: int, b: int) -> list[str]:
