@@ -10,7 +10,7 @@ spaCy's token objects, which cost more than the features themselves.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from functools import lru_cache
 
@@ -68,7 +68,55 @@ def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
             around[key].add("any_p1=" + _before(lay, c)[0])
         if c.end < n:
             around[key].add("any_n1=" + words[c.end])
-    return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()}}
+    return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()},
+            "segments": _segments(lay, cands)}
+
+
+_CAPITALISED = re.compile(r"\b[A-Z]\w*")
+_LIST_SEPARATOR = re.compile(r"\s*[,;/()]\s*|\s+and\s+|\s+&\s+")
+
+
+def _segments(lay: Layout, cands: list[MentionCandidate]) -> dict:
+    """Line -> (segment starts, what each segment says): the pieces of a line between commas, semicolons,
+    slashes, brackets and "and", each with the capitalised common words (``name_words``) and the rules' classes
+    inside it. A name listed next to "Stanford University" or a rule's dataset is likely of the same kind."""
+    known = lexicon()["name_words"]
+    by_line: dict[int, list[MentionCandidate]] = defaultdict(list)
+    for c in cands:
+        by_line[lay.token_line[c.start]].append(c)
+    out = {}
+    text = lay.text
+    for line, members in by_line.items():
+        a = lay.line_starts[line]
+        b = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(text)
+        if b - a > 2000:  # a line of thousands of names: its pieces say nothing of each other
+            continue
+        cuts = [a] + [m.end() for m in _LIST_SEPARATOR.finditer(text, a, b)]
+        if len(cuts) < 3:
+            continue
+        says: list[set[str]] = [set() for _ in cuts]
+        for k in range(len(cuts)):
+            end = cuts[k + 1] if k + 1 < len(cuts) else b
+            says[k] = {"cw=" + w.lower() for w in _CAPITALISED.findall(text, cuts[k], end) if w.lower() in known}
+        for c in members:
+            if c.rule_cls:
+                says[bisect_right(cuts, c.start_char) - 1].add("rc=" + c.rule_cls)
+        out[line] = (cuts, says)
+    return out
+
+
+def _neighbours(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
+    """What the two pieces on either side of a span's piece of its line say (:func:`_segments`)."""
+    got = ctx.get("segments", {}).get(lay.token_line[c.start])
+    if got is None:
+        return []
+    cuts, says = got
+    k = bisect_right(cuts, c.start_char) - 1
+    found = set()
+    for j in (k - 2, k - 1, k + 1, k + 2):
+        if 0 <= j < len(says):
+            found |= says[j]
+    return sorted("nb_" + x for x in found)
 
 
 def _before(lay: Layout, c: MentionCandidate) -> tuple[str, str]:
@@ -152,6 +200,7 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f += _line_features(lay, c.start_char, c.end_char, "")
     f += _cues_in(lay, max(0, c.start_char - 40), c.start_char, "cue_before=")
     f += _frame(lay, c)
+    f += _neighbours(lay, c, ctx)
     return f
 
 

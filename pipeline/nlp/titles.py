@@ -125,7 +125,10 @@ def _titles_on_lines(t: _Titles) -> None:
             add(m.start(1), m.end(1), "paper.emphasised_title")
     # a title on a line of its own, perhaps as a list item: with a colon or a question mark, or followed by
     # an "Authors:" line ("1. Name: Subtitle", "-- Where Does the Gripper Look? ...", "Paperweight: ...")
-    for m in re.finditer(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|[-–—*•]{1,2}|>+)[ \t]+)?((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)[ \t]*$", text):
+    # (after a time of day and a one-word label: "11:00  Oral: Name: Subtitle" in a programme)
+    for m in re.finditer(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|[-–—*•]{1,2}|>+)[ \t]+"
+                         r"|\d{1,2}[:.]\d{2}(?:[ \t]*[-–][ \t]*\d{1,2}[:.]\d{2})?[ \t]+(?:[A-Z][a-z]+:[ \t]+)?)?"
+                         r"((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)[ \t]*$", text):
         title = m.group(1)
         if re.match(r"(?:Authors?|By|Comments?|Notes?|Venue|Keywords|Abstract|Title|Code|Links?|Contact)\s*:", title):
             continue
