@@ -17,16 +17,12 @@ _TITLE_CUE = prefiltered(re.compile(_CUES["title_cue"]))
 _IN = re.compile(r"\b[Ii]n\s+(?=[A-Z0-9])")
 _THE_PAPER = re.compile(r"(?:The|the)\s+paper,\s+")
 _QUESTION_BEFORE = re.compile(r"[ \t]*((?:[A-Z0-9][^.!?\n]{2,100})\?)[ \t]*")
-_APPOSITION = re.compile(r",\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}(?:paper|work|study)\b"
-                         r"|,\s+(?:which|that)\s+(?:will\s+|has\s+been\s+|was\s+|is\s+)?(?:appear|be\s+presented|presented|accepted)\b"
-                         r"|,\s+(?:which|that)\s+(?:[\w-]+\s+){1,3}(?:will\s+)?(?:also\s+)?(?:present|share)\b"
-                         r"|,\s+(?:accepted|to\s+appear|presented)\s+(?:at|to|in)\b"
-                         r"|\s+(?:will\s+be|is|was|has\s+been)\s+(?:presented|published|accepted|featured|selected)\b")
-_SUBJECT_VERB = re.compile(r"\s+(?:presents|introduces|proposes|describes|shows|studies|explores|revisits)\b")
-_OUR_PAPER = prefiltered(re.compile(r"\b(?:[Oo]ur|[Tt]heir|[Tt]he)\s+(?:[\w-]+\s+){0,2}(?:paper|work|study),?\s+(?=[A-Z])"))
+_APPOSITION = re.compile(_CUES["apposition"])
+_SUBJECT_VERB = re.compile(_CUES["subject_verb"])
+_OUR_PAPER = prefiltered(re.compile(_CUES["our_paper"]))
 _COLON = prefiltered(re.compile(r"(?:[a-z]{3,}):\s+(?=[A-Z])"), shortest=1)
-_PRESENTING = re.compile(r"\b(?:present|share|sharing|presenting)\b")
-_TITLED = prefiltered(re.compile(r"\b(?:titled|entitled)\s+[“\"]?"))
+_PRESENTING = re.compile(_CUES["presenting"])
+_TITLED = prefiltered(re.compile(_CUES["titled"]))
 
 
 class _Titles:
