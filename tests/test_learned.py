@@ -279,3 +279,20 @@ def test_a_name_listed_next_to_a_university_hears_of_it(parse):
     cands = mention_candidates(doc, lay)
     f = mention_features(doc, lay, _cand(doc, lay, "Quillby"), doc_context(doc, lay, cands))
     assert {"nb_cw=university", "nb_cw=institute"} <= set(f), f
+
+
+def test_the_model_vetoes_only_the_name_shape_rules_doubtful_mentions():
+    """A mention of the name-shape rule that the model gives less than ``VETO`` goes; another rule's stays."""
+    from pipeline.nlp.candidates import MentionCandidate
+    from pipeline.nlp.classify import VETO, select
+
+    labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
+    cands = [MentionCandidate(0, 1, 0, 6, "rule", "Method", "name.shape_or_context", "STATUS"),
+             MentionCandidate(2, 3, 10, 14, "rule", "Method", "name.shape_or_context", "Kite"),
+             MentionCandidate(4, 5, 20, 26, "rule", "Venue", "venue.acronym", "ICLR")]
+    probs = numpy.full((3, len(labels)), 0.01)
+    probs[0, 1] = VETO / 2
+    probs[1, 1] = VETO + 0.1
+    probs[2, 3] = VETO / 2
+    kept = [t.cand.canonical for t in select(cands, probs, labels)]
+    assert kept == ["Kite", "ICLR"]
