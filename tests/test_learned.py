@@ -296,3 +296,16 @@ def test_the_model_vetoes_only_the_name_shape_rules_doubtful_mentions():
     probs[2, 3] = VETO / 2
     kept = [t.cand.canonical for t in select(cands, probs, labels)]
     assert kept == ["Kite", "ICLR"]
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Kite: Sparse Weights\nAffiliations: Wrenfield University; Quill Labs; Tern AI\n",
+     {"Wrenfield University", "Quill Labs", "Tern AI"}),
+    ("Kite: Sparse Weights\nAuthors: Ann Lee (1,2), Bo Chan (2)\n(1) Wrenfield, Quillby; (2) Ternia\n",
+     {"Wrenfield", "Quillby", "Ternia"}),
+    ("Kite: Sparse Weights\nAffiliations: 1 Quill Research, 2 Tern Institute\n", {"Quill Research", "Tern Institute"}),
+])
+def test_each_piece_of_an_affiliation_line_is_an_organization(parse, text, names):
+    doc = parse(text)
+    orgs = {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Organization"}
+    assert names <= orgs, orgs
