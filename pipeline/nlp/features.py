@@ -67,7 +67,7 @@ def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
         if c.start > 0:
             around[key].add("any_p1=" + _before(lay, c)[0])
         if c.end < n:
-            around[key].add("any_n1=" + words[c.end])
+            around[key].add("any_n1=" + _after(lay, c)[0])
     return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()},
             "segments": _segments(lay, cands)}
 
@@ -125,8 +125,21 @@ def _before(lay: Layout, c: MentionCandidate) -> tuple[str, str]:
     k = c.start
     if k > 0 and lay.texts[k - 1] == ">" and not lay.text[lay.line_starts[lay.token_line[k - 1]]:lay.idx[k - 1]].strip():
         k -= 1
-    words = lay.words
+    words, texts = lay.words, lay.texts
+    while k > 0 and _SPACES(texts[k - 1]):  # runs of spaces are not words (Markdown collapses them)
+        k -= 1
     return (words[k - 1] if k > 0 else "<s>"), (words[k - 2] if k > 1 else "<s>")
+
+
+def _after(lay: Layout, c: MentionCandidate) -> tuple[str, str]:
+    """The two words after a span, past a run of spaces."""
+    k, n, texts, words = c.end, len(lay.words), lay.texts, lay.words
+    while k < n and _SPACES(texts[k]):
+        k += 1
+    return (words[k] if k < n else "</s>"), (words[k + 1] if k + 1 < n else "</s>")
+
+
+_SPACES = re.compile(r"[ \t]+").fullmatch
 
 
 def _bucket(n: int) -> str:
@@ -186,9 +199,9 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f.append(f"last_suf={last[-3:].lower()}" if last[:1].isupper() and len(last) > 4 else f"last={words[c.end - 1]}")
     f.append(f"first={words[c.start]}")
     p1, p2 = _before(lay, c)
-    n1 = words[c.end] if c.end < n else "</s>"
+    n1, n2 = _after(lay, c)
     f += [f"p1={p1}", f"p2={p2}", f"n1={n1}",
-          f"n2={words[c.end + 1] if c.end + 1 < n else '</s>'}", f"around={p1}_{n1}"]
+          f"n2={n2}", f"around={p1}_{n1}"]
     root = _root(lay, c.start, c.end)
     dep = lay.deps[root]
     f.append(f"dep={dep}")
@@ -235,13 +248,17 @@ def _frame(lay: Layout, c: MentionCandidate) -> list[str]:
     if lb in _SEPARATORS and rb in _SEPARATORS:
         f.append("seg_whole")
     caps = _line_shape(lay, line)
-    f += [f"line_caps={caps}", f"line_caps_kind={caps}_{lay.line_kind[line]}"]
+    f += [f"line_caps={caps}", f"line_caps_kind={caps}_{_KIND.get(lay.line_kind[line], lay.line_kind[line])}"]
     for tag, other in (("prev", lay.prev_line[line]), ("next", lay.next_line[line])):
         if other >= 0:
             first = lay.line_first[other]
-            f += [f"{tag}_line={lay.line_kind[other]}",
+            f += [f"{tag}_line={_KIND.get(lay.line_kind[other], lay.line_kind[other])}",
                   f"{tag}_first={first if first in lexicon()['line_labels'] else '-'}"]
     return f
+
+
+_KIND = {"heading": "short"}
+"""A Markdown heading's "#" is gone once Markdown is read: to these features a heading is a short line."""
 
 
 def _line_shape(lay: Layout, line: int) -> str:
