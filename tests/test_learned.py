@@ -238,3 +238,74 @@ def test_a_weak_mention_stays_only_as_the_end_of_a_sure_relation():
     assert [t.cls for t in d.typed] == ["Paper", "Organization", "Method"]  # the rules' mention is never weak
     assert [(s, p, o, pair.s, pair.o) for s, p, o, _, pair in d.relations] == [(0, "affiliatedWith", 1, 0, 1)]
     assert _without_weak(ts, rels, 0.8, 1.0).typed == tuple(ts[:1] + ts[3:])
+
+
+def test_a_title_after_a_bracketed_tag_is_a_candidate(parse):
+    doc = parse("Teasers\n[MLSys 2024 Best Paper] Kite: Sparse Weights for Small Phones\nKite prunes weights.\n")
+    _cand(doc, layout(doc), "Kite: Sparse Weights for Small Phones")
+
+
+def test_a_title_after_a_time_and_a_label_is_a_candidate(parse):
+    doc = parse("Programme\n10:30  Oral: Wren: Token Merging for Long Audio\n11:00  Coffee break\n")
+    _cand(doc, layout(doc), "Wren: Token Merging for Long Audio")
+
+
+def test_a_title_in_brackets_or_quotes_on_its_line_is_a_candidate(parse):
+    for text in ("Reading list\n- [Sparse Adapters for Tiny Phones] (2024)\n", 'Papers\n"Sparse Adapters for Tiny Phones", 2024\n'):
+        doc = parse(text)
+        _cand(doc, layout(doc), "Sparse Adapters for Tiny Phones")
+
+
+def test_the_characters_framing_a_name_in_an_affiliation_line(parse):
+    doc = parse("Kite: Sparse Weights for Small Phones\nAuthors: Ann Lee (1), Bo Chan (2)\n(1) Wrenfield Institute; (2) Quill Labs\n")
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    f = mention_features(doc, lay, _cand(doc, lay, "Quill Labs"), doc_context(doc, lay, cands))
+    assert {"lb=)", "rb=$", "seg_whole", "prev_first=authors"} <= set(f), f
+    f = mention_features(doc, lay, _cand(doc, lay, "Wrenfield Institute"), doc_context(doc, lay, cands))
+    assert {"lb=)", "rb=;", "seg_whole"} <= set(f), f
+    assert any(x.startswith("line_caps=") for x in f)
+
+
+def test_a_programme_line_gives_the_title_after_its_time_and_label(parse):
+    doc = parse("Programme\n\n10:30  Oral: Wren: Token Merging for Long Audio\nAuthors: Ann Lee\n")
+    spans = {(s.label_, s.text) for s in doc.spans["mlkg_mentions"]}
+    assert ("Paper", "Wren: Token Merging for Long Audio") in spans, spans
+
+
+def test_a_name_listed_next_to_a_university_hears_of_it(parse):
+    doc = parse("Kite (Wrenfield University, Quillby and Tern Institute of Technology). Kite prunes weights.\n")
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    f = mention_features(doc, lay, _cand(doc, lay, "Quillby"), doc_context(doc, lay, cands))
+    assert {"nb_cw=university", "nb_cw=institute"} <= set(f), f
+
+
+def test_the_model_vetoes_only_the_name_shape_rules_doubtful_mentions():
+    """A mention of the name-shape rule that the model gives less than ``VETO`` goes; another rule's stays."""
+    from pipeline.nlp.candidates import MentionCandidate
+    from pipeline.nlp.classify import VETO, select
+
+    labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
+    cands = [MentionCandidate(0, 1, 0, 6, "rule", "Method", "name.shape_or_context", "STATUS"),
+             MentionCandidate(2, 3, 10, 14, "rule", "Method", "name.shape_or_context", "Kite"),
+             MentionCandidate(4, 5, 20, 26, "rule", "Venue", "venue.acronym", "ICLR")]
+    probs = numpy.full((3, len(labels)), 0.01)
+    probs[0, 1] = VETO / 2
+    probs[1, 1] = VETO + 0.1
+    probs[2, 3] = VETO / 2
+    kept = [t.cand.canonical for t in select(cands, probs, labels)]
+    assert kept == ["Kite", "ICLR"]
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Kite: Sparse Weights\nAffiliations: Wrenfield University; Quill Labs; Tern AI\n",
+     {"Wrenfield University", "Quill Labs", "Tern AI"}),
+    ("Kite: Sparse Weights\nAuthors: Ann Lee (1,2), Bo Chan (2)\n(1) Wrenfield, Quillby; (2) Ternia\n",
+     {"Wrenfield", "Quillby", "Ternia"}),
+    ("Kite: Sparse Weights\nAffiliations: 1 Quill Research, 2 Tern Institute\n", {"Quill Research", "Tern Institute"}),
+])
+def test_each_piece_of_an_affiliation_line_is_an_organization(parse, text, names):
+    doc = parse(text)
+    orgs = {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Organization"}
+    assert names <= orgs, orgs

@@ -119,6 +119,11 @@ class Layout:
     """Line -> where its first character other than white space and list markers stands (``features``)."""
     counts: tuple | None = None
     """Negation and hedge words before each token (``features._counts``, computed when first asked)."""
+    line_info: dict = field(default_factory=dict)
+    """Line -> what the features read of the whole line (``features._line_shape``, computed when first asked)."""
+    prev_line: list[int] = field(default_factory=list)
+    next_line: list[int] = field(default_factory=list)
+    """For each line, the nearest line with words above and below it (-1: none)."""
 
     def line_of_char(self, i: int) -> int:
         return bisect_right(self.line_starts, i) - 1
@@ -174,6 +179,17 @@ def layout(doc: Doc) -> Layout:
         firsts.append(w.group(0).lower() if w and w.start() < 3 else "")
         paras.append(para)
     lay = Layout(text, sentence_starts(doc), starts, kinds, firsts, paras, content)
+    last = -1
+    for k, kind in enumerate(kinds):
+        lay.prev_line.append(last)
+        if kind not in {"blank", "rule"}:
+            last = k
+    last = -1
+    for k in range(len(kinds) - 1, -1, -1):
+        lay.next_line.append(last)
+        if kinds[k] not in {"blank", "rule"}:
+            last = k
+    lay.next_line.reverse()
     if len(doc):  # read from one array: a Token object per token costs more than the features
         arr = doc.to_array([IDX, HEAD, DEP, ORTH, SPACY])
         lay.idx = arr[:, 0].tolist()
@@ -308,7 +324,10 @@ def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
 
 
 _SEGMENT_END = re.compile(r"\s\(|\.\s|\.$|\s[–—]\s|\s\|\s|\s*\[|\t|$")
-_LABEL = re.compile(r"^[^:.]{1,30}:\s+")
+_LABEL = re.compile(r"^(?:\[[^\]\n]{1,60}\]|\(\d{1,2}\)|\d{1,2}[:.]\d{2}(?:\s*[-–]\s*\d{1,2}[:.]\d{2})?|[^:.\[]{1,30}:)\s+")
+"""What may stand before a title on its line: a bracketed tag ("[CVPR 2023] ", "[MLSys 2024 Best Paper] "), a
+footnote number ("(1) "), a time of day ("10:30 ", "9:00-9:45 ") or a short label ("Oral: ", "Title: ")."""
+_ENCLOSED = {"[": "]", "\"": "\"", "“": "”", "(": ")", "'": "'", "‘": "’"}
 
 
 def _line_segments(doc: Doc, lay: Layout, out: dict) -> None:
@@ -322,7 +341,7 @@ def _line_segments(doc: Doc, lay: Layout, out: dict) -> None:
         line = text[a:b]
         m = _MARKER.match(line)
         starts = [m.end() if m else len(line) - len(line.lstrip())]
-        for _ in range(2):
+        for _ in range(3):
             lab = _LABEL.match(line[starts[-1]:])
             if not lab:
                 break
@@ -331,6 +350,10 @@ def _line_segments(doc: Doc, lay: Layout, out: dict) -> None:
             seg = line[s0:]
             end = _SEGMENT_END.search(seg, 1)
             seg = seg[:end.start() if end else len(seg)].rstrip(" :;,")
+            if seg[:1] in _ENCLOSED:  # a title in brackets or quotes: the words inside
+                close = line.find(_ENCLOSED[seg[0]], s0 + 1)
+                if close > s0 + 1:
+                    s0, seg = s0 + 1, line[s0 + 1:close].strip()
             if 2 <= len(seg.split()) <= 30 or (len(seg.split()) == 1 and ":" in line[s0:s0 + len(seg) + 2]):
                 x, y = _tokens_within(lay, a + s0, a + s0 + len(seg))
                 if x < y:

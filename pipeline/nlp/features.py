@@ -10,7 +10,7 @@ spaCy's token objects, which cost more than the features themselves.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from functools import lru_cache
 
@@ -67,8 +67,56 @@ def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
         if c.start > 0:
             around[key].add("any_p1=" + _before(lay, c)[0])
         if c.end < n:
-            around[key].add("any_n1=" + words[c.end])
-    return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()}}
+            around[key].add("any_n1=" + _after(lay, c)[0])
+    return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()},
+            "segments": _segments(lay, cands)}
+
+
+_CAPITALISED = re.compile(r"\b[A-Z]\w*")
+_LIST_SEPARATOR = re.compile(r"\s*[,;/()]\s*|\s+and\s+|\s+&\s+")
+
+
+def _segments(lay: Layout, cands: list[MentionCandidate]) -> dict:
+    """Line -> (segment starts, what each segment says): the pieces of a line between commas, semicolons,
+    slashes, brackets and "and", each with the capitalised common words (``name_words``) and the rules' classes
+    inside it. A name listed next to "Stanford University" or a rule's dataset is likely of the same kind."""
+    known = lexicon()["name_words"]
+    by_line: dict[int, list[MentionCandidate]] = defaultdict(list)
+    for c in cands:
+        by_line[lay.token_line[c.start]].append(c)
+    out = {}
+    text = lay.text
+    for line, members in by_line.items():
+        a = lay.line_starts[line]
+        b = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(text)
+        if b - a > 2000:  # a line of thousands of names: its pieces say nothing of each other
+            continue
+        cuts = [a] + [m.end() for m in _LIST_SEPARATOR.finditer(text, a, b)]
+        if len(cuts) < 3:
+            continue
+        says: list[set[str]] = [set() for _ in cuts]
+        for k in range(len(cuts)):
+            end = cuts[k + 1] if k + 1 < len(cuts) else b
+            says[k] = {"cw=" + w.lower() for w in _CAPITALISED.findall(text, cuts[k], end) if w.lower() in known}
+        for c in members:
+            if c.rule_cls:
+                says[bisect_right(cuts, c.start_char) - 1].add("rc=" + c.rule_cls)
+        out[line] = (cuts, says)
+    return out
+
+
+def _neighbours(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
+    """What the two pieces on either side of a span's piece of its line say (:func:`_segments`)."""
+    got = ctx.get("segments", {}).get(lay.token_line[c.start])
+    if got is None:
+        return []
+    cuts, says = got
+    k = bisect_right(cuts, c.start_char) - 1
+    found = set()
+    for j in (k - 2, k - 1, k + 1, k + 2):
+        if 0 <= j < len(says):
+            found |= says[j]
+    return sorted("nb_" + x for x in found)
 
 
 def _before(lay: Layout, c: MentionCandidate) -> tuple[str, str]:
@@ -77,8 +125,21 @@ def _before(lay: Layout, c: MentionCandidate) -> tuple[str, str]:
     k = c.start
     if k > 0 and lay.texts[k - 1] == ">" and not lay.text[lay.line_starts[lay.token_line[k - 1]]:lay.idx[k - 1]].strip():
         k -= 1
-    words = lay.words
+    words, texts = lay.words, lay.texts
+    while k > 0 and _SPACES(texts[k - 1]):  # runs of spaces are not words (Markdown collapses them)
+        k -= 1
     return (words[k - 1] if k > 0 else "<s>"), (words[k - 2] if k > 1 else "<s>")
+
+
+def _after(lay: Layout, c: MentionCandidate) -> tuple[str, str]:
+    """The two words after a span, past a run of spaces."""
+    k, n, texts, words = c.end, len(lay.words), lay.texts, lay.words
+    while k < n and _SPACES(texts[k]):
+        k += 1
+    return (words[k] if k < n else "</s>"), (words[k + 1] if k + 1 < n else "</s>")
+
+
+_SPACES = re.compile(r"[ \t]+").fullmatch
 
 
 def _bucket(n: int) -> str:
@@ -138,9 +199,9 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f.append(f"last_suf={last[-3:].lower()}" if last[:1].isupper() and len(last) > 4 else f"last={words[c.end - 1]}")
     f.append(f"first={words[c.start]}")
     p1, p2 = _before(lay, c)
-    n1 = words[c.end] if c.end < n else "</s>"
+    n1, n2 = _after(lay, c)
     f += [f"p1={p1}", f"p2={p2}", f"n1={n1}",
-          f"n2={words[c.end + 1] if c.end + 1 < n else '</s>'}", f"around={p1}_{n1}"]
+          f"n2={n2}", f"around={p1}_{n1}"]
     root = _root(lay, c.start, c.end)
     dep = lay.deps[root]
     f.append(f"dep={dep}")
@@ -151,7 +212,68 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
             f.append(f"prep={words[head]}_{words[lay.heads[head]]}")
     f += _line_features(lay, c.start_char, c.end_char, "")
     f += _cues_in(lay, max(0, c.start_char - 40), c.start_char, "cue_before=")
+    f += _frame(lay, c)
+    f += _neighbours(lay, c, ctx)
     return f
+
+
+_SEPARATORS = frozenset("^$,;()[]|:•·/")
+
+
+def _delimiter(lay: Layout, i: int, step: int) -> str:
+    """The first character other than a space from ``i`` on in direction ``step`` within the line: "^" or "$" at
+    the line's ends, "w" for a letter, "d" for a digit, else the character."""
+    text, n = lay.text, len(lay.text)
+    for _ in range(4):
+        if i < 0 or i >= n or text[i] == "\n":
+            return "^" if step < 0 else "$"
+        ch = text[i]
+        if ch not in " \t":
+            return "w" if ch.isalpha() else "d" if ch.isdigit() else ch
+        i += step
+    return "_"
+
+
+def _frame(lay: Layout, c: MentionCandidate) -> list[str]:
+    """What frames a span: the characters just around it ("; X," in an affiliation line, "[1] X" or "X (poster)"
+    on a line of its own), the share of capitalised words on its line, and the kinds and labels of the lines
+    above and below ("Authors: ..." under a title)."""
+    line = lay.line_of_char(c.start_char)
+    start = lay.line_starts[line]
+    end = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
+    # only a list marker (or a quote's ">", gone once Markdown is read) before it: the line's start
+    lb = "^" if c.start_char <= _marker_end(lay, line, start, end) else _delimiter(lay, c.start_char - 1, -1)
+    rb = _delimiter(lay, c.end_char, 1)
+    f = [f"lb={lb}", f"rb={rb}", f"lrb={lb}{rb}"]
+    if lb in _SEPARATORS and rb in _SEPARATORS:
+        f.append("seg_whole")
+    caps = _line_shape(lay, line)
+    f += [f"line_caps={caps}", f"line_caps_kind={caps}_{_KIND.get(lay.line_kind[line], lay.line_kind[line])}"]
+    for tag, other in (("prev", lay.prev_line[line]), ("next", lay.next_line[line])):
+        if other >= 0:
+            first = lay.line_first[other]
+            f += [f"{tag}_line={_KIND.get(lay.line_kind[other], lay.line_kind[other])}",
+                  f"{tag}_first={first if first in lexicon()['line_labels'] else '-'}"]
+    return f
+
+
+_KIND = {"heading": "short"}
+"""A Markdown heading's "#" is gone once Markdown is read: to these features a heading is a short line."""
+
+
+def _line_shape(lay: Layout, line: int) -> str:
+    """How much of a line is capitalised words, bucketed (once per line): a title or a list of names is most."""
+    got = lay.line_info.get(line)
+    if got is None:
+        a = lay.line_starts[line]
+        b = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
+        words = [w for w in lay.text[a:b].split()[:40] if w[:1].isalpha()]
+        fw = lexicon()["function_words"]
+        content = [w for w in words if w.lower() not in fw]
+        share = sum(w[0].isupper() for w in content) / len(content) if content else 0.0
+        got = lay.line_info[line] = ("none" if not content else "all" if share >= 0.99 else "most" if share >= 0.7
+                                     else "some" if share >= 0.3 else "few") + ("_long" if len(words) > 25 else "")
+    return got
 
 
 def _name_words(texts: list[str], a: int, b: int) -> list[str]:

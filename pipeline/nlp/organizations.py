@@ -5,10 +5,29 @@ from __future__ import annotations
 import re
 
 from .lexicon import longest_first
-from .rules import Found
+from .rules import Found, load_rules
 from .text import cue, regex
 
 __all__ = ["organization_mentions"]
+
+_CUES = load_rules().cue_patterns["organizations"]
+_AFFILIATION_LINE = re.compile(_CUES["affiliation_line"])
+_NUMBERED = re.compile(_CUES["numbered_affiliations"])
+_PIECE_END = re.compile(_CUES["piece_end"])
+_PIECE_START = re.compile(_CUES["piece_start"])
+
+
+def _affiliations(text: str) -> set[str]:
+    """The organizations of affiliation lines, one a piece: "Affiliations: A; B", "(1) A; (2) B" under an author
+    line, "1 A, 2 B", "A, B"."""
+    out = set()
+    for m in (*_AFFILIATION_LINE.finditer(text), *_NUMBERED.finditer(text)):
+        body = re.sub(r"\s*\([a-z][^()]*\)", "", m.group(1))  # "(code under mit-han-lab)"
+        for piece in _PIECE_END.split(body):
+            name = _PIECE_START.sub("", piece).strip(" .,;")
+            if name[:1].isupper() and len(name.split()) <= 8 and not re.search(r"\d{4}|[()]", name):
+                out.add(name)
+    return out
 
 
 def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list[Found]:
@@ -37,6 +56,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
     for line in cue(r"(?m)^[ \t]*(?:Authors?|Affiliations?)\s*:(.*)$").finditer(text):
         for g in re.finditer(r"\(([A-Z][^()\n]{1,60})\)", line.group(1)):
             named.update(x.strip() for x in re.split(r";|\s+and\s+", g.group(1)) if x.strip()[:1].isupper())
+    named |= _affiliations(text)
     org_name = r"((?:[A-Z][\w&-]*(?:\.[\w&-]+)*[ \t]+){0,3}[A-Z][\w&-]*(?:\.[\w&-]+)*)"
     for m in cue(r"\b(?:colleagues|researchers|collaborators|scientists|engineers|partners)\s+(?:at|from)\s+(?:the\s+)?" + org_name
                          + r"|\b(?:written|joint\s+work|co-authored|in\s+collaboration)\s+with\s+(?:the\s+)?(?:[a-z][\w-]*\s+){0,3}" + org_name).finditer(text):

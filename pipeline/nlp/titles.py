@@ -17,16 +17,12 @@ _TITLE_CUE = prefiltered(re.compile(_CUES["title_cue"]))
 _IN = re.compile(r"\b[Ii]n\s+(?=[A-Z0-9])")
 _THE_PAPER = re.compile(r"(?:The|the)\s+paper,\s+")
 _QUESTION_BEFORE = re.compile(r"[ \t]*((?:[A-Z0-9][^.!?\n]{2,100})\?)[ \t]*")
-_APPOSITION = re.compile(r",\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}(?:paper|work|study)\b"
-                         r"|,\s+(?:which|that)\s+(?:will\s+|has\s+been\s+|was\s+|is\s+)?(?:appear|be\s+presented|presented|accepted)\b"
-                         r"|,\s+(?:which|that)\s+(?:[\w-]+\s+){1,3}(?:will\s+)?(?:also\s+)?(?:present|share)\b"
-                         r"|,\s+(?:accepted|to\s+appear|presented)\s+(?:at|to|in)\b"
-                         r"|\s+(?:will\s+be|is|was|has\s+been)\s+(?:presented|published|accepted|featured|selected)\b")
-_SUBJECT_VERB = re.compile(r"\s+(?:presents|introduces|proposes|describes|shows|studies|explores|revisits)\b")
-_OUR_PAPER = prefiltered(re.compile(r"\b(?:[Oo]ur|[Tt]heir|[Tt]he)\s+(?:[\w-]+\s+){0,2}(?:paper|work|study),?\s+(?=[A-Z])"))
+_APPOSITION = re.compile(_CUES["apposition"])
+_SUBJECT_VERB = re.compile(_CUES["subject_verb"])
+_OUR_PAPER = prefiltered(re.compile(_CUES["our_paper"]))
 _COLON = prefiltered(re.compile(r"(?:[a-z]{3,}):\s+(?=[A-Z])"), shortest=1)
-_PRESENTING = re.compile(r"\b(?:present|share|sharing|presenting)\b")
-_TITLED = prefiltered(re.compile(r"\b(?:titled|entitled)\s+[“\"]?"))
+_PRESENTING = re.compile(_CUES["presenting"])
+_TITLED = prefiltered(re.compile(_CUES["titled"]))
 
 
 class _Titles:
@@ -125,7 +121,10 @@ def _titles_on_lines(t: _Titles) -> None:
             add(m.start(1), m.end(1), "paper.emphasised_title")
     # a title on a line of its own, perhaps as a list item: with a colon or a question mark, or followed by
     # an "Authors:" line ("1. Name: Subtitle", "-- Where Does the Gripper Look? ...", "Paperweight: ...")
-    for m in re.finditer(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|[-–—*•]{1,2}|>+)[ \t]+)?((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)[ \t]*$", text):
+    # (after a time of day and a one-word label: "11:00  Oral: Name: Subtitle" in a programme)
+    for m in re.finditer(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|[-–—*•]{1,2}|>+)[ \t]+"
+                         r"|\d{1,2}[:.]\d{2}(?:[ \t]*[-–][ \t]*\d{1,2}[:.]\d{2})?[ \t]+(?:[A-Z][a-z]+:[ \t]+)?)?"
+                         r"((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)[ \t]*$", text):
         title = m.group(1)
         if re.match(r"(?:Authors?|By|Comments?|Notes?|Venue|Keywords|Abstract|Title|Code|Links?|Contact)\s*:", title):
             continue
