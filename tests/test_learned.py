@@ -238,3 +238,22 @@ def test_a_weak_mention_stays_only_as_the_end_of_a_sure_relation():
     assert [t.cls for t in d.typed] == ["Paper", "Organization", "Method"]  # the rules' mention is never weak
     assert [(s, p, o, pair.s, pair.o) for s, p, o, _, pair in d.relations] == [(0, "affiliatedWith", 1, 0, 1)]
     assert _without_weak(ts, rels, 0.8, 1.0).typed == tuple(ts[:1] + ts[3:])
+
+
+def test_entry_title_after_a_line_label(parse):
+    text = "[1] arXiv:2309.00001\nTitle: Sparse Registers for Tiny Vision Models\nAffiliations: Corvid University\n"
+    pair, _ = _pair(parse, text, "Sparse Registers for Tiny Vision Models", "Paper", "Corvid University",
+                    "Organization")
+    assert "entry" in pair.origin
+
+
+def test_its_refers_to_the_paragraphs_method(parse):
+    pair, _ = _pair(parse, "Heron is a small vision model. Its backbone is ResNet-50.", "Heron", "Method",
+                    "ResNet-50", "Method")
+    assert "anaphor" in pair.origin
+
+
+def test_it_refers_to_the_method_just_named_whatever_its_role(parse):
+    pair, _ = _pair(parse, "In a new paper, the team presents Heron. It pairs a ResNet-50 backbone with a small decoder.",
+                    "Heron", "Method", "ResNet-50", "Method")
+    assert "antecedent" in pair.origin
