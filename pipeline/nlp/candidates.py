@@ -88,7 +88,7 @@ class PairCandidate:
     s: int
     o: int
     origin: str
-    """"sentence", "entry", "heading", "anaphor", "antecedent", "table", "topic" or "rule", joined by "+"."""
+    """"sentence", "entry", "heading", "anaphor", "antecedent", "paragraph", "table", "topic" or "rule", joined by "+"."""
     rules: tuple[tuple[str, str], ...] = ()
     """(property, rule name) of each rule relation between the two."""
 
@@ -458,9 +458,12 @@ def _anaphoric_subject(lay: Layout, a: int, b: int, anaphors: frozenset[str]) ->
 def _anaphor_pairs(doc: Doc, lay: Layout, typed: list[Typed], by_sent: dict, found: dict) -> None:
     """The method a sentence whose subject is "it", "its X" or "the model" refers to, and what that sentence names:
     the paragraph's last method named as a subject (or an earlier paragraph's), and the last method named in the
-    paragraph before the sentence whatever its role ("the team presents X. It pairs ...")."""
+    paragraph before the sentence whatever its role ("the team presents X. It pairs ..."); and the method the
+    paragraph's first sentence has as its subject, with what every later sentence of the paragraph names ("X builds
+    on ... . The team fine-tuned Y ...")."""
     topic: dict[int, int] = {}
     recent: dict[int, int] = {}
+    lead: dict[int, int] = {}
     last = None
     anaphors = lexicon()["anaphors"]
     for si in sorted(by_sent):
@@ -476,10 +479,17 @@ def _anaphor_pairs(doc: Doc, lay: Layout, typed: list[Typed], by_sent: dict, fou
                 for j in members:
                     if j != k and (typed[k].cls, typed[j].cls) in ALLOWED:
                         found.setdefault((k, j), set()).add(origin)
+        if lead.get(para, -1) >= 0 and lead[para] not in members:
+            k = lead[para]
+            for j in members:
+                if (typed[k].cls, typed[j].cls) in ALLOWED:
+                    found.setdefault((k, j), set()).add("paragraph")
         for j in members:
             m = typed[j]
             if m.cls in {"Method", "Paper"} and any(m.cand.start <= t < m.cand.end for t in subj):
                 topic[para] = last = j
+                lead.setdefault(para, j)
+        lead.setdefault(para, -1)  # only the paragraph's first sentence with mentions names its lead
         for j in sorted(members, key=lambda j: typed[j].cand.start):
             if typed[j].cls == "Method":
                 recent[para] = j
