@@ -33,7 +33,7 @@ from .vocab import local_name
 if TYPE_CHECKING:  # imported when run: spaCy and the cache load only when a build needs them
     from .cache import ExtractionCache
     from .executor import ExtractStats
-    from .incremental import GraphState
+    from .incremental import GraphState, PageState
 
 __all__ = ["run_build", "BuildCallbacks", "Build", "KeptDocument", "exit_code_for", "report_dict"]
 
@@ -80,6 +80,8 @@ class Build:
     """The extraction cache, or None with ``--no-cache``."""
     state: GraphState | None = None
     """The state the last build left, when this build may patch it."""
+    page: PageState | None = None
+    """What the last graph.html was made from, when this build may patch it; then what this one's was."""
     version: str | None = None
     """The version of the state this build leaves (None: it leaves none)."""
     counts: ExtractStats | None = None
@@ -189,6 +191,8 @@ def _open_cache(b: Build) -> None:
     if b.store is not None and b.streaming:
         b.version = incremental.state_version(b.store.version)
     b.state = incremental.take_state(b.out, b.version)
+    page = incremental.take_page(b.out)  # taken either way, as the state
+    b.page = page if b.state is not None and b.config.html else None
     if b.streaming:  # each text is dropped once parsed (or found in the cache): what the rest needs is kept apart
         b.kept = {d.id: KeptDocument(i, replace(d, text=""), b.store.entry_path(d) if b.store is not None else None)
                   for i, d in enumerate(b.documents)}
@@ -426,38 +430,51 @@ def _write_streamed(b: Build, resolver, spill) -> BuildReport | None:
     return _commit_streamed(b, resolver, done, {GRAPH_TTL: turtle, MERGES: resolver.merges()})
 
 
-def _with_html(b: Build, files: dict) -> dict:
+def _with_html(b: Build, files: dict, changed=None) -> dict:
     """``files`` and, if asked for, graph.html rendered from graph.ttl's bytes (``render.GraphView``): the page
-    a full build renders from its rdflib Graph."""
+    a full build renders from its rdflib Graph. A patch (``changed``, its ``incremental.ChangedBlocks``) of the
+    graph the last page was made from patches that page's view instead, and reuses what the last page computed
+    of the components the patch left as they were (``render.PageMemo``)."""
     if not b.config.html:
         return files
-    from . import render
+    from . import incremental, render
 
     b.stage("render")
     ttl = files[GRAPH_TTL] if isinstance(files[GRAPH_TTL], bytes) else b"".join(files[GRAPH_TTL])
-    html = render.render_html(render.GraphView.of_turtle(ttl)).encode("utf-8")
+    last, b.page = b.page, None
+    with incremental.no_cycle_collection():  # many small acyclic containers, a large heap when spaCy is loaded
+        view = last.view if last is not None and changed is not None and last.view.patch(changed.removed, changed.added) \
+            else render.GraphView.of_turtle(ttl)
+        memo = render.PageMemo(last.memo if last is not None else None)
+        html = render.render_html(view, memo).encode("utf-8")
+    b.page = incremental.PageState(view, memo.used())
     b.lap("render")
     return {**files, GRAPH_TTL: ttl, GRAPH_HTML: html}
 
 
-def _commit_streamed(b: Build, resolver, done: dict, files: dict, patched: str = "") -> BuildReport:
+def _commit_streamed(b: Build, resolver, done: dict, files: dict, patched: str = "", changed=None) -> BuildReport:
     """Write graph.ttl, merges.json, graph.html if asked for and report.json in one commit; prune the cache
-    and leave the state."""
+    and leave the state (and the page's)."""
     from . import incremental
 
-    files = _with_html(b, files)
+    files = _with_html(b, files, changed)
+    stats = incremental.graph_stats(resolver, b.state)
     report = BuildReport(
         documents_read=len(done), skipped=tuple(sorted(b.skipped, key=lambda s: s.path)),
         entities_per_class=resolver.entities_per_class(), relations_per_property=resolver.relations_per_property(),
         seconds=b.seconds, model=b.model,
         outputs=tuple(str(b.config.out_dir / n) for n in [GRAPH_TTL, *sorted(set(files) - {GRAPH_TTL}), REPORT]),
-        graph_stats=resolver.graph_stats(),
+        graph_stats=stats[1],
         encodings={k.document.id: k.document.encoding for k in b.kept.values() if k.document.id in done},
         validation=_validation_note(b, resolver.triples),
         documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=patched)
     report = _commit(b, files, report)
     if b.store is not None:
-        incremental.save_state(b.out, b.version, resolver, done, validated=not _validation_note(b, resolver.triples))
+        incremental.save_state(b.out, b.version, resolver, done, validated=not _validation_note(b, resolver.triples),
+                               stats=stats)
+        if b.page is not None:
+            incremental.save_page(b.out, b.page)
+        b.lap("write")
     return report
 
 
@@ -500,7 +517,7 @@ def _patched_plan(b: Build) -> BuildReport | None:
     patched = (f"graph.ttl and merges.json patched: {len(changes.changed)} document(s) new or changed, "
                f"{len(changes.removed)} removed, {rebuilt.rendered} rendered again"
                + ("; graph.html rendered from the patched graph" if b.config.html else ""))
-    return _commit_streamed(b, rebuilt.resolver, rebuilt.docs, rebuilt.files, patched)
+    return _commit_streamed(b, rebuilt.resolver, rebuilt.docs, rebuilt.files, patched, rebuilt.changed)
 
 
 # reports ----------------------------------------------------------------------------------------------------------

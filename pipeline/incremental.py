@@ -34,20 +34,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import MAX_CHANGED
+from .outputs import GRAPH_TTL, PAGE
 from .outputs import STATE as STATE_FILE
 from .rdf import GraphBlocks, RenderMemo, entity_iri_text, merge_section, merges_frame, render_fingerprint
 from .resolve import TABLES
 from .stream import StreamResolver
 from .vocab import local_name
 
-__all__ = ["STATE_FILE", "GraphState", "DocumentState", "ChangedBlocks", "Changes", "Change", "no_cycle_collection", "take_state",
-           "save_state", "plan", "rebuild", "Rebuilt", "state_version"]
+__all__ = ["STATE_FILE", "GraphState", "DocumentState", "ChangedBlocks", "Changes", "Change", "no_cycle_collection", "take_state", "graph_stats",
+           "save_state", "plan", "rebuild", "Rebuilt", "state_version", "PageState", "take_page", "save_page"]
 
 
 OUTPUTS = ("graph.ttl", "merges.json")
 """The outputs an incremental rebuild patches: they must be as the build that left the state wrote them."""
 
-_FORMAT = "mlkg-state-2"
+_FORMAT = "mlkg-state-3"
 
 
 _TABLES = (*TABLES, "iri", "entity_prefixes")  # the name table's, and the renderer's
@@ -88,12 +89,30 @@ class GraphState:
     docs: dict[str, DocumentState]
     tables: dict = field(repr=False)  # the GraphBlocks' tables (_TABLES)
     validated: bool = False  # graph.ttl passed the shapes: a patch of it is checked where it changed
+    stats: tuple | None = None  # (entity_graph_key, the report's graph statistics) of the graph it describes
 
     def resolver(self) -> StreamResolver:
         r = StreamResolver().restore(self.tables)
         r.iri, r.entity_prefixes = self.tables["iri"], self.tables["entity_prefixes"]
         r.keep = True
         return r
+
+
+def graph_stats(resolver: GraphBlocks, state: GraphState | None) -> tuple:
+    """``(key, statistics)`` of the resolver's entity graph (``rdf.GraphBlocks.graph_stats``, for the report):
+    the last build's when its entity graph had the same key, a digest of the entities' IRIs, classes and labels
+    and of the relations (what the statistics read), and of the code that computes them."""
+    h = hashlib.sha256((Path(__file__).parent / "analysis.py").read_bytes())
+    iri = resolver.iri
+    for k in sorted(resolver.entities):
+        cls, label = resolver.entities[k][:2]
+        h.update(f"{iri[k]}\0{cls}\0{label}\n".encode("utf-8", "surrogatepass"))
+    for s, p, o in sorted(resolver.relations):
+        h.update(f"{iri[s]}\0{p}\0{iri[o]}\n".encode("utf-8", "surrogatepass"))
+    key = h.hexdigest()
+    if state is not None and state.stats is not None and state.stats[0] == key:
+        return state.stats
+    return key, resolver.graph_stats()
 
 
 def take_state(out_dir: Path, version: str | None) -> GraphState | None:
@@ -108,9 +127,10 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
     try:
         with open(path, "rb") as fh, no_cycle_collection():
             head = pickle.load(fh)
-            if isinstance(head, tuple) and len(head) == 5 and head[:2] == (_FORMAT, version):
+            if isinstance(head, tuple) and len(head) == 6 and head[:2] == (_FORMAT, version):
                 state = GraphState(version=version, outputs=head[2], docs=head[3],
-                                   tables={name: pickle.load(fh) for name in _TABLES}, validated=head[4] is True)
+                                   tables={name: pickle.load(fh) for name in _TABLES}, validated=head[4] is True,
+                                   stats=head[5])
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
             IndexError):
         state = None
@@ -126,7 +146,7 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
 
 
 def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[str, DocumentState],
-               validated: bool = False) -> None:
+               validated: bool = False, stats: tuple | None = None) -> None:
     """Leave the state of the build that just wrote ``out_dir``'s outputs (atomically); ``validated``: its
     graph.ttl passed the shapes."""
     out_dir = Path(out_dir)
@@ -136,11 +156,80 @@ def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[st
             # one pickle per table: the pickler's memo (an entry per object, ~80 MB at 10,000 documents in one
             # pickle) then holds one table's objects at a time; the file is larger (shared strings repeat)
             pickler = pickle.Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL)
-            pickler.dump((_FORMAT, version, {name: _stat(out_dir / name) for name in OUTPUTS}, docs, validated))
+            pickler.dump((_FORMAT, version, {name: _stat(out_dir / name) for name in OUTPUTS}, docs, validated, stats))
             for name in _TABLES:
                 pickler.clear_memo()
                 pickler.dump(getattr(resolver, name))
         os.replace(tmp, out_dir / STATE_FILE)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True, slots=True)
+class PageState:
+    """What the last graph.html was made from: the view of graph.ttl it read (``render.GraphView``) and what it
+    computed of each component (``render.PageMemo``). A patched build patches the view with the blocks it
+    changed (``render.GraphView.patch``) instead of reading the whole graph.ttl again."""
+
+    view: object
+    """The ``render.GraphView`` of graph.ttl as it is now."""
+    memo: dict
+    """The entries of the ``render.PageMemo`` the page used."""
+
+
+_PAGE_FORMAT = "mlkg-page-1"
+
+
+def _page_version() -> str:
+    """The code a page state depends on: the view's reader and the layout and communities it memoises (with
+    the igraph and numpy that compute them)."""
+    import importlib.metadata
+
+    h = hashlib.sha256(_PAGE_FORMAT.encode())
+    for name in ("render.py", "layout.py"):
+        h.update((Path(__file__).parent / name).read_bytes())
+    for dist in ("igraph", "numpy"):
+        try:
+            h.update(f"\0{dist} {importlib.metadata.version(dist)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            h.update(f"\0{dist} missing".encode())
+    return h.hexdigest()[:16]
+
+
+def take_page(out_dir: Path) -> PageState | None:
+    """The page state the last build left in ``out_dir`` if it is of the graph.ttl there now and of this code;
+    the file is removed either way (the build about to run changes graph.ttl)."""
+    import marshal
+
+    path = Path(out_dir) / PAGE
+    try:
+        with open(path, "rb") as fh, no_cycle_collection():
+            data = marshal.load(fh)
+        ok = (isinstance(data, dict) and data.get("format") == _PAGE_FORMAT and data.get("version") == _page_version()
+              and data.get("graph") == _stat(Path(out_dir) / GRAPH_TTL))
+    except (OSError, EOFError, ValueError, TypeError):
+        ok = False
+    path.unlink(missing_ok=True)
+    if not ok:
+        return None
+    from .render import GraphView
+
+    return PageState(GraphView(data["view"]), data["memo"])
+
+
+def save_page(out_dir: Path, page: PageState) -> None:
+    """Leave the page state of the graph.html just written beside the graph.ttl it was made from (atomically)."""
+    import marshal
+
+    out_dir = Path(out_dir)
+    data = {"format": _PAGE_FORMAT, "version": _page_version(), "graph": _stat(out_dir / GRAPH_TTL),
+            "view": dict(page.view), "memo": page.memo}
+    fd, tmp = tempfile.mkstemp(prefix=".mlkg-page-", suffix=".tmp", dir=out_dir)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            marshal.dump(data, fh)
+        os.replace(tmp, out_dir / PAGE)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __all__ = ["GRAPH_TTL", "GRAPH_HTML", "GRAPH_NT", "GRAPH_JSONLD", "GRAPH_TRIG", "CONTEXT_JSONLD", "MERGES",
-           "REPORT", "QUARANTINE", "JOURNAL", "STATE", "CACHE_DIR", "FOLDERS", "folder_record",
+           "REPORT", "QUARANTINE", "JOURNAL", "STATE", "PAGE", "CACHE_DIR", "FOLDERS", "folder_record",
            "SPILL_PREFIX", "FORMAT_FILES"]
 
 GRAPH_TTL = "graph.ttl"
@@ -26,6 +26,10 @@ JOURNAL = ".mlkg-commit.json"
 """The commit journal (``write.write_outputs``): present only while (or after a crash during) the renames."""
 STATE = ".mlkg-state.pkl"
 """The name tables of the last build, from which the next one patches its outputs (``incremental.py``)."""
+PAGE = ".mlkg-page.marshal"
+"""What the last graph.html was made from (the view of graph.ttl it read, its components' layouts and
+communities), from which the next patched build renders its page without reading graph.ttl again
+(``incremental.py``)."""
 CACHE_DIR = ".mlkg-cache"
 """The extraction cache's folder inside the output folder when no ``--cache`` is given."""
 FOLDERS = ".mlkg-folders"

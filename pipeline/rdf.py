@@ -378,20 +378,37 @@ class TurtleTerms:
 _RDF_TYPE = str(RDF.type)
 
 
+def _prefix(t: str) -> str:
+    """The prefix the Turtle text of a term uses (``mlkg:x``, ``"1.5"^^xsd:decimal``), or "" (``<...>``, ``a``,
+    a plain string)."""
+    if t.startswith('"'):
+        i = t.rfind('"')  # the closing quote: a quote inside the text is escaped, a datatype has none
+        if not t.startswith("^^", i + 1):
+            return ""
+        t = t[i + 3:]
+    if t.startswith("<") or t == "a":
+        return ""
+    k = t.find(":")
+    return t[:k] if k > 0 else ""
+
+
+_PREFIX_OF: dict[str, str] = {}
+""":func:`_prefix` of the terms met so far but plain strings: predicates, classes, entities and numbers recur
+in every block; a sentence is written once (and uses no prefix)."""
+
+
 def _prefixes(texts: Iterable[str]) -> set[str]:
-    """The prefixes the Turtle texts of terms use (``mlkg:x``, ``"1.5"^^xsd:decimal``; not ``<...>`` or ``a``)."""
+    """The prefixes the Turtle texts of terms use (:func:`_prefix`)."""
     out = set()
+    known = _PREFIX_OF
     for t in texts:
-        if t.startswith('"'):
-            i = t.rfind('"')  # the closing quote: a quote inside the text is escaped, a datatype has none
-            if not t.startswith("^^", i + 1):
+        p = known.get(t)
+        if p is None:
+            if t.endswith('"'):  # a plain string
                 continue
-            t = t[i + 3:]
-        if t.startswith("<") or t == "a":
-            continue
-        k = t.find(":")
-        if k > 0:
-            out.add(t[:k])
+            p = known[t] = _prefix(t)
+        if p:
+            out.add(p)
     return out
 
 

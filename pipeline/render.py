@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import networkx as nx
 from rdflib import Graph
 from rdflib.namespace import RDF, RDFS, SKOS
 
@@ -26,7 +25,7 @@ from .layout import component_layout, pack
 from .vocab import ENTITY_CLASSES, MLKG, RELATIONS, local_name
 from .write import atomic_write
 
-__all__ = ["render_html", "render_file", "GraphView", "fold", "CLASS_COLORS", "LAYOUT_THRESHOLD", "SUMMARY_SIZE"]
+__all__ = ["render_html", "render_file", "GraphView", "fold", "PageMemo", "CLASS_COLORS", "LAYOUT_THRESHOLD", "SUMMARY_SIZE"]
 
 CLASS_COLORS = {
     "Paper": "#4e79a7", "Method": "#f28e2b", "Dataset": "#59a14f",
@@ -38,6 +37,34 @@ LAYOUT_THRESHOLD = 150
 SUMMARY_SIZE = 250
 """The page first draws at most this many nodes (the most connected under the filters); more on demand."""
 COMMUNITY_SEED = 7
+
+
+class PageMemo:
+    """What rendering a page computed from one part of the graph alone, kept for the next page of a changed
+    graph: each connected component's layout and communities (by a digest of the component's edges) and the
+    fold table (by Python's Unicode version). A page rendered with a memo is the page rendered without one;
+    :meth:`used` is what this page used, for the next."""
+
+    def __init__(self, entries: dict | None = None) -> None:
+        self._old = entries or {}
+        self._used: dict = {}
+
+    def get(self, kind: str, key, compute):
+        """The memo of ``compute()`` under (``kind``, ``key``), computed when it has none."""
+        k = (kind, key)
+        if k not in self._used:
+            self._used[k] = self._old[k] if k in self._old else compute()
+        return self._used[k]
+
+    def used(self) -> dict:
+        """The entries this page used (plain data: tuples, lists, bytes, strings, numbers)."""
+        return dict(self._used)
+
+
+def _digest(n: int, edges) -> bytes:
+    import hashlib
+
+    return hashlib.blake2b(f"{n}:{edges}".encode(), digest_size=16).digest()
 
 
 def _vis_assets() -> tuple[str, str]:
@@ -60,22 +87,29 @@ def fold(s: str) -> str:
 
     The page folds what is typed with the same table (:func:`fold_table`), so both sides agree.
     """
-    return "".join(ch for ch in s.casefold() if ch.isalnum())
+    return "".join(filter(str.isalnum, s.casefold()))
 
 
 
 @lru_cache(maxsize=1)
 def fold_table() -> dict[str, str]:
     """Every character whose full case folding differs from its lower case: the page applies these before
-    ``toLowerCase`` so a query folds as :func:`fold` folds a name."""
+    ``toLowerCase`` so a query folds as :func:`fold` folds a name.
+
+    Read a block of code points at a time, each character between NULs (which both mappings keep, and which
+    keep a final sigma from seeing its neighbours; NUL itself folds to itself): only a block whose folded and lowered forms differ is
+    compared character by character (``tests/test_render.py`` checks it against that comparison everywhere)."""
     table = {}
-    for cp in range(sys.maxunicode + 1):
-        if 0xD800 <= cp < 0xE000:
+    step = 4096
+    for start in range(0, sys.maxunicode + 1, step):
+        chars = [chr(cp) for cp in range(start, min(start + step, sys.maxunicode + 1)) if cp and not 0xD800 <= cp < 0xE000]
+        block = "\0".join(chars)
+        folded = block.casefold()
+        if folded == block.lower():
             continue
-        ch = chr(cp)
-        folded = ch.casefold()
-        if folded != ch.lower():
-            table[ch] = folded
+        for ch, f in zip(chars, folded.split("\0")):
+            if f != ch.lower():
+                table[ch] = f
     return table
 
 
@@ -103,11 +137,34 @@ class GraphView(dict):
         import pyoxigraph as ox
 
         view = cls({str(p): {} for p in _VIEWED})
-        for q in ox.parse(data, format=ox.RdfFormat.TURTLE):
-            table = view.get(q.predicate.value)
-            if table is not None:
-                table.setdefault(q.subject.value, []).append(q.object.value)
+        view._add(ox.parse(data, format=ox.RdfFormat.TURTLE))
         return view
+
+    def _add(self, quads) -> None:
+        """Add the statements of the viewed predicates, each distinct string held once (an IRI is in several
+        tables: the view is smaller, and so is its marshalled copy, ``incremental.save_page``)."""
+        strings: dict[str, str] = {}
+        for q in quads:
+            table = self.get(q.predicate.value)
+            if table is not None:
+                s, o = q.subject.value, q.object.value
+                table.setdefault(strings.setdefault(s, s), []).append(strings.setdefault(o, o))
+
+    def patch(self, removed: bytes, added: bytes) -> bool:
+        """Make this the view of the graph in which the subjects of ``removed`` (Turtle: every statement of
+        each) have the statements of ``added`` instead (``incremental.ChangedBlocks``): what :meth:`of_turtle`
+        gives for the patched graph.ttl. False, with the view unchanged, when a blank node is among them (its
+        label is not the graph's)."""
+        import pyoxigraph as ox
+
+        gone, new = (list(ox.parse(x, format=ox.RdfFormat.TURTLE)) for x in (removed, added))
+        if any(isinstance(t, ox.BlankNode) for q in gone + new for t in (q.subject, q.object)):
+            return False
+        for s in {q.subject.value for q in gone}:
+            for table in self.values():
+                table.pop(s, None)
+        self._add(new)
+        return True
 
     def one(self, p, s: str) -> str | None:
         """The object of ``s``'s ``p`` (the first in order, if it has several), or None."""
@@ -116,6 +173,11 @@ class GraphView(dict):
 
     def all(self, p, s: str) -> list[str]:
         return self[str(p)].get(s, [])
+
+
+def _firsts(view: GraphView, p) -> dict[str, str]:
+    """Subject -> the object of its ``p`` (the first in order, as :meth:`GraphView.one`), for every subject."""
+    return {s: os_[0] if len(os_) == 1 else min(os_) for s, os_ in view[str(p)].items() if os_}
 
 
 def _entities(view: GraphView) -> tuple[list[dict], dict, list[str]]:
@@ -127,12 +189,13 @@ def _entities(view: GraphView) -> tuple[list[dict], dict, list[str]]:
     for s, classes in view[str(RDF.type)].items():
         for c in classes:
             typed.setdefault(c, []).append(s)
+    labels, alt_labels, mentioned = _firsts(view, RDFS.label), view[str(SKOS.altLabel)], view[str(MLKG.mentionedIn)]
     for cls_iri in ENTITY_CLASSES:
         cls = local_name(cls_iri)
         for s in sorted(set(typed.get(str(cls_iri), ()))):
-            label = view.one(RDFS.label, s) or s
-            alts = sorted(view.all(SKOS.altLabel, s))
-            docs = sorted(view.one(RDFS.label, d) or d for d in view.all(MLKG.mentionedIn, s))
+            label = labels.get(s) or s
+            alts = sorted(alt_labels.get(s, ()))
+            docs = sorted(labels.get(d) or d for d in mentioned.get(s, ()))
             index[s] = len(nodes)
             nodes.append({
                 "iri": s, "fullLabel": label, "group": cls, "altLabels": alts,
@@ -151,16 +214,17 @@ class _Table(dict):
 
 def _evidence(view: GraphView, tables: dict[str, _Table]) -> dict[tuple, list]:
     """(s, p, o) -> evidence records ``[sentence, document, rule, confidence]``, each a number in ``tables``."""
-    one = view.one
+    subject, predicate, object_, source, sentence, rule, confidence, label = (
+        _firsts(view, p) for p in (RDF.subject, RDF.predicate, RDF.object, MLKG.source, MLKG.sentence, MLKG.rule,
+                                   MLKG.confidence, RDFS.label))
+    sentence_id, doc_id, rule_id = tables["sentences"].id, tables["docs"].id, tables["rules"].id
     evidence: dict[tuple, list] = {}
-    nodes = sorted(s for s, classes in view[str(RDF.type)].items() if str(MLKG.Evidence) in classes)
-    for ev in nodes:  # tables numbered the same however read
-        key = (one(RDF.subject, ev), one(RDF.predicate, ev), one(RDF.object, ev))
-        source = one(MLKG.source, ev)
-        evidence.setdefault(key, []).append([
-            tables["sentences"].id(str(one(MLKG.sentence, ev))),
-            tables["docs"].id(str(one(RDFS.label, source) if source is not None else None)),
-            tables["rules"].id(str(one(MLKG.rule, ev))), str(one(MLKG.confidence, ev))])
+    kind = str(MLKG.Evidence)
+    for ev in sorted(s for s, classes in view[str(RDF.type)].items() if kind in classes):  # tables numbered the same however read
+        src = source.get(ev)
+        evidence.setdefault((subject.get(ev), predicate.get(ev), object_.get(ev)), []).append([
+            sentence_id(str(sentence.get(ev))), doc_id(str(label.get(src) if src is not None else None)),
+            rule_id(str(rule.get(ev))), str(confidence.get(ev))])
     return evidence
 
 
@@ -172,7 +236,9 @@ def _relations(view: GraphView, index: dict, tables: dict[str, _Table]) -> list[
     for k, p in enumerate(RELATIONS):
         for s, o in sorted((s, o) for s, os_ in view[str(p)].items() for o in os_):
             if s in index and o in index:
-                evs = sorted(evidence.get((s, str(p), o), []), key=lambda e: (docs[e[1]], sentences[e[0]], e[2], e[3]))
+                evs = evidence.get((s, str(p), o), [])
+                if len(evs) > 1:
+                    evs = sorted(evs, key=lambda e: (docs[e[1]], sentences[e[0]], e[2], e[3]))
                 edges.append([index[s], index[o], k, evs])
     return edges
 
@@ -188,15 +254,32 @@ class Structure:
 
 
 def _components(nodes: list[dict], edges: list[list]) -> Structure:
-    g = nx.Graph()
-    g.add_nodes_from(range(len(nodes)))
-    g.add_edges_from((e[0], e[1]) for e in edges if e[0] != e[1])
-    comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
+    adjacent: list[set[int]] = [set() for _ in nodes]
+    for e in edges:
+        if e[0] != e[1]:
+            adjacent[e[0]].add(e[1])
+            adjacent[e[1]].add(e[0])
+    seen = [False] * len(nodes)
+    comps = []
+    for start in range(len(nodes)):
+        if seen[start]:
+            continue
+        seen[start] = True
+        comp, stack = [], [start]
+        while stack:
+            i = stack.pop()
+            comp.append(i)
+            for j in adjacent[i]:
+                if not seen[j]:
+                    seen[j] = True
+                    stack.append(j)
+        comps.append(sorted(comp))
+    comps.sort(key=lambda c: (-len(c), c[0]))
     canonical = [sorted(c, key=lambda i: nodes[i]["iri"]) for c in comps]
     local_edges = []
     for comp in canonical:
         at = {i: k for k, i in enumerate(comp)}
-        local_edges.append(sorted({(min(at[a], at[b]), max(at[a], at[b])) for i in comp for a, b in ((i, j) for j in g[i])}))
+        local_edges.append(sorted({(min(at[i], at[j]), max(at[i], at[j])) for i in comp for j in adjacent[i]}))
     return Structure(canonical, local_edges)
 
 
@@ -214,7 +297,7 @@ def _communities(n: int, es: list[tuple[int, int]]) -> list[list[int]]:
         ig.set_random_number_generator(random)
 
 
-def _structure(nodes: list[dict], edges: list[list]) -> tuple[Structure, list[int], int]:
+def _structure(nodes: list[dict], edges: list[list], memo: PageMemo) -> tuple[Structure, list[int], int]:
     """Degree, component (0 = largest) and community (0 = largest) of each node, in place: the structure, the
     component sizes and the number of communities. Ties are broken by the smallest node id, so the result is
     stable; communities are found in each component on its own."""
@@ -229,7 +312,8 @@ def _structure(nodes: list[dict], edges: list[list]) -> tuple[Structure, list[in
         for i in comp:
             nodes[i]["comp"] = rank
         if len(comp) > 1 or nodes[comp[0]]["degree"]:
-            comms += [sorted(comp[k] for k in c) for c in _communities(len(comp), es)]
+            found = memo.get("communities", _digest(len(comp), es), lambda: _communities(len(comp), es))
+            comms += [sorted(comp[k] for k in c) for c in found]
     comms.sort(key=lambda c: (-len(c), c[0]))
     for rank, comm in enumerate(comms):
         for i in comm:
@@ -237,7 +321,15 @@ def _structure(nodes: list[dict], edges: list[list]) -> tuple[Structure, list[in
     return st, [len(c) for c in st.components], len(comms)
 
 
-def _options(nodes: list[dict], st: Structure) -> dict:
+def _layout(n: int, es: list[tuple[int, int]], memo: PageMemo):
+    """One component's positions (``layout.component_layout``), through the memo as exact float64 bytes."""
+    import numpy as np
+
+    raw = memo.get("layout", _digest(n, es), lambda: component_layout(n, es).astype("<f8").tobytes())
+    return np.frombuffer(raw, dtype="<f8").reshape(n, 2)
+
+
+def _options(nodes: list[dict], st: Structure, memo: PageMemo) -> dict:
     """vis-network options; above the layout threshold, positions from :mod:`pipeline.layout`, physics off."""
     options = {"physics": {"enabled": True, "stabilization": {"iterations": 150}, "solver": "forceAtlas2Based"},
                "interaction": {"hover": True, "tooltipDelay": 150},
@@ -246,7 +338,7 @@ def _options(nodes: list[dict], st: Structure) -> dict:
         # labels appear as one zooms in (hubs' first): none in the overview, where they would only overlap
         options["nodes"]["scaling"]["label"] = {"enabled": True, "min": 12, "max": 24, "drawThreshold": 8, "maxVisible": 30}
         options["edges"]["scaling"] = {"label": {"drawThreshold": 8}}
-        parts = pack([component_layout(len(c), es) for c, es in zip(st.components, st.edges)])
+        parts = pack([_layout(len(c), es, memo) for c, es in zip(st.components, st.edges)])
         for comp, pos in zip(st.components, parts):
             for i, (x, y) in zip(comp, pos.tolist()):
                 nodes[i]["x"], nodes[i]["y"] = round(x, 1), round(y, 1)
@@ -257,17 +349,21 @@ def _options(nodes: list[dict], st: Structure) -> dict:
     return options
 
 
-def render_html(graph: Graph | GraphView) -> str:
-    """The HTML page for ``graph`` (an rdflib Graph, or the :class:`GraphView` of one)."""
+def render_html(graph: Graph | GraphView, memo: PageMemo | None = None) -> str:
+    """The HTML page for ``graph`` (an rdflib Graph, or the :class:`GraphView` of one); ``memo``: what the last
+    page of this graph computed (:class:`PageMemo`), the same page for less work."""
+    import unicodedata
+
+    memo = memo if memo is not None else PageMemo()
     view = graph if isinstance(graph, GraphView) else GraphView.of_graph(graph)
     nodes, index, docs = _entities(view)
     tables = {"docs": _Table((d, i) for i, d in enumerate(docs)), "sentences": _Table(), "rules": _Table()}
     edges = _relations(view, index, tables)
-    st, components, n_communities = _structure(nodes, edges)
-    data = {"nodes": nodes, "edges": edges, **{k: list(v) for k, v in tables.items()}, "options": _options(nodes, st),
+    st, components, n_communities = _structure(nodes, edges, memo)
+    data = {"nodes": nodes, "edges": edges, **{k: list(v) for k, v in tables.items()}, "options": _options(nodes, st, memo),
             "colors": CLASS_COLORS, "shapes": CLASS_SHAPES, "properties": [local_name(p) for p in RELATIONS],
             "components": components, "communities": n_communities, "summarySize": SUMMARY_SIZE,
-            "fold": fold_table()}
+            "fold": memo.get("fold", unicodedata.unidata_version, fold_table)}
     js, css = _vis_assets()
     template = (Path(__file__).parent / "templates" / "graph.html").read_text("utf-8")
     return (template.replace("__VIS_CSS__", css).replace("__VIS_JS__", js.replace("</script", "<\\/script"))

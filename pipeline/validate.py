@@ -326,30 +326,217 @@ def validate_patch(data: bytes, removed: bytes, added: bytes) -> ValidationRepor
     changed subject pointed (before or after) at it by a predicate read backwards: those nodes are checked, in
     a store of just what their checks read. A shape that is not local, rdfs:subClassOf in the data (classes then reach
     further) or a blank node near a change means the whole graph is checked.
+
+    ``data`` as the build writes it (``write.turtle_bytes``: one block per subject, sorted) is not parsed
+    whole: the blocks of the nodes a check reads are found by their subject, and those that point at a node by
+    a search for its IRI (:class:`_Blocks`). Any other Turtle is parsed whole.
     """
     import pyoxigraph as ox
 
     try:
-        triples = list(ox.parse(data, ox.RdfFormat.TURTLE))
         before, after = (list(ox.parse(x, ox.RdfFormat.TURTLE)) for x in (removed, added))
+        blocks = _Blocks.of(data)
+        report = _patch_in_blocks(data, blocks, before, after) if blocks is not None and _all_local() else None
+        if report is not None:
+            return report
+        triples = list(ox.parse(data, ox.RdfFormat.TURTLE))
     except (SyntaxError, ValueError) as exc:
         raise MlkgError(f"the graph to validate is not valid Turtle ({type(exc).__name__}: {exc})") from exc
     subclass = ox.NamedNode(str(RDFS.subClassOf))
     if not _all_local() or any(t.predicate == subclass for t in triples):
         return validate_turtle(data)
-    back = {ox.NamedNode(str(p)) for p in _backward()}
-    changed = {t.subject for t in before} | {t.subject for t in after}
-    focus = changed | {t.object for t in before + after if t.predicate in back}
-    focus.update(t.subject for t in triples if t.object in changed)
-    focus = {n for n in focus if not isinstance(n, ox.Literal)}
+    focus = _focus(before, after, triples)
     if any(isinstance(n, ox.BlankNode) for n in focus):
         return validate_turtle(data)  # a blank node cannot be named in a query: the whole graph then
+    back = _back()
     near = [t for t in triples if t.subject in focus or (t.object in focus and t.predicate in back)]
     neighbours = {x for t in near for x in (t.subject, t.object)} - focus
+    return _check_focus(focus, near + [t for t in triples if t.subject in neighbours], len(triples))
+
+
+def _back() -> set:
+    import pyoxigraph as ox
+
+    return {ox.NamedNode(str(p)) for p in _backward()}
+
+
+def _focus(before: list, after: list, pointing: list) -> set:
+    """The nodes to check after a patch: the changed subjects, what they point at by a predicate read backwards
+    (before and after), and the subjects of ``pointing`` (statements, all those whose object changed among
+    them) that point at a changed subject."""
+    import pyoxigraph as ox
+
+    back = _back()
+    changed = {t.subject for t in before} | {t.subject for t in after}
+    focus = changed | {t.object for t in before + after if t.predicate in back}
+    focus.update(t.subject for t in pointing if t.object in changed)
+    return {n for n in focus if not isinstance(n, ox.Literal)}
+
+
+def _check_focus(focus: set, statements: list, triples: int | None) -> ValidationReport:
+    """The local shapes checked on ``focus`` in a store of ``statements`` (what their checks read)."""
+    import pyoxigraph as ox
+
     store = ox.Store()
-    store.bulk_extend(near + [t for t in triples if t.subject in neighbours])
+    store.bulk_extend(statements)
     found = _checks(SHAPES, False, LOCAL_SPARQL).run(store, [n.value for n in focus])
-    return _store_report(store, found if any(f.violation for f in found) else [], len(triples))
+    return _store_report(store, found if any(f.violation for f in found) else [], triples)
+
+
+def _patch_in_blocks(data: bytes, blocks: _Blocks, before: list, after: list) -> ValidationReport | None:
+    """:func:`validate_patch` on graph.ttl's blocks, without parsing it whole; None when a node to look up
+    cannot be found by its text (then the whole graph is parsed)."""
+    import pyoxigraph as ox
+
+    if b"subClassOf" in data:
+        return None  # maybe rdfs:subClassOf in the data (or only in a literal): the caller decides on the triples
+    changed = {t.subject for t in before} | {t.subject for t in after}
+    pointing = blocks.pointing_at(changed)
+    if pointing is None:
+        return None
+    focus = _focus(before, after, pointing)
+    if any(isinstance(n, ox.BlankNode) for n in focus):
+        return None
+    pointing, own = blocks.pointing_at(focus), blocks.of_subjects(focus)
+    if pointing is None or own is None:
+        return None
+    back = _back()
+    near = own + [t for t in pointing if t.object in focus and t.predicate in back and t.subject not in focus]
+    neighbours = {x for t in near for x in (t.subject, t.object)} - focus
+    around = blocks.of_subjects({n for n in neighbours if not isinstance(n, ox.Literal)})
+    if around is None or any(isinstance(x, ox.BlankNode) for t in near + around for x in (t.subject, t.object)):
+        return None
+    return _check_focus(focus, near + around, None)
+
+
+class _Blocks:
+    """graph.ttl as ``write.turtle_bytes`` writes it: ``@prefix`` lines, a blank line, then one block per
+    subject (each line after its first indented), blocks apart by a blank line and sorted by their subject's
+    text. A subject's statements are found by bisection; the statements that point at an IRI, by searching
+    for its text (one pass for many IRIs)."""
+
+    def __init__(self, header: bytes, pieces: list[bytes], keys: list[bytes], offsets: list[int], data: bytes,
+                 prefixes: list[tuple[str, str]]) -> None:
+        self.header, self.pieces, self.keys, self.offsets, self.data = header, pieces, keys, offsets, data
+        self.prefixes = prefixes
+
+    @classmethod
+    def of(cls, data: bytes) -> _Blocks | None:
+        """The blocks of ``data``, or None when it is not laid out so."""
+        import itertools
+        import re
+
+        end = data.find(b"\n\n") if data.startswith(b"@prefix") else -2
+        if data.startswith(b"@prefix") and end < 0:
+            return None
+        header, body = data[:end + 1] if end >= 0 else b"", data[end + 2:]
+        if not body.endswith(b" .\n") or b"\n\n\n" in body:
+            return None
+        # every line break inside a block is followed by an indented line: a block holds one subject
+        if body.count(b"\n") != body.count(b"\n ") + 2 * body.count(b"\n\n") + 1:
+            return None
+        pieces = body[:-1].split(b"\n\n")
+        keys = [p[:max(p.find(b" "), 0)] for p in pieces]
+        if not all(keys) or any(a >= b for a, b in zip(keys, keys[1:])):
+            return None
+        prefixes = []
+        for line in header.splitlines():
+            m = re.fullmatch(rb"@prefix ([A-Za-z][A-Za-z0-9_-]*)?: <([^<>\\]*)> \.", line)
+            if m is None:
+                return None
+            prefixes.append(((m.group(1) or b"").decode(), m.group(2).decode("utf-8")))
+        offsets = list(itertools.accumulate(map(len, pieces), lambda a, n: a + n + 2, initial=len(data) - len(body)))
+        return cls(header, pieces, keys, offsets, data, prefixes)
+
+    def _forms(self, node) -> list[bytes] | None:
+        """Every text ``node`` (an IRI) may be written as: ``<IRI>``, and ``prefix:local`` under a prefix."""
+        import re
+
+        from .write import quote_iri
+
+        iri = node.value
+        forms = [quote_iri(iri).encode("utf-8")]
+        for name, ns in self.prefixes:
+            if iri.startswith(ns):
+                local = iri[len(ns):]
+                if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*|", local):
+                    return None  # a local name the writer might have escaped: not looked for by its text
+                forms.append(f"{name}:{local}".encode("utf-8"))
+        return forms
+
+    def _parse(self, indices) -> list:
+        import pyoxigraph as ox
+
+        chosen = [self.pieces[i] for i in sorted(set(indices))]
+        if not chosen:
+            return []
+        return list(ox.parse(self.header + b"\n" + b"\n\n".join(chosen) + b"\n", ox.RdfFormat.TURTLE))
+
+    def of_subjects(self, nodes) -> list | None:
+        """Every statement whose subject is one of ``nodes`` (IRIs); None when one cannot be looked for."""
+        import bisect
+
+        found = []
+        for node in nodes:
+            forms = self._forms(node)
+            if forms is None:
+                return None
+            for form in forms:
+                i = bisect.bisect_left(self.keys, form)
+                if i < len(self.keys) and self.keys[i] == form:
+                    found.append(i)
+        return [t for t in self._parse(found) if t.subject in nodes]
+
+    def pointing_at(self, nodes) -> list | None:
+        """The statements of every block that names one of ``nodes`` (IRIs) after its subject: every statement
+        whose object is one of them, and others; None when a node may be written as a prefixed name (its text
+        is then not one)."""
+        import bisect
+        import re
+
+        needles = []
+        for node in nodes:
+            forms = self._forms(node)
+            if forms is None or len(forms) > 1 or len(forms[0]) > 500:
+                return None
+            needles.append(forms[0])
+        if not needles:
+            return []
+        if len(needles) > _MAX_NEEDLES:
+            return None  # a large patch: parsing the whole graph is as quick as compiling the search
+        found = set()
+        for m in re.compile(_trie(needles)).finditer(self.data, self.offsets[0]):
+            i = bisect.bisect_right(self.offsets, m.start()) - 1
+            if m.start() > self.offsets[i] + len(self.keys[i]):  # named after the subject: an object (or inside a literal)
+                found.add(i)
+        return self._parse(found)
+
+
+_MAX_NEEDLES = 2000
+"""The most IRIs one search of graph.ttl's text looks for (:meth:`_Blocks.pointing_at`)."""
+
+
+def _trie(words: list[bytes]) -> bytes:
+    """A regular expression matching exactly ``words``, as a trie: one pass over a text finds them all, each
+    position tried once whatever their number."""
+    import re
+
+    root: dict = {}
+    for w in words:
+        node = root
+        for b in w:
+            node = node.setdefault(b, {})
+        node[None] = {}
+
+    def emit(node: dict) -> bytes:
+        alts = [re.escape(bytes([b])) + emit(node[b]) for b in sorted(k for k in node if k is not None)]
+        if not alts:
+            return b""
+        if len(alts) == 1 and None not in node:
+            return alts[0]
+        return b"(?:" + b"|".join(alts) + b")" + (b"?" if None in node else b"")
+
+    return emit(root)
 
 
 @lru_cache(maxsize=1)

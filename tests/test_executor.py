@@ -100,16 +100,29 @@ def test_executor_overlapped_rules_give_the_in_process_graph(tmp_path, two_hundr
     _same(tmp_path / "here", tmp_path / "beside")
 
 
-@pytest.mark.parametrize("executable,started", [
-    ("/bin/false", 1),  # the second process exits at once, having read nothing
-    ("/nonexistent/python", 0),  # it cannot be started at all
+def _dies_at_once(model, stdin=None, stdout=None):
+    import os
+
+    os._exit(3)
+
+
+@pytest.mark.parametrize("fork,executable,started", [
+    (True, None, 1),  # the forked child ends at once, having answered nothing
+    (False, "/bin/false", 1),  # the spawned process exits at once, having read nothing
+    (False, "/nonexistent/python", 0),  # it cannot be started at all
 ])
 def test_executor_overlapped_run_loses_nothing_when_its_rules_process_dies(tmp_path, two_hundred, spy, monkeypatch,
-                                                                           executable, started):
+                                                                           fork, executable, started):
     import sys
 
+    import pipeline.executor as ex
+
     build(BuildConfig(inputs=(two_hundred,), out_dir=tmp_path / "here", html=False, cache=False, validate=False, overlap=False))
-    monkeypatch.setattr(sys, "executable", executable)
+    monkeypatch.setattr(ex, "FORK", fork)
+    if executable:
+        monkeypatch.setattr(sys, "executable", executable)
+    else:
+        monkeypatch.setattr(ex, "_serve_rules", _dies_at_once)
     report = build(BuildConfig(inputs=(two_hundred,), out_dir=tmp_path / "beside", html=False, cache=False, validate=False))
     assert len(spy["processes"]) == started and all(p.proc.returncode != 0 for p in spy["processes"])
     assert spy["here"] == 200 // 16 + 1  # every chunk's rules ran here instead
@@ -117,9 +130,18 @@ def test_executor_overlapped_run_loses_nothing_when_its_rules_process_dies(tmp_p
     _same(tmp_path / "here", tmp_path / "beside")
 
 
+def test_executor_spawned_rules_process_gives_the_forked_graph(tmp_path, two_hundred, monkeypatch):
+    import pipeline.executor as ex
+
+    build(BuildConfig(inputs=(two_hundred,), out_dir=tmp_path / "forked", html=False, cache=False, validate=False))
+    monkeypatch.setattr(ex, "FORK", False)
+    build(BuildConfig(inputs=(two_hundred,), out_dir=tmp_path / "spawned", html=False, cache=False, validate=False))
+    _same(tmp_path / "forked", tmp_path / "spawned")
+
+
 def test_executor_overlapped_build_from_a_script_without_a_main_guard(tmp_path, two_hundred):
     # a multiprocessing child would import the calling script again and build twice (or fail); the rules'
-    # process is a plain subprocess, so a notebook-style script needs no `if __name__ == "__main__"`
+    # process is forked (or a plain subprocess), so a notebook-style script needs no `if __name__ == "__main__"`
     import subprocess
     import sys
 

@@ -227,3 +227,36 @@ def test_patched_rebuilds_with_graph_html_are_the_bytes_of_the_in_memory_build(t
         build(BuildConfig(inputs=(docs,), out_dir=ref, formats=("ttl", "nt"), cache=False, **html))
         for name in (*OUTPUTS, "graph.html"):
             assert (out / name).read_bytes() == (ref / name).read_bytes(), (step, name)
+
+
+def test_a_patched_page_is_rendered_from_the_last_pages_view(tmp_path, patched, monkeypatch):
+    """After a build that wrote graph.html, a patched rebuild patches that page's view (``.mlkg-page.marshal``)
+    instead of reading graph.ttl whole; after one without graph.html (no page state) or when graph.ttl was
+    touched since, it reads graph.ttl. Either way every output is the bytes of the in-memory build."""
+    from pipeline import render
+    from pipeline.outputs import PAGE
+
+    docs = tmp_path / "docs"
+    files = _mixed_corpus(docs, 20)
+    out, ref = tmp_path / "out", tmp_path / "ref"
+    read_whole = []
+    real = render.GraphView.of_turtle.__func__
+    monkeypatch.setattr(render.GraphView, "of_turtle", classmethod(lambda cls, data: read_whole.append(1) or real(cls, data)))
+    rng = random.Random(4)
+    for step, html in enumerate([True, True, False, True, True, True]):
+        a, b = rng.sample([f for f in files if f.exists()], 2)
+        a.write_bytes(a.read_bytes() + b"\n" + b.read_bytes()[:400])
+        if step == 5:
+            (out / "graph.ttl").touch()  # the state and the page no longer describe it: a full build
+        read_whole.clear()
+        build(BuildConfig(inputs=(docs,), out_dir=out, html=html, validate=True))
+        assert (out / PAGE).exists() == html
+        if step in (1, 4):
+            assert patched[-1] is True and not read_whole, f"step {step}: the last page's view, patched"
+        elif html:
+            assert read_whole, f"step {step}: no page state to patch, graph.ttl read"
+        if html:
+            shutil.rmtree(ref, ignore_errors=True)
+            build(BuildConfig(inputs=(docs,), out_dir=ref, formats=("ttl", "nt"), cache=False, html=True))
+            for name in (*OUTPUTS, "graph.html"):
+                assert (out / name).read_bytes() == (ref / name).read_bytes(), (step, name)

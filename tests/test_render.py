@@ -77,3 +77,55 @@ def test_render_is_deterministic_with_degrees_components_and_communities():
     comms = Counter(n["comm"] for n in nodes if n["degree"])
     assert len(comms) == data["communities"] > 1
     assert [comms[i] for i in range(len(comms))] == sorted(comms.values(), reverse=True)
+
+
+def test_fold_table_is_every_character_whose_folding_differs_from_its_lower_case():
+    """The table read a block of code points at a time is the one read character by character."""
+    import sys
+
+    from pipeline.render import fold_table
+
+    reference = {}
+    for cp in range(sys.maxunicode + 1):
+        ch = chr(cp)
+        if not 0xD800 <= cp < 0xE000 and ch.casefold() != ch.lower():
+            reference[ch] = ch.casefold()
+    assert list(fold_table().items()) == list(reference.items())
+
+
+def test_a_patched_view_and_a_memo_give_the_page_of_the_whole_graph():
+    """The page of a changed graph made as a patched rebuild makes it (the last page's view patched with the
+    changed subjects' blocks, its components' layouts and communities from the last page's memo) is the page
+    rendered from the whole new graph."""
+    import random
+    import sys
+    from pathlib import Path
+
+    from pipeline.render import GraphView, PageMemo
+    from pipeline.write import turtle_bytes
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from browser import synthetic_graph
+
+    old = synthetic_graph(400, 300)
+    new = Graph()
+    new += old
+    rng = random.Random(5)
+    subjects = sorted(set(old.subjects()))
+    for s in rng.sample(subjects, 12):
+        new.remove((s, None, None))  # a few subjects gone or with other statements
+    for s in rng.sample(subjects, 6):
+        new.add((s, RDFS.label, Literal(f"renamed {s[-6:]}")))
+    a, b = rng.sample([s for s in subjects if (s, RDF.type, MLKG.Method) in new], 2)
+    new.add((a, MLKG.extends, b))
+    changed = {s for s, _, _ in set(old) ^ set(new)}
+    view, memo = GraphView.of_turtle(turtle_bytes(old)), PageMemo()
+    render_html(view, memo)
+    assert view.patch(turtle_bytes(t for t in old if t[0] in changed), turtle_bytes(t for t in new if t[0] in changed))
+    whole = GraphView.of_turtle(turtle_bytes(new))
+    assert {p: {s: sorted(o) for s, o in t.items()} for p, t in view.items()} == \
+        {p: {s: sorted(o) for s, o in t.items()} for p, t in whole.items()}
+    reused = PageMemo(memo.used())
+    assert render_html(view, reused) == render_html(whole) == render_html(new)
+    kept = set(memo.used()) & set(reused.used())
+    assert any(k[0] == "layout" for k in kept) and len(kept) < len(reused.used()), "some components kept, some new"

@@ -4,8 +4,9 @@ violations a validation of the whole graph finds, for every mutation of test_val
 import random
 import shutil
 
+import pyoxigraph as ox
 import pytest
-from rdflib import Graph, Literal
+from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS
 
 from pipeline import BuildConfig, build, incremental
@@ -14,6 +15,9 @@ from pipeline.vocab import MLKG
 
 from test_incremental import _mixed_corpus
 from test_validate import MUTATIONS, RES, _document, valid_graph  # noqa: F401 (a fixture)
+
+
+_VALIDATE_PATCH = V.validate_patch  # the function itself, when a test spies on the module's
 
 
 def _nt(triples) -> bytes:
@@ -34,7 +38,29 @@ def _same(old: Graph, new: Graph) -> V.ValidationReport:
     removed, added = _patch_of(old, new)
     whole = V.validate_turtle(data)
     assert V.validate_patch(data, removed, added).violations == whole.violations
+    _same_in_blocks(old, new, whole)
     return whole
+
+
+def _same_in_blocks(old: Graph, new: Graph, whole: V.ValidationReport) -> None:
+    """The same patch with the graph as the build writes it (``write.turtle_bytes``: sorted blocks), checked on
+    its blocks without parsing it whole (``validate._patch_in_blocks``), when no blank node is in it."""
+    from pipeline.write import turtle_bytes
+
+    if any(not isinstance(t, URIRef) for t in new.subjects()):
+        return
+    changed = {s for s, _, _ in set(old) ^ set(new)}
+    data = turtle_bytes(new)
+    removed, added = (turtle_bytes(t for t in g if t[0] in changed) for g in (old, new))
+    blocks = V._Blocks.of(data)
+    assert blocks is not None
+    before, after = (list(ox.parse(x, ox.RdfFormat.TURTLE)) for x in (removed, added))
+    report = V._patch_in_blocks(data, blocks, before, after)
+    if b"subClassOf" not in data:
+        assert report is not None, "looked up by their text"
+    if report is not None:
+        assert report.violations == whole.violations
+    assert _VALIDATE_PATCH(data, removed, added).violations == whole.violations
 
 
 def _untype_document(g, doc):
@@ -135,8 +161,12 @@ def test_validate_patch_after_random_patched_rebuilds(tmp_path, monkeypatch):
         assert report.patched and len(seen) == step + 1
         data, removed, added = seen[-1]
         assert real(data, removed, added).violations == V.validate_turtle(data).violations == ()
+        assert V._Blocks.of(data) is not None, "graph.ttl is checked on its blocks"
         for bad, bad_added in _damage(rng, data, added):
             whole = V.validate_turtle(bad)
             assert real(bad, removed, bad_added).violations == whole.violations
+            bad_graph = Graph().parse(data=bad, format="nt")
+            _same_in_blocks(Graph().parse(data=data, format="turtle") - Graph().parse(data=added, format="turtle")
+                            + Graph().parse(data=removed, format="turtle"), bad_graph, whole)
             broken += not whole.conforms
     assert broken >= 6
