@@ -71,6 +71,10 @@ class PreparedDoc:
     pfeats: list[list[str]] = field(default_factory=list)
     plabels: numpy.ndarray | None = None
     pmask: numpy.ndarray | None = None
+    ids: list[set[str]] = field(default_factory=list)
+    """The gold entity ids each mention candidate names."""
+    untitled: set[str] = field(default_factory=set)
+    gold_rels: set = field(default_factory=set)
 
 
 @dataclass
@@ -105,10 +109,9 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
     candidates, features and labels."""
     from . import ingest
     from .nlp import load_nlp
-    from .nlp.candidates import layout, mention_candidates, pair_candidates
-    from .nlp.classify import select
+    from .nlp.candidates import layout, mention_candidates
     from .nlp.extract import doc_of
-    from .nlp.features import doc_context, list_heads, mention_features, pair_features
+    from .nlp.features import doc_context, mention_features
 
     nlp = nlp or load_nlp()
     golds = {s.name: json.loads(s.gold.read_text("utf-8")) for s in sets}
@@ -134,35 +137,44 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
                         ml[k, j] = 1.0
                         got |= hit
                 ids.append(got)
-            # the pairs the relation model learns from: candidates typed by the gold (or by the rules when the gold
-            # knows nothing of them), overlaps resolved as at run time
-            oracle = ml.copy()
-            for k, c in enumerate(cands):
-                if not oracle[k].any() and c.rule_cls:
-                    oracle[k, CLASSES.index(c.rule_cls)] = 0.6
-            typed = select(cands, oracle, CLASSES)
             rule_rels = list(doc._.mlkg_relations or ())
-            pairs = pair_candidates(doc, lay, typed, rule_rels)
-            cand_ids = {(c.start, c.end): ids[k] for k, c in enumerate(cands)}
-            pd = PreparedDoc(s.name, document, doc, lay, cands, mfeats, ml, rule_rels, list(doc.spans["mlkg_mentions"]))
-            heads = list_heads(lay, typed)
-            pd.pfeats = [pair_features(doc, lay, typed, p, heads) for p in pairs]
-            pd.plabels = numpy.zeros((len(pairs), len(PROPERTIES)))
-            pd.pmask = numpy.zeros((len(pairs), len(PROPERTIES)))
-            from .nlp.candidates import ALLOWED
-            for i, p in enumerate(pairs):
-                a, b = typed[p.s], typed[p.o]
-                sid = cand_ids[(a.cand.start, a.cand.end)] or (untitled if a.cand.forced else set())
-                oid = cand_ids[(b.cand.start, b.cand.end)]
-                for prop in ALLOWED[(a.cls, b.cls)]:
-                    j = PROPERTIES.index(prop)
-                    pd.pmask[i, j] = 1.0
-                    if any((x, prop, y) in rels for x in sid for y in oid):
-                        pd.plabels[i, j] = 1.0
+            pd = PreparedDoc(s.name, document, doc, lay, cands, mfeats, ml, rule_rels, list(doc.spans["mlkg_mentions"]),
+                             ids=ids, untitled=untitled, gold_rels=rels)
+            pair_rows(pd)
             out.append(pd)
         if log:
             log(f"prepared {s.name}: {len(docs)} documents in {time.perf_counter() - t:.1f} s")
     return Prepared(sets, golds, out)
+
+
+def pair_rows(pd: PreparedDoc) -> None:
+    """The pairs the relation model learns from, with their features and labels: candidates typed by the gold (or
+    by the rules when the gold knows nothing of them), overlaps resolved as at run time."""
+    from .nlp.candidates import ALLOWED, pair_candidates
+    from .nlp.classify import select
+    from .nlp.features import list_heads, pair_features
+
+    cands, ml = pd.cands, pd.mlabels
+    oracle = ml.copy()
+    for k, c in enumerate(cands):
+        if not oracle[k].any() and c.rule_cls:
+            oracle[k, CLASSES.index(c.rule_cls)] = 0.6
+    typed = select(cands, oracle, CLASSES)
+    pairs = pair_candidates(pd.doc, pd.lay, typed, pd.rule_rels)
+    cand_ids = {(c.start, c.end): pd.ids[k] for k, c in enumerate(cands)}
+    heads = list_heads(pd.lay, typed)
+    pd.pfeats = [pair_features(pd.doc, pd.lay, typed, p, heads) for p in pairs]
+    pd.plabels = numpy.zeros((len(pairs), len(PROPERTIES)))
+    pd.pmask = numpy.zeros((len(pairs), len(PROPERTIES)))
+    for i, p in enumerate(pairs):
+        a, b = typed[p.s], typed[p.o]
+        sid = cand_ids[(a.cand.start, a.cand.end)] or (pd.untitled if a.cand.forced else set())
+        oid = cand_ids[(b.cand.start, b.cand.end)]
+        for prop in ALLOWED[(a.cls, b.cls)]:
+            j = PROPERTIES.index(prop)
+            pd.pmask[i, j] = 1.0
+            if any((x, prop, y) in pd.gold_rels for x in sid for y in oid):
+                pd.plabels[i, j] = 1.0
 
 
 # ----------------------------------------------------------------------------- the optimiser
@@ -244,20 +256,28 @@ def _set_weight(name: str, style_weight: float) -> float:
     return style_weight if name.startswith("real-") else 1.0
 
 
+def fit_mentions(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT):
+    """The mention model from the prepared documents ``docs``."""
+    mw = numpy.concatenate([numpy.full(len(d.mfeats), _set_weight(d.set_name, style_weight)) for d in docs])
+    mrows = [f for d in docs for f in d.mfeats]
+    my = numpy.concatenate([d.mlabels for d in docs]) if docs else numpy.zeros((0, len(CLASSES)))
+    return _fit(*_stack(mrows, my, numpy.ones_like(my) * mw[:, None]), CLASSES)
+
+
+def fit_relations(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT):
+    """The relation model from the prepared documents ``docs``."""
+    pw = numpy.concatenate([numpy.full(len(d.pfeats), _set_weight(d.set_name, style_weight)) for d in docs])
+    rrows = [f for d in docs for f in d.pfeats]
+    ry = numpy.concatenate([d.plabels for d in docs])
+    rm = numpy.concatenate([d.pmask for d in docs]) * pw[:, None]
+    return _fit(*_stack(rrows, ry, rm), PROPERTIES)
+
+
 def fit_models(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT):
     """Both models from the prepared documents ``docs``."""
     from .nlp.classify import Models
 
-    mw = numpy.concatenate([numpy.full(len(d.mfeats), _set_weight(d.set_name, style_weight)) for d in docs])
-    pw = numpy.concatenate([numpy.full(len(d.pfeats), _set_weight(d.set_name, style_weight)) for d in docs])
-    mrows = [f for d in docs for f in d.mfeats]
-    my = numpy.concatenate([d.mlabels for d in docs]) if docs else numpy.zeros((0, len(CLASSES)))
-    rrows = [f for d in docs for f in d.pfeats]
-    ry = numpy.concatenate([d.plabels for d in docs])
-    rm = numpy.concatenate([d.pmask for d in docs]) * pw[:, None]
-    mentions = _fit(*_stack(mrows, my, numpy.ones_like(my) * mw[:, None]), CLASSES)
-    relations = _fit(*_stack(rrows, ry, rm), PROPERTIES)
-    return Models(mentions, relations)
+    return Models(fit_mentions(docs, style_weight), fit_relations(docs, style_weight))
 
 
 def train(out: Path | None = None, root: Path = ROOT, log=None) -> dict:

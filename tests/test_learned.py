@@ -309,3 +309,36 @@ def test_each_piece_of_an_affiliation_line_is_an_organization(parse, text, names
     doc = parse(text)
     orgs = {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Organization"}
     assert names <= orgs, orgs
+
+
+def test_entry_title_after_a_line_label(parse):
+    text = "[1] arXiv:2309.00001\nTitle: Sparse Registers for Tiny Vision Models\nAffiliations: Corvid University\n"
+    pair, _ = _pair(parse, text, "Sparse Registers for Tiny Vision Models", "Paper", "Corvid University",
+                    "Organization")
+    assert "entry" in pair.origin
+
+
+def test_its_refers_to_the_paragraphs_method(parse):
+    pair, _ = _pair(parse, "Heron is a small vision model. Its backbone is ResNet-50.", "Heron", "Method",
+                    "ResNet-50", "Method")
+    assert "anaphor" in pair.origin
+
+
+def test_it_refers_to_the_method_just_named_whatever_its_role(parse):
+    pair, _ = _pair(parse, "In a new paper, the team presents Heron. It pairs a ResNet-50 backbone with a small decoder.",
+                    "Heron", "Method", "ResNet-50", "Method")
+    assert "antecedent" in pair.origin
+
+
+def test_governing_verb_class_carries_over_between_verbs(parse):
+    for text in ("Kestrel adopts the Heron encoder.", "Kestrel borrows the Heron encoder."):
+        _, f = _pair(parse, text, "Kestrel", "Method", "Heron", "Method")
+        assert "o_gov_class=uses" in f, (text, f)
+    _, f = _pair(parse, "Kestrel is evaluated on TriviaQA.", "Kestrel", "Method", "TriviaQA", "Dataset")
+    assert "o_gov_class=evaluatedOn" in f and "o_gov_class=uses" not in f
+
+
+def test_the_paragraphs_lead_method_pairs_with_later_sentences(parse):
+    pair, f = _pair(parse, "Kestrel builds on large vision models. The team fine-tuned Heron-5 on robot data.",
+                    "Kestrel", "Method", "Heron-5", "Method")
+    assert "paragraph" in pair.origin and "cross_sent" in f and "o_sent_first=the" in f

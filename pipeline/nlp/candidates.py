@@ -88,7 +88,7 @@ class PairCandidate:
     s: int
     o: int
     origin: str
-    """"sentence", "entry", "heading", "anaphor" or "rule"."""
+    """"sentence", "entry", "heading", "anaphor", "antecedent", "paragraph", "table", "topic" or "rule", joined by "+"."""
     rules: tuple[tuple[str, str], ...] = ()
     """(property, rule name) of each rule relation between the two."""
 
@@ -423,9 +423,12 @@ def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[t
 
 
 def _line_start_paper(lay: Layout, m: Typed) -> bool:
+    """A paper whose title starts its line, after a list marker or a short label ("Title: ", "10:30 Oral: ")."""
+    if m.cls != "Paper":
+        return False
     line = lay.line_of_char(m.cand.start_char)
-    head = lay.text[lay.line_starts[line]:m.cand.start_char]
-    return m.cls == "Paper" and len(_MARKER.sub("", head, count=1).strip()) <= 1
+    head = _MARKER.sub("", lay.text[lay.line_starts[line]:m.cand.start_char], count=1)
+    return len(head.strip()) <= 1 or _LABEL.fullmatch(head) is not None
 
 
 def _entry_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
@@ -464,10 +467,26 @@ def _heading_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
                     found.setdefault((j, k), set()).add("heading")
 
 
+def _anaphoric_subject(lay: Layout, a: int, b: int, anaphors: frozenset[str]) -> bool:
+    """Whether the first subject of the sentence ``[a, b)`` is "it", "the model" or the like, or is owned by one
+    ("Its backbone is ...")."""
+    texts, deps, heads = lay.texts, lay.deps, lay.heads
+    subj = next((t for t in range(a, b) if deps[t] in {"nsubj", "nsubjpass"}), None)
+    if subj is None:
+        return False
+    return texts[subj].lower() in anaphors or any(
+        deps[t] == "poss" and heads[t] == subj and texts[t].lower() in anaphors for t in range(a, subj))
+
+
 def _anaphor_pairs(doc: Doc, lay: Layout, typed: list[Typed], by_sent: dict, found: dict) -> None:
-    """The paragraph's last method named as a subject, and what a later sentence whose subject is "it" or "the
-    model" names."""
+    """The method a sentence whose subject is "it", "its X" or "the model" refers to, and what that sentence names:
+    the paragraph's last method named as a subject (or an earlier paragraph's), and the last method named in the
+    paragraph before the sentence whatever its role ("the team presents X. It pairs ..."); and the method the
+    paragraph's first sentence has as its subject, with what every later sentence of the paragraph names ("X builds
+    on ... . The team fine-tuned Y ...")."""
     topic: dict[int, int] = {}
+    recent: dict[int, int] = {}
+    lead: dict[int, int] = {}
     last = None
     anaphors = lexicon()["anaphors"]
     for si in sorted(by_sent):
@@ -476,15 +495,27 @@ def _anaphor_pairs(doc: Doc, lay: Layout, typed: list[Typed], by_sent: dict, fou
         a = lay.sent_starts[si]
         b = lay.sent_starts[si + 1] if si + 1 < len(lay.sent_starts) else len(doc)
         subj = [t for t in range(a, b) if lay.deps[t] in {"nsubj", "nsubjpass"}]
-        if subj and lay.texts[subj[0]].lower() in anaphors and (para in topic or last is not None):
-            k = topic.get(para, last)  # else the method an earlier paragraph was about
+        if _anaphoric_subject(lay, a, b, anaphors):
+            for k, origin in ((topic.get(para, last), "anaphor"), (recent.get(para), "antecedent")):
+                if k is None:
+                    continue
+                for j in members:
+                    if j != k and (typed[k].cls, typed[j].cls) in ALLOWED:
+                        found.setdefault((k, j), set()).add(origin)
+        if lead.get(para, -1) >= 0 and lead[para] not in members:
+            k = lead[para]
             for j in members:
-                if j != k and (typed[k].cls, typed[j].cls) in ALLOWED:
-                    found.setdefault((k, j), set()).add("anaphor")
+                if (typed[k].cls, typed[j].cls) in ALLOWED:
+                    found.setdefault((k, j), set()).add("paragraph")
         for j in members:
             m = typed[j]
             if m.cls in {"Method", "Paper"} and any(m.cand.start <= t < m.cand.end for t in subj):
                 topic[para] = last = j
+                lead.setdefault(para, j)
+        lead.setdefault(para, -1)  # only the paragraph's first sentence with mentions names its lead
+        for j in sorted(members, key=lambda j: typed[j].cand.start):
+            if typed[j].cls == "Method":
+                recent[para] = j
 
 
 _CELL = re.compile(r"\s*\|\s*|\t|\s{2,}")

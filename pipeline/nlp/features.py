@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 from ..resolve import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon
 
-__all__ = ["mention_features", "pair_features", "doc_context", "word_of", "shape", "list_heads"]
+__all__ = ["mention_features", "pair_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -344,11 +344,22 @@ def _gov(lay: Layout, t: int, tag: str) -> list[str]:
     if h == t:
         return f
     f.append(f"{tag}head={words[h]}")
+    gov = h
     if deps[h] in {"prep", "agent"} and heads[h] != h:
-        f += [f"{tag}prep={words[h]}_{words[heads[h]]}", f"{tag}gov={words[heads[h]]}"]
+        gov = heads[h]
+        f += [f"{tag}prep={words[h]}_{words[gov]}", f"{tag}gov={words[gov]}"]
     elif deps[h] == "appos" or deps[t] == "appos":
         f.append(f"{tag}appos")
+    f += [f"{tag}gov_class={c}" for c in verb_classes(words[gov])]
     return f
+
+
+@lru_cache(maxsize=1 << 14)
+def verb_classes(word: str) -> tuple[str, ...]:
+    """The relations whose usual governing words (``verb_classes`` of ``features.json``, stems) ``word`` starts
+    with: "adopts" and "borrows" both say uses, wherever they were seen."""
+    classes = lexicon()["verb_classes"]
+    return tuple(sorted(c for c, stems in classes.items() if not c.startswith("_") and any(map(word.startswith, stems))))
 
 
 _COORDINATORS = frozenset({",", "and", ", and", "or", ", or", "/", ";", "&"})
@@ -392,7 +403,7 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
                      + "v".join(lay.deps[t] for t in reversed(down[:-1])))
         f += [f"lca={lay.words[up[-1]]}", f"path_len={_bucket(len(up) + len(down) - 2)}"]
     else:
-        f.append("cross_sent")
+        f += ["cross_sent", f"o_sent_first={_opening(lay, lay.sent_starts[so])}"]
         f += _cues_in(lay, lay.line_starts[lo], oc.start_char, "cue_oline=")
         a = lay.sent_starts[ss]
         b = lay.sent_starts[ss + 1] if ss + 1 < len(lay.sent_starts) else len(lay.idx)
@@ -404,6 +415,14 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     if heads[p.s] != p.s:
         f.append("s_listed")
     return f
+
+
+def _opening(lay: Layout, t: int) -> str:
+    """A sentence's first word as a feature: a function word or anaphor ("the", "it", "its") in lower case, any other
+    word as the features see it (a capitalised word, a name among them, only by its shape)."""
+    w = lay.texts[t].lower()
+    lex = lexicon()
+    return w if w in lex["function_words"] or w in lex["anaphors"] else lay.words[t]
 
 
 def _between(lay: Layout, first: MentionCandidate, second: MentionCandidate) -> list[str]:
