@@ -150,11 +150,12 @@ by its shape and context, and is what most false entities on documents in unseen
 
 def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[str, ...],
            threshold: float = THRESHOLD, rule_threshold: float = RULE_THRESHOLD,
-           weak: float | None = None) -> list[Typed]:
+           weak: float | None = None, related: frozenset[tuple[int, int]] = frozenset()) -> list[Typed]:
     """The typed mentions: each candidate's most probable class above ``threshold``; of overlapping ones the most
     probable (then the longest) wins, except that a paper's title may hold other mentions. A forced candidate
     keeps its rule class. With ``weak``, a candidate the rules did not give is also kept from that lower bar (the
-    caller decides whether such a weak mention stays)."""
+    caller decides whether such a weak mention stays). A rule's mention that is an end of a relation the rules
+    found (its token span in ``related``) is not vetoed: a sentence that relates it says more than its shape."""
     picks = []
     best = numpy.argmax(probs, axis=1).tolist() if len(cands) else []
     rows = probs.tolist()  # Python floats: the same values as float(probs[k, j]), read without numpy per item
@@ -166,7 +167,7 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
         if rows[k][j] >= threshold or (weak is not None and not c.rule_cls and rows[k][j] >= weak):
             picks.append(Typed(c, labels[j], rows[k][j]))
         elif c.rule_cls and (p := rows[k][labels.index(c.rule_cls)]) >= (
-                rule_threshold if c.rule not in _VETOED else max(rule_threshold, VETO)):
+                rule_threshold if c.rule not in _VETOED or (c.start, c.end) in related else max(rule_threshold, VETO)):
             picks.append(Typed(c, c.rule_cls, p))
     # what the rules found first (the model may change its class, not its span), then the most probable
     picks.sort(key=lambda t: (not t.cand.rule_cls, -t.prob, -(t.cand.end - t.cand.start), t.cand.start))
@@ -193,9 +194,10 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     if mfeats is None:
         ctx = doc_context(doc, lay, cands)
         mfeats = [mention_features(doc, lay, c, ctx) for c in cands]
-    typed = select(cands, models.mentions.probs(mfeats), models.mentions.labels, threshold, rule_threshold,
-                   weak_bar if joint_bar < 1.0 else None)
     rels = list(doc._.mlkg_relations or ()) if rule_rels is None else rule_rels
+    related = frozenset((span.start, span.end) for s, _, o, *_ in rels for span in (s, o))
+    typed = select(cands, models.mentions.probs(mfeats), models.mentions.labels, threshold, rule_threshold,
+                   weak_bar if joint_bar < 1.0 else None, related)
     pairs = pair_candidates(doc, lay, typed, rels)
     heads = list_heads(lay, typed)
     probs = models.relations.probs([pair_features(doc, lay, typed, p, heads) for p in pairs])
