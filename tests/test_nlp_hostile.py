@@ -124,3 +124,19 @@ def test_a_runaway_stretch_gets_no_parser_and_the_prose_around_it_reads_as_alone
         assert text[m.start_char:m.end_char] == m.text
     flat = _flat(nlp.make_doc(chain[:999]))   # the flat parse itself: sentences of RUNAWAY_SENTENCE tokens
     assert [len(s) for s in flat.sents] == [RUNAWAY_SENTENCE] * (len(flat) // RUNAWAY_SENTENCE) + [len(flat) % RUNAWAY_SENTENCE]
+
+
+def test_a_runaway_stretch_longer_than_spacys_max_length_is_read_in_pieces(nlp, monkeypatch):
+    """A paragraph with no sentence end longer than spaCy's max_length (lowered here below its length) is flattened
+    in pieces: the document is read, not skipped with spaCy's E088, and the prose after it still gives mentions."""
+    from pipeline.model import Document
+    from pipeline.nlp.extract import extract_all
+    from pipeline.pathological import prose_text, shape_text
+
+    chain, after = shape_text("hyphen-chain", 30_000), "\n" + prose_text(3_000)
+    text = chain + "\n" + after
+    monkeypatch.setattr(nlp, "max_length", 8_000)
+    (ex,) = list(extract_all(nlp, [Document(id="long.txt", path=Path("long.txt"), text=text)]))
+    assert any(m.start_char > len(chain) for m in ex.mentions)
+    for m in ex.mentions:
+        assert text[m.start_char:m.end_char] == m.text

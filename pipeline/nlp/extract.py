@@ -147,7 +147,8 @@ def _parse_in_pieces(nlp: Language, document: Document, disable: list[str]) -> D
     text, cut, parts = document.text, 0, []
     for a, b in [*_runaways(text), (len(text), len(text))]:
         parts += [(doc_of(nlp, p), False) for p in _pieces(text[cut:a], config.PARSE_CHUNK_CHARS) if p]
-        parts += [(_flat(doc_of(nlp, text[a:b])), True)] if b > a else []
+        # spaCy's max_length holds for a flat stretch too: one longer than it is flattened in pieces
+        parts += [(_flat(doc_of(nlp, p)), True) for p in _pieces(text[a:b], nlp.max_length) if p]
         cut = b
     parsed = iter(nlp.pipe([d for d, flat in parts if not flat], disable=[*disable, *rules]))
     docs = [d if flat else next(parsed) for d, flat in parts]
