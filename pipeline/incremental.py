@@ -222,17 +222,12 @@ def save_page(out_dir: Path, page: PageState) -> None:
     """Leave the page state of the graph.html just written beside the graph.ttl it was made from (atomically)."""
     import marshal
 
+    from .write import atomic_write
+
     out_dir = Path(out_dir)
     data = {"format": _PAGE_FORMAT, "version": _page_version(), "graph": _stat(out_dir / GRAPH_TTL),
             "view": dict(page.view), "memo": page.memo}
-    fd, tmp = tempfile.mkstemp(prefix=".mlkg-page-", suffix=".tmp", dir=out_dir)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            marshal.dump(data, fh)
-        os.replace(tmp, out_dir / PAGE)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(out_dir / PAGE, marshal.dumps(data))
 
 
 @dataclass(frozen=True, slots=True)
