@@ -27,9 +27,13 @@ def norm(name: str) -> str:
     >>> norm("Mix-of-Adapters") == norm("Mix of Adapters")
     True
     """
-    s = unicodedata.normalize("NFKC", name).casefold().strip()
-    s = re.sub(r"^the\s+", "", s)
-    return "".join(ch for ch in s if ch.isalnum())
+    s = (name if name.isascii() else unicodedata.normalize("NFKC", name)).casefold().strip()  # ASCII is NFKC already
+    return _NOT_ALNUM.sub("", _THE.sub("", s, count=1))
+
+
+_THE = re.compile(r"^the\s+")
+_NOT_ALNUM = re.compile(r"[\W_]+")
+"""What ``norm`` drops: every character ``str.isalnum`` says no to (``\w`` is alphanumeric or "_")."""
 
 
 @lru_cache(maxsize=1 << 17)
