@@ -342,3 +342,31 @@ def test_the_paragraphs_lead_method_pairs_with_later_sentences(parse):
     pair, f = _pair(parse, "Kestrel builds on large vision models. The team fine-tuned Heron-5 on robot data.",
                     "Kestrel", "Method", "Heron-5", "Method")
     assert "paragraph" in pair.origin and "cross_sent" in f and "o_sent_first=the" in f
+
+
+def test_list_members_hear_the_verb_that_governs_the_list(parse):
+    doc = parse("Kestrel is evaluated on TriviaQA, HotpotQA and PIQA.")
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    ctx = doc_context(doc, lay, cands)
+    for name in ("TriviaQA", "HotpotQA", "PIQA"):
+        f = mention_features(doc, lay, _cand(doc, lay, name), ctx)
+        assert "g_prep=on_evaluat" in f and "g_gov_class=evaluatedOn" in f, (name, f)
+
+
+def test_a_longer_name_of_the_same_class_stands_in_for_the_shape_rules_shorter_one():
+    """A candidate the model is sure of that holds a name-shape mention of its own class ("Kite 2 13B Chat" around
+    "Kite 2") replaces it; one around another rule's mention (a lexicon's organization) does not."""
+    from pipeline.nlp.candidates import MentionCandidate
+    from pipeline.nlp.classify import select
+
+    labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
+    cands = [MentionCandidate(0, 2, 0, 6, "rule", "Method", "name.shape_or_context", "Kite 2"),
+             MentionCandidate(0, 4, 0, 15, "shape"),
+             MentionCandidate(5, 6, 30, 35, "rule", "Organization", "org.lexicon", "Wrenco"),
+             MentionCandidate(5, 7, 30, 40, "shape")]
+    probs = numpy.full((4, len(labels)), 0.01)
+    probs[0, 1] = probs[1, 1] = 0.95
+    probs[2, 5] = probs[3, 5] = 0.95
+    kept = [(t.cand.start, t.cand.end, t.cls) for t in select(cands, probs, labels)]
+    assert kept == [(0, 4, "Method"), (5, 6, "Organization")]

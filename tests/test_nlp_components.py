@@ -116,3 +116,26 @@ def test_nlp_components_name_occurrences_match_the_regular_expression():
                              + r"s?(?![\w-])", re.I)
         assert name_occurrences(name, text) == [m.span() for m in pattern.finditer(text)], (name, text)
     assert name_occurrences("Mip-NeRF 360", texts[1]) == [(0, 12), (14, 26), (31, 43)]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("Programme\n11:00  Oral: zip2zip: Token Merging for Long Audio\n", "zip2zip: Token Merging for Long Audio"),
+    ('Links\nTechnical report: "Kite Technical Report: Small Models on Phones" (Wrenco)\n',
+     "Kite Technical Report: Small Models on Phones"),
+])
+def test_a_title_line_after_a_label_is_the_title_without_it(nlp, text, found):
+    doc = nlp(text, disable=["mlkg_learned"])
+    papers = {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Paper"}
+    assert found in papers, papers
+
+
+def test_a_labelled_line_with_no_title_after_its_label_is_no_paper(nlp):
+    doc = nlp("Programme\n10:00  Room: East Exhibition Hall A\nRelease: April 23, 2024\n", disable=["mlkg_learned"])
+    assert not [s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Paper"]
+
+
+def test_universities_named_with_at_and_with_a_leading_the(nlp):
+    doc = nlp("Kite (Wrenfield University and University at Quillby). Researchers at The University of Ternhall (UTH) "
+              "helped; UTH also shared data.", disable=["mlkg_learned"])
+    orgs = {(s.text, s._.mlkg_canonical) for s in doc.spans["mlkg_mentions"] if s.label_ == "Organization"}
+    assert {("University at Quillby", "University at Quillby"), ("UTH", "University of Ternhall")} <= orgs, orgs

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
+from dataclasses import replace
+
 from .rules import Found, acronym_long_form
 
-__all__ = ["acronym_pairs"]
+__all__ = ["acronym_pairs", "organization_acronyms"]
 
 
 _GROUP_NOUNS = frozenset({"Group", "Lab", "Laboratory", "Team", "Center", "Centre", "Institute", "Department", "Division",
@@ -57,3 +59,20 @@ def acronym_pairs(text: str, rules) -> list[Found]:
             a = m.start(1) + m.group(1).rfind(long)
             out.append(Found(a, m.end(), "Method", long, (m.group(2), f"{long} {m.group(2)}"), "name.acronym_apposition"))
     return out
+
+
+_AFTER_NAME = re.compile(r"[ \t]*\(([A-Z][A-Za-z]{1,9})\)")
+
+
+def organization_acronyms(text: str, orgs: list[Found]) -> tuple[list[Found], dict[str, Found]]:
+    """An organization's name followed by an acronym in brackets ("University of Hong Kong (HKU)") names both,
+    whether or not the letters spell the name: each such mention with its span over the bracket and the acronym
+    as an alias (other mentions as they are), and each acronym with its mention."""
+    out, acronyms = [], {}
+    for f in orgs:
+        m = _AFTER_NAME.match(text, f.end)
+        if m and sum(ch.isupper() for ch in m.group(1)) >= 2:
+            f = replace(f, end=m.end(), aliases=(*f.aliases, m.group(1), text[f.start:m.end()]))
+            acronyms[m.group(1)] = f
+        out.append(f)
+    return out, acronyms

@@ -9,6 +9,7 @@ runs after the rules: it replaces ``doc.spans["mlkg_mentions"]`` with the mentio
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache, partial
@@ -169,6 +170,7 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
         elif c.rule_cls and (p := rows[k][labels.index(c.rule_cls)]) >= (
                 rule_threshold if c.rule not in _VETOED or (c.start, c.end) in related else max(rule_threshold, VETO)):
             picks.append(Typed(c, c.rule_cls, p))
+    picks = _longer_names(picks, threshold)
     # what the rules found first (the model may change its class, not its span), then the most probable
     picks.sort(key=lambda t: (not t.cand.rule_cls, -t.prob, -(t.cand.end - t.cand.start), t.cand.start))
     size = max((t.cand.end for t in picks), default=0) + 1
@@ -181,6 +183,38 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
             out.append(t)
     out.sort(key=lambda t: (t.cand.start, t.cand.end, t.cls))
     return out
+
+
+_EXTENSIBLE = frozenset({"Method", "Dataset"})
+"""The classes whose name-shape mention (``_VETOED``) a longer name of the same class may replace: a variant's
+suffix ("Llama 2 13B Chat", "DeBERTa V2 XXLarge"). The other rules' spans are their own: a lexicon's organization
+("Apple" in "Apple ML researchers"), a device, an acronym with its long form."""
+
+
+def _longer_names(picks: list[Typed], threshold: float) -> list[Typed]:
+    """The picks, where a candidate the rules did not give, sure from ``threshold`` on, holds one or more
+    name-shape mentions of its own class and overlaps no other rule mention: it stands in for them (a name the
+    shape rule cut short), and is ranked with the rules' mentions."""
+    rules = sorted((t for t in picks if t.cand.rule_cls), key=lambda t: t.cand.start)
+    if not rules:
+        return picks
+    starts = [t.cand.start for t in rules]
+    drop: set[int] = set()
+    out = []
+    for t in picks:
+        c = t.cand
+        if c.rule_cls or t.prob < threshold or t.cls not in _EXTENSIBLE:
+            out.append(t)
+            continue
+        near = rules[max(0, bisect_left(starts, c.start) - 8):bisect_left(starts, c.end)]
+        inside = [r for r in near if r.cand.start < c.end and c.start < r.cand.end]
+        if inside and all(c.start <= r.cand.start and r.cand.end <= c.end and (r.cand.start, r.cand.end) != (c.start, c.end)
+                          and r.cls == t.cls and r.cand.rule in _VETOED for r in inside):
+            drop |= {id(r) for r in inside}
+            out.append(replace(t, cand=replace(c, rule_cls=t.cls, rule="learned.longer_name")))
+        else:
+            out.append(t)
+    return [t for t in out if id(t) not in drop]
 
 
 def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[MentionCandidate] | None = None,

@@ -68,6 +68,7 @@ def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
             around[key].add("any_p1=" + _before(lay, c)[0])
         if c.end < n:
             around[key].add("any_n1=" + _after(lay, c)[0])
+        around[key].update("any_" + g for g in _gov(lay, _root(lay, c.start, c.end), "g_") if "gov_class=" in g)
     return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()},
             "segments": _segments(lay, cands)}
 
@@ -210,6 +211,7 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
         f += [f"head={words[head]}", f"head_dep={dep}_{words[head]}"]
         if lay.deps[head] == "prep":
             f.append(f"prep={words[head]}_{words[lay.heads[head]]}")
+    f += _gov(lay, root, "g_")[1:]  # what governs it, past a noun phrase and a list ("on A, B and C")
     f += _line_features(lay, c.start_char, c.end_char, "")
     f += _cues_in(lay, max(0, c.start_char - 40), c.start_char, "cue_before=")
     f += _frame(lay, c)

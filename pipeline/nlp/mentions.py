@@ -8,7 +8,7 @@ from dataclasses import replace
 from spacy.tokens import Doc
 
 from . import budget
-from .acronyms import acronym_pairs
+from .acronyms import acronym_pairs, organization_acronyms
 from .doc import MENTIONS_KEY, doc_text, sentence_spans
 from .hardware import hardware_mentions
 from .lexicon import lexicon_hits, lexicon_matcher
@@ -48,8 +48,9 @@ class MentionFinder:
         hardware = resolve_overlaps(hardware_mentions(text, rules))
         orgs = organization_mentions(text, rules, lexicon)
         budget.check(doc, "the hardware and organization rules")
-        orgs_affinity = sorted((f for f in orgs if f.rule in {"org.affinity_group", "org.institution"}),
-                               key=lambda f: -(f.end - f.start))  # the longest name of an organization wins
+        orgs_affinity, org_acronyms = organization_acronyms(
+            text, [f for f in orgs if f.rule in {"org.affinity_group", "org.institution"}])
+        orgs_affinity.sort(key=lambda f: -(f.end - f.start))  # the longest name of an organization wins
         # a company named as the maker of a device is no research actor: "NVIDIA H100", "Google's TPU v5e"
         orgs_lex = [f for f in orgs if f.rule == "org.lexicon"
                     and not any(0 <= h.start - f.end <= 3 and re.fullmatch(r"(?:'s|’s)?\s*", text[f.end:h.start])
@@ -65,7 +66,7 @@ class MentionFinder:
         names = name_candidates(doc, text, sentences, rules, base + pairs, titles, lexicon)
         budget.check(doc, "the name rules")
         # acronyms defined in this document name their long form wherever they occur alone
-        acr_map = {}
+        acr_map = {norm(acr): f for acr, f in org_acronyms.items()}
         for p in pairs:
             if not p.generic:
                 acr_map[norm(p.aliases[0])] = p

@@ -15,6 +15,21 @@ from .text import MONTHS, cue, regex
 
 _CUES = load_rules().cue_patterns["names"]
 
+
+def _fill(pattern: str, **parts: str) -> str:
+    """A cue pattern of cues.json with its ``{part}`` places filled in (the rule data's head-noun alternations and the
+    shapes of a name, which the module builds)."""
+    for key, value in parts.items():
+        pattern = pattern.replace("{" + key + "}", value)
+    return pattern
+
+
+_OPENERS = frozenset(_CUES["sentence_openers"].split("|"))
+"""Words that open a demo list's item, not name it ("The", "Our")."""
+_DETERMINERS = frozenset(_CUES["determiners"].split("|"))
+_NOT_PROPOSED = frozenset(_CUES["not_proposed"].split("|"))
+_APPOSITIVE_BEFORE = re.compile(_CUES["appositive_before"])
+
 __all__ = ["name_candidates"]
 
 
@@ -26,13 +41,12 @@ def _versioned_pattern(names: frozenset[str]) -> re.Pattern:
                       + r")((?:[ \t]+\d+(?:\.\d+)?)(?:[ \t]+\d+(?:\.\d+)?[BMK])?|[ \t]+\d+(?:\.\d+)?[BMK])(?![\w-])")
 
 
-_MODEL_SIZE = re.compile(r"(?:[ \t]+\d+(?:\.\d+)?)?[ \t]+(?:((?:\d+x)?\d+(?:\.\d+)?[BMT])|(?:large|base|small|tiny|medium)(?:-v\d+(?:-turbo)?|(?![ \t]+[a-z])))(?![\w.-])"
-                         r"|([ \t]+\d+(?:\.\d+)?[ \t]+(?:Pro|Flash|Ultra|Mini|Nano|Lite|Max|Plus|Instruct|Turbo|Sonnet|Opus|Haiku))(?![\w.-])")
+_MODEL_SIZE = re.compile(_CUES["model_size"])
 _ADJECTIVE_SUFFIX = re.compile(_CUES["adjective_suffix"])
-_DATASET_SHAPE = re.compile(r"\w(?:Bench|bench|QA|Eval|Arena)$|-\d+(?:\.\d+)?[KkM]$")
+_DATASET_SHAPE = re.compile(_CUES["dataset_shape"])
 _NAME_RE = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:[-/.][A-Za-z0-9]+)*)(?![\w-])")
-_LM_SUFFIX = re.compile(r"[ \t]+(LM|LLM|GPT|Net|NN)\b")
-_VERSION_SUFFIX = re.compile(r"[ \t]+(?:[Vv]\d+(?:\.\d+)?|\d{1,3}(?:\.\d+)?[kK]?|QA)(?![\w.%×-])(?!\s*(?:%|×|x\b|points?|pp\b|times|percent))")
+_LM_SUFFIX = re.compile(_CUES["lm_suffix"])
+_VERSION_SUFFIX = re.compile(_CUES["version_suffix"])
 
 
 
@@ -43,11 +57,9 @@ _DS_ITEM = r"(?:[A-Z][a-z]{1,2}\.\s+)?[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK
 # a dataset name: capitalised ("MedQA", "Long Range Arena"), or lower-case with a hyphen ("ogbg-molhiv")
 _NAME_ITEM = (r"(?:(?:[A-Z]|\d[A-Za-z])[\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\d{1,3}[kK]?(?![\w.%])|(?:19|20)\d{2}(?![\w.%])|v\d+(?:\.\d+)?)(?:\.\d+)?){0,3}"
               r"|[a-z]{1,6}[A-Z][\w-]*|[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9]|[a-z]{3,}\d+[a-z0-9]*)")
-_SEP = r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)(?:on\s+)?(?:the\s+|our\s+(?:new\s+|own\s+|internal\s+)?)?"
+_SEP = _CUES["list_separator"]
 _EVAL_CUE = re.compile(_CUES["eval_cue"])
-_ON_LIST = re.compile(r"\b[Oo]n\s+(?:the\s+)?(?:(?:\w+\s+){0,2}(?:portion|split|subset|set|version)\s+of\s+)?"
-                         r"(?:(?:[a-z]+-(?:class|grained|scale|domain|shot|world|source)|held-out|standard|public|popular|challenging)\s+)?"
-                         r"(" + _NAME_ITEM + r"(?:" + _SEP + _NAME_ITEM + r")*)")
+_ON_LIST = re.compile(_fill(_CUES["on_list"], name_item=_NAME_ITEM, sep=_SEP))
 
 
 class _Spans:
@@ -112,10 +124,10 @@ class _Votes:
 def _shouting(text: str) -> list[tuple[int, int]]:
     """Capitals that are typography, not names: all-caps heading lines ("ABOUT THE RESEARCH"), datelines
     ("TORONTO, August 4, 2025 --"), and people's names on author lines ("MacLeod", "DeVries")."""
-    shouting = [(m.start(), m.end()) for m in cue(r"(?m)^[^a-z\n]*[A-Z]{2,}[^a-z\n]*\s[^a-z\n]*[A-Z]{2,}[^a-z\n]*$").finditer(text)]
-    shouting += [(m.start(), m.end(1)) for m in cue(r"(?m)^([A-Z]{3,}(?:[ \t]+[A-Z]{3,})*),[ \t]+(?:" + "|".join(MONTHS) + r")\b").finditer(text)]
-    shouting += [(m.start(1), m.end(1)) for m in cue(r"(?m)^[ \t]*([A-Z]{3,}(?:[ \t]+[A-Z]{3,})+)(?![\w-])").finditer(text)]  # "AUTUMN NEWSLETTER 2025"
-    shouting += [(m.start(), m.end()) for m in cue(r"(?m)^[ \t]*(?:Authors?|By|Affiliations?|Posted\s+by|Written\s+by)\b[^\n]*").finditer(text)]
+    shouting = [(m.start(), m.end()) for m in cue(_CUES["caps_line"]).finditer(text)]
+    shouting += [(m.start(), m.end(1)) for m in cue(_fill(_CUES["dateline"], months="|".join(MONTHS))).finditer(text)]
+    shouting += [(m.start(1), m.end(1)) for m in cue(_CUES["caps_run"]).finditer(text)]  # "AUTUMN NEWSLETTER 2025"
+    shouting += [(m.start(), m.end()) for m in cue(_CUES["byline"]).finditer(text)]
     return shouting
 
 
@@ -199,10 +211,10 @@ def _by_dataset_head(v: _Votes) -> None:
     """"X dataset", "the X and Y datasets", "datasets including X and Y", "X, a ... benchmark"."""
     text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
     sent_starts, dheads, mheads, ds_word, ds_more, ds_item = v.sent_starts, v.dheads, v.mheads, _DS_WORD, _DS_MORE, _DS_ITEM
-    for m in cue(r"(?<![\w-])(" + ds_word + ds_more + r"{0,3})\s+(?:and\s+(" + ds_word + ds_more + r"{0,2})\s+)?(?:[a-z]+(?:-[a-z]+)?\s+)?(" + dheads + r")\b").finditer(text):
+    for m in cue(_fill(_CUES["name_then_head"], ds_word=ds_word, ds_more=ds_more, dheads=dheads)).finditer(text):
         if m.start() in sent_starts and not any(is_strong_name(w, rules.generic) for w in m.group(1).split()):
             continue
-        if re.search(r"[A-Z][\w-]*,\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}$", text[max(0, m.start() - 80):m.start()]):
+        if _APPOSITIVE_BEFORE.search(text[max(0, m.start() - 80):m.start()]):
             continue  # "SwaText, the 48-billion-token Swahili corpus": the appositive names SwaText, not "Swahili"
         if m.group(2) and not m.group(3).endswith(("s", "corpora")) and text[m.end(1):m.start(2)].strip() == "and" \
                 and not any(is_strong_name(w, rules.generic) for w in (m.group(1) + " " + m.group(2)).split()):
@@ -215,23 +227,23 @@ def _by_dataset_head(v: _Votes) -> None:
                 vote(m.group(g), "Dataset", 4)
                 cands.append((m.start(g), m.end(g), m.group(g)))
     # a head noun before the name: "the hate speech corpus HateXplain" (a noun: "we benchmark X" is a verb)
-    for m in cue(r"\b(?:the|a|an|our|their|its|new)\s+(?:[\w-]+\s+){0,3}?(?:corpus|dataset|benchmark|suite|leaderboard)\s+(" + ds_word + r"(?:\s+(?:\d{1,4}[kK]?|v\d+))?)(?![\w-])").finditer(text):
+    for m in cue(_fill(_CUES["head_then_name"], ds_word=ds_word)).finditer(text):
         if is_strong_name(m.group(1).split()[0], rules.generic) or m.group(1) in rules.known_datasets:
             vote(m.group(1), "Dataset", 4)
             cands.append((m.start(1), m.end(1), m.group(1)))
     # "three text classification datasets, SST-2, AG News and HateXplain": the list after a comma
-    for m in cue(r"\b(?:datasets|benchmarks|corpora),\s+((?:" + ds_word + ds_more + r"{0,2}(?:,\s+|,?\s+and\s+(?:the\s+(?:[a-z-]+\s+){0,3})?))+" + ds_word + ds_more + r"{0,2})").finditer(text):
+    for m in cue(_fill(_CUES["datasets_then_list"], ds_word=ds_word, ds_more=ds_more)).finditer(text):
         for item in re.finditer(ds_word + ds_more + r"{0,2}", m.group(1)):
             vote(item.group(0), "Dataset", 4)
             cands.append((m.start(1) + item.start(), m.start(1) + item.end(), item.group(0)))
     ds_item = r"(?:[A-Z][a-z]{1,2}\.\s+)?[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d{1,4}[kK]?)){0,3}"
-    for m in cue(r"\b(?:" + dheads + r")(?:\s+(?:including|such\s+as|like)\s+|\s*:\s*)((?:" + ds_item + r"(?:,\s+|,?\s+and\s+|,?\s+or\s+)?)+)").finditer(text):
+    for m in cue(_fill(_CUES["heads_including"], dheads=dheads, ds_item=ds_item)).finditer(text):
         for item in re.finditer(ds_item, m.group(1)):
             vote(item.group(0), "Dataset", 4)
             cands.append((m.start(1) + item.start(), m.start(1) + item.end(), item.group(0)))
-    for m in cue(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,4}?(" + dheads + r")\b").finditer(text):
+    for m in cue(_fill(_CUES["dataset_apposition"], dheads=dheads)).finditer(text):
         vote(m.group(1), "Dataset", 6)
-    for m in cue(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,5}?(" + mheads + r")\b").finditer(text):
+    for m in cue(_fill(_CUES["method_apposition"], mheads=mheads)).finditer(text):
         if m.start() in sent_starts and not is_strong_name(m.group(1), rules.generic):
             continue
         vote(m.group(1), "Method", 2)
@@ -243,8 +255,7 @@ def _by_evaluation(v: _Votes) -> None:
     text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
     # "Evaluating Chronos-Bolt, TimesFM 2.0 and Moirai on X", "We benchmark A and B on X": what is evaluated on
     # a dataset is a method
-    for m in cue(r"\b(?:[Ee]valuat(?:e|es|ed|ing)|[Bb]enchmark(?:s|ed|ing)?|[Cc]ompar(?:e|es|ed|ing)|[Tt]est(?:s|ed|ing)?)\s+"
-                         r"((?:[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?(?:,\s+|,?\s+and\s+))+[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?)\s+on\s").finditer(text):
+    for m in cue(_CUES["evaluated_list"]).finditer(text):
         for item in re.finditer(r"[A-Z][\w.-]*(?:[ \t]+\d+(?:\.\d+)?)?", m.group(1)):
             w = item.group(0).rstrip(".")
             if w not in rules.generic and w not in rules.conf_acronyms and w not in rules.known_datasets and w not in rules.organizations:
@@ -252,21 +263,21 @@ def _by_evaluation(v: _Votes) -> None:
                 cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
     # the items of a demo list ("... live demos at booth #412, including:\n- Parley: Parley is a voice
     # assistant ...") are named by their first word or words
-    for m in cue(r"(?im)^[^\n]*\b(?:demos?|demonstrations?|booth)\b[^\n]*(?:including|following(?:\s+\w+){0,2}|are)\s*:[ \t]*\n((?:[ \t]*(?:[-•*][ \t]+)?[^\n]+\n?){1,8})").finditer(text):
+    for m in cue(_CUES["demo_list"]).finditer(text):
         for item in re.finditer(r"(?m)^[ \t]*(?:[-•*][ \t]+)?([A-Z][\w.-]*(?:[ \t]+[A-Z0-9][\w.-]*){0,2})[ \t]*(?::|[–—]|[ \t]-[ \t])", m.group(1)):
             name = item.group(1)
-            if name not in rules.generic and name.split()[0] not in rules.organizations and name.split()[0] not in {"The", "This", "A", "An", "Our"}:
+            if name not in rules.generic and name.split()[0] not in rules.organizations and name.split()[0] not in _OPENERS:
                 vote(name, "Method", 2)
                 cands.append((m.start(1) + item.start(1), m.start(1) + item.end(1), name))
     # "edit pictures with Petal running entirely on a Pixel 10 Pro": a name running on something is a method
-    for m in cue(r"\b(?:with|using|see|watch|try)\s+([A-Z][\w-]*)\s+(?:running|deployed|served)\s+(?:\w+\s+)?(?:on|locally|live)\b").finditer(text):
+    for m in cue(_CUES["running_on"]).finditer(text):
         if m.group(1) not in rules.generic and m.group(1) not in rules.organizations:
             vote(m.group(1), "Method", 2)
             cands.append((m.start(1), m.end(1), m.group(1)))
     # evaluation contexts: "<number> for X", "on X" after a result cue
-    for m in cue(r"\d[\d.,]*%?\s+(?:on|for)\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{2,}[\w-]*)").finditer(text):
+    for m in cue(_CUES["number_on"]).finditer(text):
         vote(m.group(1), "Dataset", 3)
-    for m in cue(r"\b(?:[Pp]erformance|[Aa]ccuracy|results?|evaluated|tested|benchmarked|FID|perplexity)\s+(?:of\s+[\w-]+\s+)?(?:\w+\s+){0,3}?on\s+([A-Z][\w-]*\d[\w-]*|[A-Z]{3,}[\w-]*)").finditer(text):
+    for m in cue(_CUES["result_on"]).finditer(text):
         vote(m.group(1), "Dataset", 3)
 
 
@@ -275,9 +286,9 @@ def _evaluated_on_lists(v: _Votes) -> None:
     text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
     dheads, name_item, sep, eval_cue, on_list = v.dheads, _NAME_ITEM, _SEP, _EVAL_CUE, _ON_LIST
     # "Experiments span A, B and the C": a list of datasets after an experiments verb
-    for m in cue(r"\b(?:[Ee]xperiments|[Ee]valuations?|[Bb]enchmarks)\s+(?:span|spanning|cover|covering|include|including)\s+").finditer(text):
-        lst = re.match(r"(?:the\s+)?(" + name_item + r"(?:" + sep + name_item + r")*)", text[m.end():])
-        if lst and re.search(r"\b(?:and|or)\b", lst.group(1)):
+    for m in cue(_CUES["experiments_span"]).finditer(text):
+        lst = re.match(_fill(_CUES["span_list"], name_item=name_item, sep=sep), text[m.end():])
+        if lst and re.search(_CUES["and_or"], lst.group(1)):
             for item in re.finditer(name_item, lst.group(1)):
                 vote(item.group(0), "Dataset", 3)
                 cands.append((m.end() + lst.start(1) + item.start(), m.end() + lst.start(1) + item.end(), item.group(0)))
@@ -292,16 +303,16 @@ def _evaluated_on_lists(v: _Votes) -> None:
         if not in_eval_context(m.start()):
             continue
         items = list(re.finditer(name_item, m.group(1)))
-        while len(items) > 1 and not re.search(r"\b(?:and|or)\b", m.group(1)[items[-2].end():items[-1].start()]):
+        while len(items) > 1 and not re.search(_CUES["and_or"], m.group(1)[items[-2].end():items[-1].start()]):
             items.pop()  # a list ends "Y and Z": in "on X, Driftless reaches" the comma closes a fronted phrase
         for item in items:
             w = item.group(0).rstrip(".")
             after = text[m.start(1) + item.end():m.start(1) + item.end() + 12]
-            if w[0].islower() and (not re.match(r"\s*(?:[,.;:)]|and\b|or\b|$)", after)
-                                   or re.match(r"[ \t]+(?!(?:" + dheads + r"|tasks?|splits?|subsets?)\b)[a-z]",
+            if w[0].islower() and (not re.match(_CUES["item_end"], after)
+                                   or re.match(_fill(_CUES["adjective_before_noun"], dheads=dheads),
                                                text[m.start(1) + items[-1].end():m.start(1) + items[-1].end() + 20])):
                 continue  # "on large-scale data", "on real-world tasks": a lower-case word before a noun is an adjective
-            if w in rules.conf_acronyms or re.match(r"(?:Apple|NVIDIA|iPhone|iPad|Mac)\b", w):
+            if w in rules.conf_acronyms or re.match(_CUES["device_words"], w):
                 continue
             vote(w, "Dataset", 3)
             cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
@@ -312,13 +323,13 @@ def _by_method_cue(v: _Votes) -> None:
     text, rules, vote, surface, cands = v.text, v.rules, v.vote, v.surface, v.cands
     sent_starts, mheads = v.sent_starts, v.mheads
     # capitalised name + head noun: "the Adam optimizer", "Foundation Models framework"
-    for m in cue(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*)\s+(" + mheads + r")\b").finditer(text):
-        if m.start() in sent_starts or m.group(1).split()[0] in {"The", "A", "An", "This", "Our", "These", "Each"}:
+    for m in cue(_fill(_CUES["name_then_method_head"], mheads=mheads)).finditer(text):
+        if m.start() in sent_starts or m.group(1).split()[0] in _DETERMINERS:
             continue
         if all(not is_strong_name(w, rules.generic) for w in m.group(1).split()) and len(m.group(1).split()) == 1 and m.group(1) not in rules.known_methods:
             # a single plain capitalised word needs a stronger cue than a head noun
             # "the Adam optimizer", "a chunked Conformer encoder": an article, perhaps one lower-case modifier
-            if not re.search(r"\b(?:the|a|an)\s+(?:[a-z][a-z-]+\s+)?$", text[max(0, m.start() - 24):m.start()]):
+            if not re.search(_CUES["article_before"], text[max(0, m.start() - 24):m.start()]):
                 continue
         if m.group(1) in rules.generic or m.group(1).split()[-1] in rules.generic:
             continue
@@ -326,7 +337,7 @@ def _by_method_cue(v: _Votes) -> None:
         cands.append((m.start(1), m.end(1), m.group(1)))
         surface.setdefault(norm(m.group(1)) + "#head", f"{m.group(1)} {m.group(2)}")
     # names in lists after a class noun: "SSMs like Mamba", "Transformers (Pythia, Mistral)"
-    for m in cue(r"\b(?:models?|methods?|architectures?|baselines?|optimizers?|LLMs|SSMs|RNNs|Transformers|networks)\s*(?:\(|,?\s+(?:like|such\s+as|including)\s+)((?:[A-Z][\w.-]*(?:,\s+|\s+and\s+|\s+or\s+)?){1,6})").finditer(text):
+    for m in cue(_CUES["methods_like"]).finditer(text):
         for item in re.finditer(r"[A-Z][\w.-]*", m.group(1)):
             w = item.group(0).rstrip(".")
             if w in rules.generic or w in rules.conf_acronyms:
@@ -334,14 +345,13 @@ def _by_method_cue(v: _Votes) -> None:
             vote(w, "Method", 2)
             cands.append((m.start(1) + item.start(), m.start(1) + item.start() + len(w), w))
     # "called X", "named X", "dubbed X"
-    for m in cue(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed|(?:[Cc]all|[Nn]ame|[Tt]erm)\s+(?:the|this|our)\s+(?:[\w-]+\s+)?"
-                         r"(?:method|model|approach|algorithm|framework|system|technique|architecture))\s+([A-Z][\w-]*)").finditer(text):
+    for m in cue(_CUES["called"]).finditer(text):
         vote(m.group(1), "Method", 2)
         cands.append((m.start(1), m.end(1), m.group(1)))
     # "we propose/introduce/present X" where X is capitalised
-    for m in cue(r"\b(?:[Ww]e|[Tt]he\s+(?:paper|work))\s+(?:propose|introduce|present|develop|describe)s?\s+(?:(?:a|an|the)\s+)?(?:(?:new|novel|simple)\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)(\s+[a-z]+s\b)?").finditer(text):
+    for m in cue(_CUES["we_propose"]).finditer(text):
         name = m.group(1)
-        if name in rules.generic or name.split()[0] in {"In", "The", "A", "We", "Our"}:
+        if name in rules.generic or name.split()[0] in _NOT_PROPOSED:
             continue
         if m.group(2) and not is_strong_name(name, rules.generic) and m.group(2).strip() not in rules.function_words \
                 and m.group(2).strip() not in rules.method_heads and m.group(2).strip() not in rules.dataset_heads:
@@ -360,7 +370,7 @@ def _title_prefixes(v: _Votes) -> None:
     # title prefixes "Name: Subtitle"
     for t in titles:
         title = text[t.start:t.end]
-        m = regex(r"(?:The\s+)?((?:[A-Z0-9][\w-]*\s*){1,3}?)(?:\s+(?:" + mheads + r"))?:\s", re.I).match(title)
+        m = regex(_fill(_CUES["title_prefix"], mheads=mheads), re.I).match(title)
         if not m:
             continue
         name = m.group(1).strip()
@@ -371,8 +381,7 @@ def _title_prefixes(v: _Votes) -> None:
         elsewhere = sum(1 for mm in re.finditer(re.escape(name), text, re.I) if not (t.start <= mm.start() < t.end))
         if any(is_strong_name(w, rules.generic) for w in words) or elsewhere:
             # "Canopy: A Benchmark for Web Agents" names a dataset, "Quill: Learning to Prove" a method
-            kind = "Dataset" if re.match(r"\s*(?:An?\s+)?(?:(?:New|Large-Scale|Multilingual|Open)\s+)?(?:Benchmark|Dataset|Corpus|Suite|Testbed|"
-                                         r"Collection|Leaderboard|Test\s+Set)\b", title[m.end():], re.I) else "Method"
+            kind = "Dataset" if re.match(_CUES["dataset_subtitle"], title[m.end():], re.I) else "Method"
             vote(name, kind, 2 if kind == "Method" else 4)
             cands.append((t.start + m.start(1), t.start + m.start(1) + len(name), name))
             surface.setdefault(key, name)
@@ -388,11 +397,7 @@ def _by_relation(v: _Votes) -> None:
             cands.append((m.start(), m.end(), m.group(0)))
     # what a method or dataset extends, builds on, uses or beats is of its class: "Marrow extends MedQA" (datasets),
     # "DRAFTWISE extends Medusa", "it is a direct successor of our earlier Hydra" (methods)
-    rel_cue = (r"(?:extends|extending|builds\s+(?:up)?on|built\s+(?:up)?on(?:\s+top\s+of)?|generali[sz]es|adapts|"
-               r"is\s+an?\s+(?:direct\s+)?(?:extension|successor|variant|generali[sz]ation)\s+(?:of|to)|"
-               r"replaces\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?of|uses|relies\s+on|outperforms|beats|surpasses)")
-    obj = r"([A-Z0-9][\w-]*(?:[ \t]+[A-Z][\w-]*){0,2}(?:[ \t]+\d+(?:\.\d+)?)?|[a-z][a-z0-9]*(?:[.-][a-z0-9]+)+|[a-z]{1,3}[A-Z][\w-]*)"
-    for m in cue(r"(?<![\w-])([A-Z][\w-]*|[Ii]t)\s+(?:(?:also|further|even|still|consistently|clearly|directly|is|was)\s+)?" + rel_cue + r"\s+(?:(?:the|our|an?|both)\s+)?(?:(?:earlier|original|popular|standard|prior)\s+)?" + obj).finditer(text):
+    for m in cue(_CUES["related_name"]).finditer(text):
         c = votes.get(norm(m.group(1)))
         o = m.group(2)
         if o in rules.generic or o.split()[0] in rules.generic or o in rules.conf_acronyms or o.split()[0] in rules.organizations \
@@ -411,16 +416,14 @@ def _by_relation(v: _Votes) -> None:
         name = surface.get(key, "")
         if c["Method"] and not c["Dataset"] and (_DATASET_SHAPE.search(name) or re.split(r"-", name)[0] in rules.known_datasets):
             vote(name, "Dataset", 2)  # ... and variants of a known dataset: "ImageNet-R", "ImageNet-Sketch"
-    for m in cue(r"(?<![\w-])([A-Z][\w-]*),\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(?:set|re-split|resplit|split|subset|suite|collection)\s+of\b"
-                         r"|\b(?:[Ww]e|[Tt]hey|[Tt]he\s+authors)\s+(?:also\s+)?(?:construct|collect|curate|annotate|crowdsource)\s+([A-Z][\w-]*)").finditer(text):
+    for m in cue(_CUES["dataset_made"]).finditer(text):
         name = m.group(1) or m.group(2)
         vote(name, "Dataset", 6)
         cands.append((m.start(1) if m.group(1) else m.start(2), m.end(1) if m.group(1) else m.end(2), name))
-    for m in cue(r"\b(?:using|uses|use|with)\s+(?:the\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+as\s+(?:the|a|an|its|our|their)\s+"
-                         r"(?:[\w-]+\s+){0,2}?(?:corpus|dataset|data\s+set|training\s+data|pre-?training\s+data|benchmark)\b").finditer(text):
+    for m in cue(_CUES["used_as_data"]).finditer(text):
         vote(m.group(1), "Dataset", 4)  # "using FineWeb-Edu as the pretraining corpus"
         cands.append((m.start(1), m.end(1), m.group(1)))
-    for m in cue(r"(?<![\w-])([A-Z][\w-]*)\s+(?:extends|is\s+an?\s+(?:extension|re-split|subset|variant)\s+of)\s+(?:the\s+)?([A-Z][\w-]*)").finditer(text):
+    for m in cue(_CUES["extends_dataset"]).finditer(text):
         c = votes.get(norm(m.group(2)))
         if c and c["Dataset"] > c["Method"] and norm(m.group(1)) in votes:
             vote(m.group(1), "Dataset", 3)  # what extends a dataset is a dataset: "ChartStack extends ChartQA"

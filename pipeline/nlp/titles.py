@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .rules import Found, load_rules, scan_title
 from .text import MONTHS, prefiltered
@@ -128,6 +129,7 @@ def _titles_on_lines(t: _Titles) -> None:
         title = m.group(1)
         if re.match(r"(?:Authors?|By|Comments?|Notes?|Venue|Keywords|Abstract|Title|Code|Links?|Contact)\s*:", title):
             continue
+        start, title = _after_label(title, m.start(1))
         nxt = text[m.end():m.end() + 200].lstrip("\n").lstrip()
         if title.endswith((".", ",", ";")) or "|" in title or " -- " in title:
             continue
@@ -136,7 +138,7 @@ def _titles_on_lines(t: _Titles) -> None:
         if re.match(r"(?:(?:Posted|Published|Updated)\s+(?:on\s+)?)?(?:" + "|".join(MONTHS) + r")\s+\d{1,2},\s+(?:19|20)\d{2}\s*$", nxt.split("\n", 1)[0]):
             continue  # a dated line follows the headline of the post itself, not a paper's title
         if title_like(title, fw):
-            add(m.start(1), m.end(1), "paper.title_line")
+            add(start, start + len(title), "paper.title_line")
     # a title on a line of its own with no colon, question mark or author line: a title-case line opening a
     # paragraph that reads as that paper's abstract or teaser. Section headings ("Estimating Depth from an
     # Image") open paragraphs too, but theirs present other papers by their titles ("researchers will
@@ -169,6 +171,31 @@ _ABSTRACT_SIGNAL = re.compile(_CUES["abstract_signal"])
 "this paper", a publication cue."""
 _HEADING_PARAGRAPH = re.compile(_CUES["heading_paragraph"])
 """What makes it a section's: researchers presenting papers, a number of papers, a "Name: Subtitle" title in its prose."""
+
+
+_LABEL = re.compile(r"((?:[A-Za-z][\w-]*[ \t]+){0,2}[A-Za-z][\w-]*)[ \t]*:[ \t]+(?=\S)")
+_QUOTED = re.compile(r"[\"“]([^\"“”\n]{8,220})[\"”]")
+
+
+def _after_label(title: str, at: int) -> tuple[int, str]:
+    """A title line's text after a label of its kind ("Oral: ", "Room: ", "Technical report: "; a word of
+    ``line_labels`` in ``features.json``), and where it starts: a title in quotes after the label is the words
+    inside them. A line with no such label is returned as it is ("FPTQuant: Function-Preserving ...")."""
+    m = _LABEL.match(title)
+    if not m or not any(w.lower() in _line_labels() for w in m.group(1).split()):
+        return at, title
+    rest = title[m.end():]
+    quoted = _QUOTED.match(rest)
+    if quoted:
+        return at + m.end() + quoted.start(1), quoted.group(1)
+    return at + m.end(), rest
+
+
+@lru_cache(maxsize=1)
+def _line_labels() -> frozenset[str]:
+    from .candidates import lexicon  # the words that label a line, read by the features too
+
+    return lexicon()["line_labels"]
 
 
 def title_like(title: str, fw) -> bool:

@@ -9,10 +9,12 @@ from functools import lru_cache
 
 from spacy.tokens import Doc
 
-from .rules import ORDINAL, Found, ordinal_value, scan_title
+from .rules import ORDINAL, Found, load_rules, ordinal_value, scan_title
 from .text import MONTHS, SPACE, TW
 
 __all__ = ["conference_mentions", "workshop_mentions", "venue_lists", "fill_years", "main_event"]
+
+_CUES = load_rules().cue_patterns["venues"]
 
 
 @lru_cache(maxsize=None)
@@ -26,11 +28,7 @@ def _acronym_pattern(acrs: tuple[str, ...]) -> re.Pattern:
 def _long_name_patterns(long: str) -> tuple[re.Pattern, re.Pattern]:
     """The long name alone, and with its optional ordinal, "the", "Annual", publisher, acronym and year."""
     body = r"\s*".join(re.escape(w) for w in long.split())
-    pat = re.compile(
-        r"(?:(?:the\s+)?(?:(?P<ord>" + ORDINAL + r")|(?P<pre>(?:19|20)\d{2}))\s+)?(?:Annual\s+)?(?:(?:IEEE/CVF|IEEE|ACM)\s+)?"
-        + body + r"(?:\s*\((?P<acr>[A-Za-z]+)(?:\s+(?P<py>(?:19|20)\d{2}))?\))?(?:\s+(?P<year>(?:19|20)\d{2}))?",
-        re.I,
-    )
+    pat = re.compile(_CUES["long_name"].replace("{ord}", ORDINAL).replace("{body}", body), re.I)
     return re.compile(body, re.I), pat
 
 
@@ -93,13 +91,25 @@ def conference_mentions(text: str, rules) -> list[Found]:
                     if n:
                         year = str(info["base"] + n)
                 canonical = f"{acr} {year}" if year else acr
-                surface = re.sub(r"^the\s+", "", m.group(0), flags=re.I)
+                surface = _LEADING_THE.sub("", m.group(0))
                 aliases = {surface, re.sub(r"\s*\([^)]*\)", "", surface).strip()}
                 out.append(Found(m.start(), m.end(), "Venue", canonical, tuple(sorted(aliases)), "venue.long_name"))
     return out
 
 
-_WORKSHOP = re.compile("workshop", re.I)
+_WORKSHOP = re.compile(_CUES["workshop"], re.I)
+_WORKSHOP_ON = re.compile(_CUES["workshop_on"].replace("{ord}", ORDINAL), re.I)
+_WORKSHOP_STOP = frozenset({_CUES["workshop_stop"]})
+"""The word that ends a workshop's name ("Workshop on X at NeurIPS")."""
+_COMMA_NAME = re.compile(_CUES["workshop_comma_name"])
+_ARTICLES = frozenset(_CUES["articles"].split("|"))
+_NAME_WORKSHOP_LOWER = re.compile(_CUES["name_workshop_lower"])
+_NAME_END_WORDS = frozenset(_CUES["name_end_words"].split("|"))
+_WORKSHOP_PAPER_AT = re.compile(_CUES["workshop_paper_at"], re.I)
+_PRESENTED_AT = re.compile(_CUES["presented_at"], re.I)
+_LIST_JOINER = re.compile(_CUES["list_joiner"])
+_LIST_WORDS = frozenset(_CUES["list_words"].split("|"))
+_LEADING_THE = re.compile(_CUES["leading_the"], re.I)
 MAX_NAME_WORDS = 20
 """The longest workshop name read before the word "Workshop", in words."""
 
@@ -109,16 +119,16 @@ def workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
     out: list[Found] = []
     if not _WORKSHOP.search(text):  # each pattern below needs the word: most documents have none
         return out
-    fw = rules.function_words - {"at"}
-    for m in re.finditer(r"(?:(?P<ord>" + ORDINAL + r")\s+)?[Ww]orkshop\s+on\s+", text, re.I):
-        span = scan_title(text, m.end(), fw, min_words=1, stop_words=frozenset({"at"}),
+    fw = rules.function_words - _WORKSHOP_STOP
+    for m in _WORKSHOP_ON.finditer(text):
+        span = scan_title(text, m.end(), fw, min_words=1, stop_words=_WORKSHOP_STOP,
                           fail_words=frozenset(rules.conf_acronyms))
         if not span:
             continue
         end = span[1]
         # a comma or "at the" inside the name when an acronym in parentheses closes it:
         # "Workshop on Tiny Models, Big Questions (TinyQ)", "Workshop on Data Streams at the Edge (DSE)"
-        more = re.match(r"(?:,[ \t]+|[ \t]+at[ \t]+the[ \t]+)[A-Z][\w-]*(?:[ \t]+(?:[A-Z][\w-]*|of|and|for|the|in|on))*(?=[ \t]*\([A-Za-z][\w-]*\))", text[end:])
+        more = _COMMA_NAME.match(text[end:])
         if more and not any(w in rules.conf_acronyms for w in more.group(0).split()):
             end += more.end()
         name = text[span[0]:end]
@@ -132,29 +142,34 @@ def workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
             end = end + acr.end()
         out.append(Found(m.start(), end, "Venue", f"Workshop on {name}", tuple(sorted(aliases)), "venue.workshop_on"))
     # at most MAX_NAME_WORDS words before "Workshop": unbounded, a text of title-case words was backtracked from each word
-    for m in re.finditer(r"(?<![\w-])(" + TW + r"(?:\s+(?:" + TW + r"|and|of|for|on|in|the)){0,%d})\s+Workshop\b(?!\s+on)"
-                         % (MAX_NAME_WORDS - 1), text):
+    for m in _name_workshop().finditer(text):
         name = m.group(1)
-        if name.split()[0].lower() in {"the", "a", "an"}:
+        if name.split()[0].lower() in _ARTICLES:
             continue
         out.append(Found(m.start(), m.end(), "Venue", m.group(0), (name,), "venue.name_workshop"))
     # "the Tackling Climate Change with Machine Learning workshop at ICLR 2026": a title-case name before a
     # lower-case "workshop", after "the"
-    for m in re.finditer(r"\b[Tt]he[ \t]+((?:[A-Z][\w'’&/.-]*)(?:[ \t]+(?:[A-Z][\w'’&/.-]*|and|of|for|on|in|with|the|to|from|at)){1,9})[ \t]+workshop\b", text):
+    for m in _NAME_WORKSHOP_LOWER.finditer(text):
         name = m.group(1)
-        if name.split()[-1] in {"and", "of", "for", "on", "in", "with", "the", "to", "from", "at"} or any(w in rules.conf_acronyms for w in name.split()) \
+        if name.split()[-1] in _NAME_END_WORDS or any(w in rules.conf_acronyms for w in name.split()) \
                 or len(name.split()) < 2:
             continue
         out.append(Found(m.start(1), m.end(0), "Venue", name, (f"{name} workshop", f"{name} Workshop"), "venue.name_workshop_lower"))
-    for m in re.finditer(r"workshop\s+paper\s+at\s+[^()\n]{2,40}?\(([^()\n]{2,60})\)", text, re.I):
+    for m in _WORKSHOP_PAPER_AT.finditer(text):
         out.append(Found(m.start(1), m.end(1), "Venue", m.group(1), (), "venue.workshop_paper_at"))
     return out
+
+
+@lru_cache(maxsize=1)
+def _name_workshop() -> re.Pattern:
+    """A title-case name of at most MAX_NAME_WORDS words before "Workshop"."""
+    return re.compile(_CUES["name_workshop"].replace("{tw}", TW).replace("{max}", str(MAX_NAME_WORDS - 1)))
 
 
 def venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]:
     """In "Presented at A and B, CONF": title-case items that are not yet venues are workshops."""
     out: list[Found] = []
-    cue = re.compile(r"\b(?:presented|accepted(?:\s+for\s+presentation)?|published(?:\s+as\s+a\s+workshop\s+paper)?)\s+(?:at|in)\s+(?:the\s+)?", re.I)
+    cue = _PRESENTED_AT
     for s_start, s_end in sentences:
         sent = text[s_start:s_end]
         m = cue.search(sent)
@@ -163,7 +178,7 @@ def venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]:
         pos = s_start + m.end()
         for item in re.finditer(r"[^,;()]+(?:\([^)]*\))?", text[pos:s_end]):
             a, b = pos + item.start(), pos + item.end()
-            for chunk in re.split(r"\s+and\s+", text[a:b]):
+            for chunk in _LIST_JOINER.split(text[a:b]):
                 c0 = text.find(chunk, a, b)
                 c1 = c0 + len(chunk.rstrip(" ."))
                 c0 += len(chunk) - len(chunk.lstrip())
@@ -175,7 +190,7 @@ def venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]:
                         break  # a conference ends the list: what follows is its place
                     continue
                 words = text[c0:c1].split()
-                if 2 <= len(words) <= 8 and all(w[0].isupper() or w in {"and", "of", "for", "on", "in", "&"} for w in words):
+                if 2 <= len(words) <= 8 and all(w[0].isupper() or w in _LIST_WORDS for w in words):
                     out.append(Found(c0, c1, "Venue", text[c0:c1], (), "venue.presented_at_list"))
             else:
                 continue
