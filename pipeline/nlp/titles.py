@@ -16,7 +16,7 @@ __all__ = ["paper_titles", "title_like"]
 _TITLE_CUE = prefiltered(re.compile(_CUES["title_cue"]))
 # what the sentence rules look for, compiled once (most sentences hold none of their words: Prefiltered)
 _IN = re.compile(r"\b[Ii]n\s+(?=[A-Z0-9])")
-_THE_PAPER = re.compile(r"(?:The|the)\s+paper,\s+")
+_THE_PAPER = re.compile(_CUES["the_paper"])
 _QUESTION_BEFORE = re.compile(r"[ \t]*((?:[A-Z0-9][^.!?\n]{2,100})\?)[ \t]*")
 _APPOSITION = re.compile(_CUES["apposition"])
 _SUBJECT_VERB = re.compile(_CUES["subject_verb"])
@@ -24,6 +24,11 @@ _OUR_PAPER = prefiltered(re.compile(_CUES["our_paper"]))
 _COLON = prefiltered(re.compile(r"(?:[a-z]{3,}):\s+(?=[A-Z])"), shortest=1)
 _PRESENTING = re.compile(_CUES["presenting"])
 _TITLED = prefiltered(re.compile(_CUES["titled"]))
+_PAPER_LINE = re.compile(_CUES["paper_line"], re.I)
+"""A line that speaks of a paper: a title set off by emphasis or quotes on it is one."""
+_NOT_A_TITLE_LABEL = re.compile(_CUES["not_a_title_label"])
+_AUTHOR_LINE = re.compile(_CUES["author_line"])
+_TITLE_LABEL = re.compile(_CUES["title_label"])
 
 
 class _Titles:
@@ -117,7 +122,7 @@ def _titles_on_lines(t: _Titles) -> None:
     # a title set off by emphasis or quotes in a sentence about a paper: "Our oral is *Name: Subtitle*"
     for m in re.finditer(r"(?<![*\w])(?:\*\*?|__?|[“\"])((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^*_“”\"\n]{8,200}?)(?:\*\*?|__?|[”\"])(?![*\w])", text):
         line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) if "\n" in text[m.end():] else len(text)]
-        if re.search(r"\b(?:paper|oral|poster|spotlight|work|accepted|present\w*|appear\w*|publish\w*|talk)\b", line, re.I) \
+        if _PAPER_LINE.search(line) \
                 and title_like(m.group(1), fw):
             add(m.start(1), m.end(1), "paper.emphasised_title")
     # a title on a line of its own, perhaps as a list item: with a colon or a question mark, or followed by
@@ -127,15 +132,15 @@ def _titles_on_lines(t: _Titles) -> None:
                          r"|\d{1,2}[:.]\d{2}(?:[ \t]*[-–][ \t]*\d{1,2}[:.]\d{2})?[ \t]+(?:[A-Z][a-z]+:[ \t]+)?)?"
                          r"((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)[ \t]*$", text):
         title = m.group(1)
-        if re.match(r"(?:Authors?|By|Comments?|Notes?|Venue|Keywords|Abstract|Title|Code|Links?|Contact)\s*:", title):
+        if _NOT_A_TITLE_LABEL.match(title):
             continue
         start, title = _after_label(title, m.start(1))
         nxt = text[m.end():m.end() + 200].lstrip("\n").lstrip()
         if title.endswith((".", ",", ";")) or "|" in title or " -- " in title:
             continue
-        if not (re.search(r"[:?]", title) or re.match(r"(?:Authors?|By)\b", nxt)):
+        if not (re.search(r"[:?]", title) or _AUTHOR_LINE.match(nxt)):
             continue
-        if re.match(r"(?:(?:Posted|Published|Updated)\s+(?:on\s+)?)?(?:" + "|".join(MONTHS) + r")\s+\d{1,2},\s+(?:19|20)\d{2}\s*$", nxt.split("\n", 1)[0]):
+        if re.match(_CUES["dated_line"].replace("{months}", "|".join(MONTHS)), nxt.split("\n", 1)[0]):
             continue  # a dated line follows the headline of the post itself, not a paper's title
         if title_like(title, fw):
             add(start, start + len(title), "paper.title_line")
@@ -158,7 +163,7 @@ def _titles_on_lines(t: _Titles) -> None:
             continue
         add(m.start(1), m.end(1), "paper.title_line_abstract")
     # a labelled title ("Title: Name: Subtitle"), and a list item "• Title (Venue Year) — teaser"
-    for m in re.finditer(r"(?m)^[ \t]*Title[ \t]*:[ \t]*(\S[^\n]{8,250}?)[ \t]*$", text):
+    for m in _TITLE_LABEL.finditer(text):
         add(m.start(1), m.end(1), "paper.labelled_title")
     for m in re.finditer(r"(?m)^[ \t]*(?:\d{1,3}[.)]|[-–—*•]{1,2})[ \t]+((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n()]{8,220}?)[ \t]*"
                          r"\([^()\n]*(?:19|20)\d{2}[^()\n]*\)[ \t]*(?:[—–:-]|$)", text):
