@@ -28,14 +28,13 @@ from .config import FORMATS, RELEASE_AFTER, VALIDATE_AUTO_LIMIT, BuildConfig
 from .errors import ExitCode, InputError, MlkgError
 from .model import BuildReport, Document, SkippedDocument, Violation
 from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT
-from .vocab import local_name
 
 if TYPE_CHECKING:  # imported when run: spaCy and the cache load only when a build needs them
     from .cache import ExtractionCache
     from .executor import ExtractStats
     from .incremental import GraphState, PageState
 
-__all__ = ["run_build", "BuildCallbacks", "Build", "KeptDocument", "exit_code_for", "report_dict"]
+__all__ = ["run_build", "BuildCallbacks", "Build", "KeptDocument", "exit_code_for", "report_dict", "unchanged_report"]
 
 
 class BuildCallbacks(Protocol):
@@ -139,9 +138,9 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     out = Path(config.out_dir)
     out.mkdir(parents=True, exist_ok=True)  # an OSError here (a file in the way) is the caller's to word
     with write.folder_lock(out, on_wait=lambda: cb.on_stage("wait")):
-        last = stamp.unchanged(config)
-        if last is not None:  # every document's facts are reused as they are: all "from the cache"
-            return _report_from_dict(last, up_to_date=True, documents_cached=last["documents_read"])
+        last = unchanged_report(config)
+        if last is not None:
+            return last
         b = Build(config, cb)
         _read(b)
         _open_cache(b)
@@ -325,6 +324,7 @@ def _full_report(b: Build, resolution, validated, violations, fields: dict) -> B
     """The report of a full build; with ``validated`` (the graph after the quarantine) the counts are of what
     it publishes, not of what was resolved before."""
     from . import analysis
+    from .vocab import local_name
 
     if validated is None:
         stats = analysis.graph_stats(analysis.resolution_to_networkx(resolution))
@@ -521,6 +521,15 @@ def _patched_plan(b: Build) -> BuildReport | None:
 
 
 # reports ----------------------------------------------------------------------------------------------------------
+
+def unchanged_report(config: BuildConfig) -> BuildReport | None:
+    """The last build's report, marked up to date, when nothing changed since it (``stamp.unchanged``); else
+    None. Every document's facts are reused as they are: all "from the cache"."""
+    from . import stamp
+
+    last = stamp.unchanged(config)
+    return None if last is None else _report_from_dict(last, up_to_date=True, documents_cached=last["documents_read"])
+
 
 def _report_from_dict(d: dict, **extra) -> BuildReport:
     """The inverse of :func:`report_dict` without timings (an unchanged build's report is the last one's)."""
