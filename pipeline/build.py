@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 from .config import FORMATS, RELEASE_AFTER, VALIDATE_AUTO_LIMIT, BuildConfig
 from .errors import ExitCode, InputError, MlkgError
 from .model import BuildReport, Document, SkippedDocument, Violation
-from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT
+from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT, own_folders
 
 if TYPE_CHECKING:  # imported when run: spaCy and the cache load only when a build needs them
     from .cache import ExtractionCache
@@ -160,7 +160,8 @@ def _read(b: Build) -> None:
 
     write.recover(b.out)
     b.stage("read")
-    b.documents = list(ingest.read_documents(b.config.inputs, b.config.max_bytes, b.skipped))
+    b.documents = list(ingest.read_documents(b.config.inputs, b.config.max_bytes, b.skipped,
+                                             exclude=own_folders(b.config.out_dir, b.config.cache_dir)))
     skipped = b.skipped
     if not b.documents:
         raise InputError(f"no readable documents under {', '.join(map(str, b.config.inputs))}"

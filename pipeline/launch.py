@@ -64,7 +64,7 @@ def _up_to_date(argv: list[str]) -> int | None:
     if report is None:
         return None
     try:
-        echo_build(report, config.out_dir, config.inputs, _echo)
+        echo_build(report, config, _echo)
         sys.stdout.flush()
     except BrokenPipeError:  # ``mlkg build | head``: as the command line does
         quiet_stdout()

@@ -14,10 +14,11 @@ Echo = Callable[..., None]
 """``echo(text, err=False)``: a line on stdout, or on stderr with ``err=True`` (``typer.echo``'s signature)."""
 
 
-def echo_build(report, out: Path, sources: tuple, echo: Echo) -> None:
-    """Print the summary of ``report`` (a ``BuildReport``) of a build of ``sources`` into ``out``."""
+def echo_build(report, config, echo: Echo) -> None:
+    """Print the summary of ``report`` (a ``BuildReport``) of the build of ``config`` (a ``BuildConfig``)."""
     from .build import report_dict
 
+    out = config.out_dir
     d = report_dict(report)
     echo(f"read {d['documents_read']} documents with spaCy pipeline {d['model']} "
          f"({d['documents_parsed']} parsed, {d['documents_cached']} from the cache)")
@@ -34,7 +35,7 @@ def echo_build(report, out: Path, sources: tuple, echo: Echo) -> None:
     for s in d["skipped"]:
         echo(f"skipped {printable(s['path'])}: {printable(s['reason'].removesuffix('; skipped'))}", err=True)
     if not report.up_to_date:
-        _say_not_read(sources, echo)
+        _say_not_read(config, echo)
     echo("entities:  " + ", ".join(f"{k} {v}" for k, v in d["entities_per_class"].items()))
     echo("relations: " + ", ".join(f"{k} {v}" for k, v in d["relations_per_property"].items()))
     g = d["graph"]
@@ -49,13 +50,15 @@ def echo_build(report, out: Path, sources: tuple, echo: Echo) -> None:
     echo("wrote " + (", ".join(report.outputs) or "nothing"))
 
 
-def _say_not_read(sources: tuple, echo: Echo) -> None:
+def _say_not_read(config, echo: Echo) -> None:
     """One line on stderr for the files of other formats in the folders named (``paper.docx``), which are not read."""
     from .ingest import SUPPORTED, find_files
+    from .outputs import own_folders
 
     ignored: list[str] = []
     try:
-        find_files([s for s in sources if isinstance(s, Path) and s.is_dir()], [], ignored)
+        find_files([s for s in config.inputs if isinstance(s, Path) and s.is_dir()], [], ignored,
+                   own_folders(config.out_dir, config.cache_dir))
     except (MlkgError, OSError):
         return
     shown = [n for n in ignored if not any(part.startswith(".") for part in n.split("/"))]
