@@ -191,8 +191,7 @@ def _open_cache(b: Build) -> None:
     if b.store is not None and b.streaming:
         b.version = incremental.state_version(b.store.version)
     b.state = incremental.take_state(b.out, b.version)
-    page = incremental.take_page(b.out)  # taken either way, as the state
-    b.page = page if b.state is not None and b.config.html else None
+    b.page = incremental.take_page(b.out, wanted=b.state is not None and b.config.html)  # taken either way, as the state
     if b.streaming:  # each text is dropped once parsed (or found in the cache): what the rest needs is kept apart
         b.kept = {d.id: KeptDocument(i, replace(d, text=""), b.store.entry_path(d) if b.store is not None else None)
                   for i, d in enumerate(b.documents)}
