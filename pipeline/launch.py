@@ -24,6 +24,7 @@ def command() -> tuple[str, ...]:
 
 
 def main() -> None:
+    """Run the ``mlkg`` command line in ``sys.argv``."""
     global _argv
     _argv = sys.argv[1:]
     if _argv[:1] == ["build"]:
