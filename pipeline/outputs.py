@@ -4,7 +4,7 @@ from __future__ import annotations
 
 __all__ = ["GRAPH_TTL", "GRAPH_HTML", "GRAPH_NT", "GRAPH_JSONLD", "GRAPH_TRIG", "CONTEXT_JSONLD", "MERGES",
            "REPORT", "QUARANTINE", "JOURNAL", "STATE", "PAGE", "CACHE_DIR", "FOLDERS", "folder_record",
-           "SPILL_PREFIX", "FORMAT_FILES", "own_folders", "folder_keys"]
+           "SPILL_PREFIX", "own_folders", "folder_keys"]
 
 GRAPH_TTL = "graph.ttl"
 """The graph in Turtle: always written."""
