@@ -427,7 +427,7 @@ def _write_streamed(b: Build, resolver, spill) -> BuildReport | None:
         if not _conforms(b, turtle):
             return None
     b.lap("resolve+rdf")
-    return _commit_streamed(b, resolver, done, {GRAPH_TTL: turtle, MERGES: resolver.merges()})
+    return _commit_streamed(b, Streamed(resolver, done, {GRAPH_TTL: turtle, MERGES: resolver.merges()}))
 
 
 def _with_html(b: Build, files: dict, changed=None) -> dict:
@@ -452,12 +452,25 @@ def _with_html(b: Build, files: dict, changed=None) -> dict:
     return {**files, GRAPH_TTL: ttl, GRAPH_HTML: html}
 
 
-def _commit_streamed(b: Build, resolver, done: dict, files: dict, patched: str = "", changed=None) -> BuildReport:
+@dataclass(frozen=True)
+class Streamed:
+    """What a streamed or patched plan hands to its commit: the resolver (its summaries for the report and the
+    state), each document's state, the outputs' bytes, and for a patch its summary line and changed blocks."""
+
+    resolver: object
+    docs: dict
+    files: dict
+    patched: str = ""
+    changed: object = None
+
+
+def _commit_streamed(b: Build, streamed: Streamed) -> BuildReport:
     """Write graph.ttl, merges.json, graph.html if asked for and report.json in one commit; prune the cache
     and leave the state (and the page's)."""
     from . import incremental
 
-    files = _with_html(b, files, changed)
+    resolver, done = streamed.resolver, streamed.docs
+    files = _with_html(b, streamed.files, streamed.changed)
     stats = incremental.graph_stats(resolver, b.state)
     report = BuildReport(
         documents_read=len(done), skipped=tuple(sorted(b.skipped, key=lambda s: s.path)),
@@ -467,7 +480,7 @@ def _commit_streamed(b: Build, resolver, done: dict, files: dict, patched: str =
         graph_stats=stats[1],
         encodings={k.document.id: k.document.encoding for k in b.kept.values() if k.document.id in done},
         validation=_validation_note(b, resolver.triples),
-        documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=patched)
+        documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=streamed.patched)
     report = _commit(b, files, report)
     if b.store is not None:
         incremental.save_state(b.out, b.version, resolver, done, validated=not _validation_note(b, resolver.triples),
@@ -517,7 +530,7 @@ def _patched_plan(b: Build) -> BuildReport | None:
     patched = (f"graph.ttl and merges.json patched: {len(changes.changed)} document(s) new or changed, "
                f"{len(changes.removed)} removed, {rebuilt.rendered} rendered again"
                + ("; graph.html rendered from the patched graph" if b.config.html else ""))
-    return _commit_streamed(b, rebuilt.resolver, rebuilt.docs, rebuilt.files, patched, rebuilt.changed)
+    return _commit_streamed(b, Streamed(rebuilt.resolver, rebuilt.docs, rebuilt.files, patched, rebuilt.changed))
 
 
 # reports ----------------------------------------------------------------------------------------------------------
