@@ -4,9 +4,11 @@ stand in a relation. The trained decision (``classify.py``) picks among them; no
 Mention candidates come from the rules (their class and rule name become features), from name shape (capitals,
 digits, hyphens, CamelCase, acronyms) and from title-like runs anywhere in a line (headings, list items, after
 "Accepted to X,", in quotes). Pair candidates are the pairs of typed mentions the knowledge model allows within a
-sentence, the pairs a document's layout gives (a titled entry and the venue or affiliation lines under it, a list
-item and the venue or device of its heading, a paragraph's method and the mentions of a sentence that refers to
-it as "it" or "the model"), and the rules' own relations.
+sentence (a sentence wrapped over lines counted as one), the pairs a document's layout gives (a titled entry, or a
+method before a title's colon, and the venue, affiliation and code lines under it; a list item and the venue or
+device of its heading; a paragraph's method and the mentions of a sentence that refers to it as "it" or "the
+model"; a table's header and rows; the document's method and the sentences that name no method), and the rules'
+own relations.
 """
 
 from __future__ import annotations
@@ -88,7 +90,8 @@ class PairCandidate:
     s: int
     o: int
     origin: str
-    """"sentence", "entry", "heading", "anaphor", "antecedent", "paragraph", "table", "topic" or "rule", joined by "+"."""
+    """"sentence", "wrapped", "entry", "heading", "anaphor", "antecedent", "paragraph", "table", "topic", "orphan" or
+    "rule", joined by "+"."""
     rules: tuple[tuple[str, str], ...] = ()
     """(property, rule name) of each rule relation between the two."""
 
