@@ -14,10 +14,18 @@ from pathlib import Path
 from . import query as _query_module  # loaded first, so that a later ``import pipeline.query`` keeps the function below
 from .build import run_build as build
 from .config import BuildConfig
-from .vocab import MLKG
 
 __all__ = ["build", "BuildConfig", "MLKG", "query", "__version__"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """``MLKG`` on first use: the vocabulary loads rdflib, which ``mlkg build`` with nothing changed never needs."""
+    if name == "MLKG":
+        from .vocab import MLKG
+
+        return MLKG
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def query(name_or_file: str, graph: Path | str = Path("output/graph.ttl"), params: dict[str, str] | None = None,

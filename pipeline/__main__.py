@@ -1,4 +1,4 @@
 """``python -m pipeline``: the same as the ``mlkg`` command."""
-from .cli import app
+from .launch import main
 
-app()
+main()

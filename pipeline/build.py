@@ -27,15 +27,14 @@ from typing import TYPE_CHECKING, Protocol
 from .config import FORMATS, RELEASE_AFTER, VALIDATE_AUTO_LIMIT, BuildConfig
 from .errors import ExitCode, InputError, MlkgError
 from .model import BuildReport, Document, SkippedDocument, Violation
-from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT
-from .vocab import local_name
+from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT, own_folders
 
 if TYPE_CHECKING:  # imported when run: spaCy and the cache load only when a build needs them
     from .cache import ExtractionCache
     from .executor import ExtractStats
     from .incremental import GraphState, PageState
 
-__all__ = ["run_build", "BuildCallbacks", "Build", "KeptDocument", "exit_code_for", "report_dict"]
+__all__ = ["run_build", "BuildCallbacks", "Build", "KeptDocument", "exit_code_for", "report_dict", "unchanged_report"]
 
 
 class BuildCallbacks(Protocol):
@@ -139,9 +138,9 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     out = Path(config.out_dir)
     out.mkdir(parents=True, exist_ok=True)  # an OSError here (a file in the way) is the caller's to word
     with write.folder_lock(out, on_wait=lambda: cb.on_stage("wait")):
-        last = stamp.unchanged(config)
-        if last is not None:  # every document's facts are reused as they are: all "from the cache"
-            return _report_from_dict(last, up_to_date=True, documents_cached=last["documents_read"])
+        last = unchanged_report(config)
+        if last is not None:
+            return last
         b = Build(config, cb)
         _read(b)
         _open_cache(b)
@@ -161,7 +160,8 @@ def _read(b: Build) -> None:
 
     write.recover(b.out)
     b.stage("read")
-    b.documents = list(ingest.read_documents(b.config.inputs, b.config.max_bytes, b.skipped))
+    b.documents = list(ingest.read_documents(b.config.inputs, b.config.max_bytes, b.skipped,
+                                             exclude=own_folders(b.config.out_dir, b.config.cache_dir)))
     skipped = b.skipped
     if not b.documents:
         raise InputError(f"no readable documents under {', '.join(map(str, b.config.inputs))}"
@@ -191,8 +191,7 @@ def _open_cache(b: Build) -> None:
     if b.store is not None and b.streaming:
         b.version = incremental.state_version(b.store.version)
     b.state = incremental.take_state(b.out, b.version)
-    page = incremental.take_page(b.out)  # taken either way, as the state
-    b.page = page if b.state is not None and b.config.html else None
+    b.page = incremental.take_page(b.out, wanted=b.state is not None and b.config.html)  # taken either way, as the state
     if b.streaming:  # each text is dropped once parsed (or found in the cache): what the rest needs is kept apart
         b.kept = {d.id: KeptDocument(i, replace(d, text=""), b.store.entry_path(d) if b.store is not None else None)
                   for i, d in enumerate(b.documents)}
@@ -325,6 +324,7 @@ def _full_report(b: Build, resolution, validated, violations, fields: dict) -> B
     """The report of a full build; with ``validated`` (the graph after the quarantine) the counts are of what
     it publishes, not of what was resolved before."""
     from . import analysis
+    from .vocab import local_name
 
     if validated is None:
         stats = analysis.graph_stats(analysis.resolution_to_networkx(resolution))
@@ -427,7 +427,7 @@ def _write_streamed(b: Build, resolver, spill) -> BuildReport | None:
         if not _conforms(b, turtle):
             return None
     b.lap("resolve+rdf")
-    return _commit_streamed(b, resolver, done, {GRAPH_TTL: turtle, MERGES: resolver.merges()})
+    return _commit_streamed(b, Streamed(resolver, done, {GRAPH_TTL: turtle, MERGES: resolver.merges()}))
 
 
 def _with_html(b: Build, files: dict, changed=None) -> dict:
@@ -452,12 +452,25 @@ def _with_html(b: Build, files: dict, changed=None) -> dict:
     return {**files, GRAPH_TTL: ttl, GRAPH_HTML: html}
 
 
-def _commit_streamed(b: Build, resolver, done: dict, files: dict, patched: str = "", changed=None) -> BuildReport:
+@dataclass(frozen=True)
+class Streamed:
+    """What a streamed or patched plan hands to its commit: the resolver (its summaries for the report and the
+    state), each document's state, the outputs' bytes, and for a patch its summary line and changed blocks."""
+
+    resolver: object
+    docs: dict
+    files: dict
+    patched: str = ""
+    changed: object = None
+
+
+def _commit_streamed(b: Build, streamed: Streamed) -> BuildReport:
     """Write graph.ttl, merges.json, graph.html if asked for and report.json in one commit; prune the cache
     and leave the state (and the page's)."""
     from . import incremental
 
-    files = _with_html(b, files, changed)
+    resolver, done = streamed.resolver, streamed.docs
+    files = _with_html(b, streamed.files, streamed.changed)
     stats = incremental.graph_stats(resolver, b.state)
     report = BuildReport(
         documents_read=len(done), skipped=tuple(sorted(b.skipped, key=lambda s: s.path)),
@@ -467,7 +480,7 @@ def _commit_streamed(b: Build, resolver, done: dict, files: dict, patched: str =
         graph_stats=stats[1],
         encodings={k.document.id: k.document.encoding for k in b.kept.values() if k.document.id in done},
         validation=_validation_note(b, resolver.triples),
-        documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=patched)
+        documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=streamed.patched)
     report = _commit(b, files, report)
     if b.store is not None:
         incremental.save_state(b.out, b.version, resolver, done, validated=not _validation_note(b, resolver.triples),
@@ -517,10 +530,19 @@ def _patched_plan(b: Build) -> BuildReport | None:
     patched = (f"graph.ttl and merges.json patched: {len(changes.changed)} document(s) new or changed, "
                f"{len(changes.removed)} removed, {rebuilt.rendered} rendered again"
                + ("; graph.html rendered from the patched graph" if b.config.html else ""))
-    return _commit_streamed(b, rebuilt.resolver, rebuilt.docs, rebuilt.files, patched, rebuilt.changed)
+    return _commit_streamed(b, Streamed(rebuilt.resolver, rebuilt.docs, rebuilt.files, patched, rebuilt.changed))
 
 
 # reports ----------------------------------------------------------------------------------------------------------
+
+def unchanged_report(config: BuildConfig) -> BuildReport | None:
+    """The last build's report, marked up to date, when nothing changed since it (``stamp.unchanged``); else
+    None. Every document's facts are reused as they are: all "from the cache"."""
+    from . import stamp
+
+    last = stamp.unchanged(config)
+    return None if last is None else _report_from_dict(last, up_to_date=True, documents_cached=last["documents_read"])
+
 
 def _report_from_dict(d: dict, **extra) -> BuildReport:
     """The inverse of :func:`report_dict` without timings (an unchanged build's report is the last one's)."""

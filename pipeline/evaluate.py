@@ -138,13 +138,23 @@ def evaluate(graph_path: Path, gold: dict) -> dict:
     }
 
 
+def _measure(value: float, defined: int) -> str:
+    """A score as the table prints it: ``n/a`` when it has nothing to be measured on (``defined``, its
+    denominator's count, is 0: recall and F1 of a class the gold does not annotate, precision of one the graph
+    has none of), not a 0.000 that would read as a failure."""
+    return f"{value:.3f}" if defined else "n/a"
+
+
 def format_scores(scores: dict, explain: bool = False) -> str:
-    """The score tables as text, and with ``explain`` every miss and false positive."""
+    """The score tables as text, and with ``explain`` every miss and false positive; a score with nothing to
+    be measured on is ``n/a`` (the JSON keeps prf's 0.0)."""
     lines = []
     for title in ("entities", "relations"):
         lines.append(f"{title:<16}{'P':>8}{'R':>8}{'F1':>8}{'tp':>6}{'fp':>6}{'fn':>6}")
         for name, m in scores[title].items():
-            lines.append(f"  {name:<14}{m['precision']:>8.3f}{m['recall']:>8.3f}{m['f1']:>8.3f}{m['tp']:>6}{m['fp']:>6}{m['fn']:>6}")
+            p, r, f = (_measure(m[k], defined) for k, defined in (
+                ("precision", m["tp"] + m["fp"]), ("recall", m["tp"] + m["fn"]), ("f1", m["tp"] + m["fn"])))
+            lines.append(f"  {name:<14}{p:>8}{r:>8}{f:>8}{m['tp']:>6}{m['fp']:>6}{m['fn']:>6}")
         lines.append("")
     if explain:
         for k, items in scores["explain"].items():

@@ -7,12 +7,8 @@ refused, by its ``Content-Length`` or as it arrives. Nothing is cached or retrie
 
 from __future__ import annotations
 
-import http.client
 import re
-import socket
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 
 from . import __version__
@@ -59,13 +55,21 @@ class Fetched:
     """The ``charset`` parameter of ``Content-Type``, if any."""
 
 
-class _Redirects(urllib.request.HTTPRedirectHandler):
-    max_redirections = 5
+def _opener():
+    """An opener that follows at most five redirects, to http(s) addresses only (urllib loads here: naming an
+    input, :func:`is_address`, needs none of it)."""
+    import urllib.error
+    import urllib.request
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        if not is_url(newurl):
-            raise urllib.error.HTTPError(newurl, code, f"redirect to a non-HTTP address {newurl!r}", headers, fp)
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+    class Redirects(urllib.request.HTTPRedirectHandler):
+        max_redirections = 5
+
+        def redirect_request(self, req, fp, code, msg, headers, newurl):
+            if not is_url(newurl):
+                raise urllib.error.HTTPError(newurl, code, f"redirect to a non-HTTP address {newurl!r}", headers, fp)
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    return urllib.request.build_opener(Redirects)
 
 
 def fetch(url: str, max_bytes: int, timeout: float = FETCH_TIMEOUT) -> Fetched:
@@ -76,13 +80,18 @@ def fetch(url: str, max_bytes: int, timeout: float = FETCH_TIMEOUT) -> Fetched:
     DocumentError
         With the reason (HTTP status, timeout, over the size limit, connection refused...).
     """
+    import http.client
+    import socket
+    import urllib.error
+    import urllib.request
+
     where = printable(url)
 
     def fail(reason: str) -> DocumentError:
         return DocumentError(where, f"{reason}; skipped")
 
     deadline = time.monotonic() + timeout
-    opener = urllib.request.build_opener(_Redirects)
+    opener = _opener()
     request = urllib.request.Request(url, headers={
         "User-Agent": f"mlkg/{__version__}",
         "Accept": "text/html, application/xhtml+xml, text/markdown, text/plain, application/pdf;q=0.9, */*;q=0.1"})

@@ -197,12 +197,16 @@ def _page_version() -> str:
     return h.hexdigest()[:16]
 
 
-def take_page(out_dir: Path) -> PageState | None:
+def take_page(out_dir: Path, wanted: bool = True) -> PageState | None:
     """The page state the last build left in ``out_dir`` if it is of the graph.ttl there now and of this code;
-    the file is removed either way (the build about to run changes graph.ttl)."""
+    the file is removed either way (the build about to run changes graph.ttl). With ``wanted`` False (a build
+    that renders no page, or cannot patch one) it is only removed, not read."""
     import marshal
 
     path = Path(out_dir) / PAGE
+    if not wanted:
+        path.unlink(missing_ok=True)
+        return None
     try:
         with open(path, "rb") as fh, no_cycle_collection():
             data = marshal.load(fh)

@@ -24,6 +24,7 @@ from .errors import DocumentError, InputError, printable
 from .fetch import FETCH_TIMEOUT, Fetched, fetch, is_address, is_url
 from .markup import Converted, TooSlow, html_document, html_to_text, iso_date, markdown_to_text, pdf_to_text
 from .model import Document, SkippedDocument
+from .outputs import folder_keys
 
 __all__ = [
     "SUFFIXES", "FORMATS", "find_files", "read_document", "read_jsonl", "read_documents", "read_url", "html_to_text",
@@ -95,7 +96,7 @@ def _kind(mode: int) -> str:
 
 
 def find_files(inputs: Iterable[Path], skipped: list[SkippedDocument] | None = None,
-               ignored: list[str] | None = None) -> list[tuple[Path, str]]:
+               ignored: list[str] | None = None, exclude: Iterable[Path] = ()) -> list[tuple[Path, str]]:
     """Every document file under ``inputs`` with its stable id, sorted by id.
 
     A file named directly is read whatever its ending; folders are walked for :data:`SUFFIXES`, following
@@ -103,6 +104,7 @@ def find_files(inputs: Iterable[Path], skipped: list[SkippedDocument] | None = N
     and never a symlink that leads outside the folder named (reported). The id is the path relative to the
     folder named (the file name for a file named directly). Broken links, link loops, links out, FIFOs and
     unreadable folders found on the way are appended to ``skipped``; files of other formats to ``ignored``.
+    The folders ``exclude`` names (the build's own output and cache folders) are not walked, wherever they are.
 
     Raises
     ------
@@ -120,6 +122,7 @@ def find_files(inputs: Iterable[Path], skipped: list[SkippedDocument] | None = N
         else:
             found[doc_id] = path
 
+    excluded = folder_keys(exclude)
     for root in inputs:
         root = Path(root)
         if not root.exists():
@@ -130,22 +133,36 @@ def find_files(inputs: Iterable[Path], skipped: list[SkippedDocument] | None = N
         if not root.is_dir():
             add(root, display_path(root.name))
             continue
-        for path, rel in _walk(root, skipped, ignored):
+        for path, rel in _walk(root, skipped, ignored, excluded):
             add(path, display_path(rel))
     return sorted(((p, i) for i, p in found.items()), key=lambda pi: pi[1])
+
+
+def _is_excluded(path: str, excluded: frozenset) -> bool:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) in excluded
 
 
 def _outside(target: str, root: str) -> bool:
     return target != root and not target.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _walk(root: Path, skipped: list[SkippedDocument], ignored: list[str]) -> Iterator[tuple[Path, str]]:
-    """Document files under ``root`` (depth first, without recursion) with their relative paths."""
+def _walk(root: Path, skipped: list[SkippedDocument], ignored: list[str],
+          excluded: frozenset = frozenset()) -> Iterator[tuple[Path, str]]:
+    """Document files under ``root`` (depth first, without recursion) with their relative paths; the folders
+    whose (device, inode) is in ``excluded`` are passed over."""
     st = root.stat()
+    if (st.st_dev, st.st_ino) in excluded:
+        return
     real_root = os.path.realpath(root)
     # the folders really under root: a link to one of them is read there, not twice
     seen = {(st.st_dev, st.st_ino): ""}
     for folder, subfolders, _ in os.walk(root):
+        if excluded:
+            subfolders[:] = [d for d in subfolders if not _is_excluded(os.path.join(folder, d), excluded)]
         for sub in subfolders:
             sub_path = os.path.join(folder, sub)
             try:
@@ -182,6 +199,8 @@ def _walk(root: Path, skipped: list[SkippedDocument], ignored: list[str]) -> Ite
                     continue
             if stat.S_ISDIR(st.st_mode):
                 key = (st.st_dev, st.st_ino)
+                if key in excluded:
+                    continue
                 if not entry.is_symlink():
                     stack.append((path, name, ancestors | {key}))
                 elif key in ancestors:
@@ -564,10 +583,11 @@ def _jsonl_lines(fh, wide: str | None, max_bytes: int) -> Iterator[tuple[int, st
 
 
 def read_documents(
-    inputs: Iterable[Path | str], max_bytes: int, skipped: list[SkippedDocument], timeout: float = FETCH_TIMEOUT
+    inputs: Iterable[Path | str], max_bytes: int, skipped: list[SkippedDocument], timeout: float = FETCH_TIMEOUT,
+    exclude: Iterable[Path] = (),
 ) -> Iterator[Document]:
     """Yield each readable document under ``inputs`` (files, folders, ``http(s)`` addresses) in id order;
-    append the others to ``skipped``.
+    append the others to ``skipped``. The folders ``exclude`` names are not walked (:func:`find_files`).
 
     Raises
     ------
@@ -580,7 +600,7 @@ def read_documents(
             raise InputError(f"{printable(i)}: only http:// and https:// addresses are fetched")
     urls = list(dict.fromkeys(str(i) for i in inputs if is_url(i)))
     ignored: list[str] = []
-    files = find_files([Path(i) for i in inputs if not is_url(i)], skipped, ignored)
+    files = find_files([Path(i) for i in inputs if not is_url(i)], skipped, ignored, exclude)
     if not files and not urls and not skipped and ignored:
         shown = ", ".join(display_path(n) for n in ignored[:5]) + (", ..." if len(ignored) > 5 else "")
         raise InputError(f"no document of a supported format under {', '.join(display_path(i) for i in inputs)}: "

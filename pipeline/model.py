@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rdflib import URIRef
+if TYPE_CHECKING:  # annotations only: the records load without rdflib (an up-to-date build never needs it)
+    from rdflib import URIRef
 
 __all__ = [
     "Document", "SkippedDocument", "Evidence", "Mention", "RelationMention", "Extraction",

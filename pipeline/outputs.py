@@ -4,7 +4,7 @@ from __future__ import annotations
 
 __all__ = ["GRAPH_TTL", "GRAPH_HTML", "GRAPH_NT", "GRAPH_JSONLD", "GRAPH_TRIG", "CONTEXT_JSONLD", "MERGES",
            "REPORT", "QUARANTINE", "JOURNAL", "STATE", "PAGE", "CACHE_DIR", "FOLDERS", "folder_record",
-           "SPILL_PREFIX", "FORMAT_FILES"]
+           "SPILL_PREFIX", "own_folders", "folder_keys"]
 
 GRAPH_TTL = "graph.ttl"
 """The graph in Turtle: always written."""
@@ -50,3 +50,25 @@ def folder_record(cache_dir, out_dir, kind: str):
 
     digest = hashlib.sha256(os.fsencode(os.path.realpath(out_dir))).hexdigest()[:16]
     return Path(cache_dir) / FOLDERS / f"{digest}.{kind}.json"
+
+
+def own_folders(out_dir, cache_dir) -> tuple:
+    """The folders a build writes (its output folder and its cache): never read as its inputs, even when an
+    input folder holds them (``mlkg build . --out output``)."""
+    from pathlib import Path
+
+    return (Path(out_dir), Path(cache_dir) if cache_dir is not None else Path(out_dir) / CACHE_DIR)
+
+
+def folder_keys(folders) -> frozenset:
+    """The (device, inode) of each of ``folders`` that exists: a folder is the same whatever path leads to it."""
+    import os
+
+    keys = set()
+    for folder in folders:
+        try:
+            st = os.stat(folder)
+        except OSError:
+            continue
+        keys.add((st.st_dev, st.st_ino))
+    return frozenset(keys)

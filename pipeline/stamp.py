@@ -10,6 +10,9 @@ keeps a file's size and modification time to the nanosecond and its inode is not
 touching the file, rebuilds).
 
 Everything here runs before spaCy, rdflib or the inputs' texts are loaded, so the check takes milliseconds.
+The stamp also keeps the command line that asked for the build and the settings it meant
+(``BuildConfig.command``), so that the same ``mlkg build ...`` run again in the same folder finds them
+(:func:`command_config`) without the command line's libraries (``launch.py``).
 """
 
 from __future__ import annotations
@@ -22,9 +25,9 @@ import sys
 from pathlib import Path
 
 from .config import BuildConfig
-from .outputs import CACHE_DIR, folder_record
+from .outputs import CACHE_DIR, folder_keys, folder_record, own_folders
 
-__all__ = ["unchanged", "save", "fingerprint"]
+__all__ = ["unchanged", "save", "fingerprint", "command_config"]
 
 _FORMAT = 1
 _ROOT = Path(__file__).resolve().parent
@@ -40,6 +43,7 @@ def _inputs(config: BuildConfig, h) -> bool:
     changed) or a link to a folder (the listing would be unreliable) is among them: the build then always runs."""
     from .fetch import is_address
 
+    own = folder_keys(own_folders(config.out_dir, config.cache_dir))  # what the build writes is not its input
     for top in config.inputs:
         if is_address(top):
             return False
@@ -49,7 +53,7 @@ def _inputs(config: BuildConfig, h) -> bool:
             h.update(b"missing\0")
             continue
         for folder, dirs, files in os.walk(top) if os.path.isdir(top) else [(os.path.dirname(top), [], [os.path.basename(top)])]:
-            dirs.sort()
+            dirs[:] = sorted(d for d in dirs if _key(os.path.join(folder, d)) not in own)
             h.update(f"{folder}\0{_stat(folder)}\0".encode("utf-8", "surrogatepass"))
             for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
                 path = os.path.join(folder, name)
@@ -63,6 +67,14 @@ def _inputs(config: BuildConfig, h) -> bool:
                         st.append("broken")
                 h.update(f"{name}\0{st}\0".encode("utf-8", "surrogatepass"))
     return True
+
+
+def _key(path: str) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def _code(h) -> None:
@@ -91,7 +103,7 @@ def fingerprint(config: BuildConfig) -> str | None:
     """What a build of ``config`` would be made from; None when it cannot be told from stats alone."""
     h = hashlib.sha256(f"mlkg-stamp-{_FORMAT}\0".encode())
     options = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
-               if f.name not in ("inputs", "out_dir", "stop_if_unchanged")}
+               if f.name not in ("inputs", "out_dir", "stop_if_unchanged", "command")}
     options["out_dir"] = os.path.abspath(config.out_dir)
     h.update(repr(sorted(options.items())).encode("utf-8", "surrogatepass"))
     if not _inputs(config, h):
@@ -136,5 +148,58 @@ def save(config: BuildConfig, written: list[str], report: dict) -> None:
     if digest is None:
         _path(config).unlink(missing_ok=True)
         return
-    atomic_write(_path(config), json_bytes({"format": _FORMAT, "fingerprint": digest, "report": report,
-                                          "written": {n: _stat(os.path.join(out, n)) for n in sorted(written)}}))
+    record = {"format": _FORMAT, "fingerprint": digest, "report": report,
+              "written": {n: _stat(os.path.join(out, n)) for n in sorted(written)}}
+    if config.command:
+        record["command"] = {"argv": list(config.command), "cwd": os.getcwd(), "config": _config_record(config)}
+    atomic_write(_path(config), json_bytes(record))
+
+
+def _config_record(config: BuildConfig) -> dict:
+    """``config`` as JSON data (a command line's settings: paths, not addresses, as inputs)."""
+    return {f.name: [str(v) for v in value] if isinstance(value := getattr(config, f.name), tuple)
+            else str(value) if isinstance(value, Path) else value for f in dataclasses.fields(config)}
+
+
+def _config_from(record: dict) -> BuildConfig:
+    """The inverse of :func:`_config_record`."""
+    r = dict(record)
+    r["inputs"] = tuple(Path(p) for p in r["inputs"])
+    r["out_dir"] = Path(r["out_dir"])
+    r["cache_dir"] = None if r["cache_dir"] is None else Path(r["cache_dir"])
+    r["formats"], r["command"] = tuple(r["formats"]), tuple(r["command"])
+    return BuildConfig(**r)
+
+
+def _option(argv: list[str], long: str, short: str | None = None) -> str | None:
+    """The value of the last ``--long X``, ``--long=X``, ``-s X`` or ``-sX`` in ``argv``, or None."""
+    value = None
+    for i, word in enumerate(argv):
+        if word == "--":
+            break
+        if word in (long, short) and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif word.startswith(long + "="):
+            value = word[len(long) + 1:]
+        elif short and word.startswith(short) and len(word) > len(short) and not word.startswith("--"):
+            value = word[len(short):]
+    return value
+
+
+def command_config(argv: list[str], cwd: str) -> BuildConfig | None:
+    """The settings the command line ``argv`` (``build ...``: the words after ``mlkg``) meant when it last ran in
+    ``cwd``, read from the stamp of the build it asked for; None when that build left no stamp for this exact
+    command line. The same words in the same folder mean the same settings as long as mlkg's code is the same,
+    and the code is part of the fingerprint :func:`unchanged` checks next. The stamp is found where the
+    command's ``--out`` and ``--cache`` put it; a word read wrongly only means the stamp is not found there."""
+    from .config import DEFAULT_OUT
+
+    out = _option(argv, "--out", "-o") or str(DEFAULT_OUT)
+    cache = _option(argv, "--cache")
+    try:
+        command = json.loads(folder_record(cache or Path(out) / CACHE_DIR, out, "stamp").read_text("utf-8"))["command"]
+        if command["argv"] != argv or command["cwd"] != cwd:
+            return None
+        return _config_from(command["config"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None

@@ -334,7 +334,7 @@ def validate_patch(data: bytes, removed: bytes, added: bytes) -> ValidationRepor
     import pyoxigraph as ox
 
     try:
-        before, after = (list(ox.parse(x, ox.RdfFormat.TURTLE)) for x in (removed, added))
+        before, after = _differing(*(list(ox.parse(x, ox.RdfFormat.TURTLE)) for x in (removed, added)))
         blocks = _Blocks.of(data)
         report = _patch_in_blocks(data, blocks, before, after) if blocks is not None and _all_local() else None
         if report is not None:
@@ -352,6 +352,20 @@ def validate_patch(data: bytes, removed: bytes, added: bytes) -> ValidationRepor
     near = [t for t in triples if t.subject in focus or (t.object in focus and t.predicate in back)]
     neighbours = {x for t in near for x in (t.subject, t.object)} - focus
     return _check_focus(focus, near + [t for t in triples if t.subject in neighbours], len(triples))
+
+
+def _differing(before: list, after: list) -> tuple[list, list]:
+    """``before`` and ``after`` without the subjects whose statements are the same in both: a block rendered
+    again as it was is no change, and checking around it (a hub entity's thousands of records) would be wasted."""
+    def by_subject(triples: list) -> dict:
+        out: dict = {}
+        for t in triples:
+            out.setdefault(t.subject, set()).add(t)
+        return out
+
+    old, new = by_subject(before), by_subject(after)
+    same = {s for s in old.keys() & new.keys() if old[s] == new[s]}
+    return [t for t in before if t.subject not in same], [t for t in after if t.subject not in same]
 
 
 def _back() -> set:

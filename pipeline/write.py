@@ -27,11 +27,13 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-
-from rdflib import Graph, Literal, URIRef
+from typing import TYPE_CHECKING
 
 from .errors import MlkgError
 from .outputs import JOURNAL
+
+if TYPE_CHECKING:  # rdflib loads with the first Terms: the folder lock and atomic writes run without it
+    from rdflib import Graph
 
 __all__ = ["atomic_write", "write_turtle", "turtle_bytes", "turtle_block", "quote_string", "quote_iri", "Terms",
            "write_json", "json_bytes", "write_outputs", "recover", "folder_lock", "fault", "JOURNAL"]
@@ -107,6 +109,9 @@ class Terms:
     """Turtle text of terms: prefixed names where the local part is plain, else ``<IRI>``; IRIs rendered once."""
 
     def __init__(self, prefixes: dict[str, str]) -> None:
+        from rdflib import Literal, URIRef
+
+        self._literal, self._iri = Literal, URIRef
         self.prefixes = sorted(prefixes.items(), key=lambda kv: -len(kv[1]))
         self.used: set[str] = set()
         self.memo: dict[str, str] = {}
@@ -134,7 +139,7 @@ class Terms:
         return head + "\n" if head else ""
 
     def term(self, t) -> str:
-        if isinstance(t, Literal):
+        if isinstance(t, self._literal):
             lex = str(t)
             dt = str(t.datatype) if t.datatype else None
             if t.language:
@@ -144,7 +149,7 @@ class Terms:
             if dt and dt != _XSD + "string":
                 return f"{quote_string(lex)}^^{self.iri(dt)}"
             return quote_string(lex)
-        if isinstance(t, URIRef):
+        if isinstance(t, self._iri):
             return "a" if str(t) == _RDF_TYPE else self.iri(str(t))
         raise ValueError(f"blank node {t!r}: mlkg graphs name every node")
 
@@ -178,7 +183,7 @@ def turtle_bytes(graph: Graph | Iterable[tuple]) -> bytes:
 
     Examples
     --------
-    >>> from rdflib import Namespace
+    >>> from rdflib import Graph, Literal, Namespace
     >>> EX = Namespace("http://example.org/")
     >>> g = Graph(); _ = g.add((EX.a, EX.p, Literal("x \\"y\\""))); _ = g.add((EX.a, EX.p, Literal(3)))
     >>> print(turtle_bytes(g).decode())
@@ -190,7 +195,7 @@ def turtle_bytes(graph: Graph | Iterable[tuple]) -> bytes:
     terms = Terms({k: str(v) for k, v in PREFIXES.items()})
     by_subject: dict[str, set[tuple[str, str]]] = {}
     for s, p, o in graph:
-        if not isinstance(s, URIRef):
+        if not isinstance(s, terms._iri):
             raise ValueError(f"blank node {s!r}: mlkg graphs name every node")
         key = terms.iri(str(s))
         po = by_subject.get(key)

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from data import OUTPUT_DIR
+from data import OUTPUT_DIR, ROOT
 
 GOOD = ("Researchers from Northwind Lab will present RouteMix at ICLR 2026. RouteMix is evaluated on C4 "
         "and outperforms GShard.\n")
@@ -109,14 +109,22 @@ def test_out_naming_a_file_is_refused_before_any_work(tmp_path):
     assert (tmp_path / "a-file").read_text() == "mine"
 
 
-def test_out_inside_an_input_folder_is_refused(tmp_path):
-    """A second build would read the first one's graph.html as a document."""
+def test_out_inside_an_input_folder_is_never_read_as_documents(tmp_path):
+    """`mlkg build . --out output`: the build's own folder (graph.html, its cache) is not among its inputs, so the
+    next build reads the same one document, and with nothing changed it is up to date."""
+    import json
+
     (tmp_path / "a.txt").write_text(GOOD)
-    r = _mlkg("build", ".", "--out", "graph", cwd=tmp_path)
-    assert r.returncode == 3 and "inside the input folder" in r.stderr and "outside the inputs" in r.stderr
-    assert not (tmp_path / "graph").exists()
-    ok = _mlkg("build", ".", "--out", "graph", "--no-html", cwd=tmp_path)  # nothing it writes is read back
-    assert ok.returncode == 0, ok.stderr
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    runs = [subprocess.run([sys.executable, "-m", "pipeline", "build", ".", "--out", "output"], capture_output=True,
+                           text=True, cwd=tmp_path, env=env) for _ in range(3)]
+    assert all(r.returncode == 0 for r in runs), runs[-1].stderr
+    assert (tmp_path / "output" / "graph.html").is_file()
+    report = json.loads((tmp_path / "output" / "report.json").read_text("utf-8"))
+    assert report["documents_read"] == 1 and not report["skipped"]
+    assert "graph.html" not in (tmp_path / "output" / "graph.ttl").read_text("utf-8")
+    assert "read 1 documents" in runs[1].stdout and "not read" not in runs[0].stderr + runs[1].stderr
+    assert "up to date" not in runs[0].stdout and all("up to date" in r.stdout for r in runs[1:])
 
 
 def test_a_mixed_folder_names_what_is_skipped_and_what_is_not_read(tmp_path):

@@ -558,3 +558,19 @@ def test_ingest_pdf_paragraph_running_on_to_the_next_page_is_one_line():
     assert len(pypdf.PdfReader(path).pages) == 2
     abstract = (DATA / "abstracts.txt").read_text("utf-8").split("\n")[2]
     assert _one(path).text.split("\n")[-1] == abstract
+
+
+def test_ingest_the_build_s_own_folders_are_not_walked_however_named(tmp_path):
+    (tmp_path / "a.txt").write_text("We propose RouteMix.")
+    out = tmp_path / "output"
+    (out / ".mlkg-cache").mkdir(parents=True)
+    (out / "graph.html").write_text("<html><body>RouteMix</body></html>")
+    (out / ".mlkg-cache" / "x.md").write_text("# cached")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.md").write_text("# B")
+    assert [i for _, i in find_files([tmp_path])] == ["a.txt", "output/.mlkg-cache/x.md", "output/graph.html", "sub/b.md"]
+    (tmp_path / "alias").symlink_to(out)  # the same folder by another name, not a way into it
+    ignored: list[str] = []
+    found = find_files([tmp_path], [], ignored, exclude=[tmp_path / "alias", tmp_path / "missing"])
+    assert [i for _, i in found] == ["a.txt", "sub/b.md"] and not ignored
+    assert [d.id for d in read_documents([tmp_path], 10_000, [], exclude=[out])] == ["a.txt", "sub/b.md"]

@@ -74,3 +74,34 @@ def test_a_web_address_among_the_inputs_always_builds(tmp_path):
     generate_corpus(1, docs)
     assert fingerprint(BuildConfig(inputs=(docs,), out_dir=tmp_path / "out")) is not None
     assert fingerprint(BuildConfig(inputs=(docs, "https://example.org/post"), out_dir=tmp_path / "out")) is None
+
+
+def test_the_same_command_line_again_is_answered_before_the_command_line_libraries_load(tmp_path):
+    """`mlkg build ...` run again with nothing changed: the stamp of the build it asked for answers it (launch.py),
+    with the summary and exit code the Typer command gives, and neither Typer nor rdflib nor spaCy is imported."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    generate_corpus(3, tmp_path / "docs")
+    argv = ["build", "docs", "--out", "out", "--no-html", "--no-validate"]
+
+    def run(*head):
+        return subprocess.run([sys.executable, *head, *argv], capture_output=True, text=True, cwd=tmp_path, env=env)
+
+    first = run("-m", "pipeline")
+    assert first.returncode == 0 and "up to date" not in first.stdout, first.stderr
+    before = _mtimes(tmp_path / "out")
+    fast = run("-X", "importtime", "-m", "pipeline")
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in fast.stderr.splitlines() if line.startswith("import time:")}
+    assert fast.returncode == 0 and "is up to date" in fast.stdout
+    assert not loaded & {"typer", "click", "pydantic", "rdflib", "spacy"}, sorted(loaded & {"typer", "rdflib", "spacy"})
+    typer_path = run("-c", "import sys; from pipeline.cli import app; sys.argv[0] = 'mlkg'; app()")  # the Typer command
+    assert (typer_path.returncode, typer_path.stdout) == (fast.returncode, fast.stdout)
+    assert _mtimes(tmp_path / "out") == before
+    other = subprocess.run([sys.executable, "-m", "pipeline", *argv, "--strict"], capture_output=True, text=True,
+                           cwd=tmp_path, env=env)  # other words: the Typer command decides, and builds again
+    assert other.returncode == 0 and "up to date" not in other.stdout, other.stderr

@@ -170,3 +170,27 @@ def test_validate_patch_after_random_patched_rebuilds(tmp_path, monkeypatch):
                             + Graph().parse(data=removed, format="turtle"), bad_graph, whole)
             broken += not whole.conforms
     assert broken >= 6
+
+
+def test_validate_patch_passes_over_blocks_rendered_again_as_they_were(valid_graph, monkeypatch):
+    """A subject whose statements are the same before and after the patch is no change: nothing is checked
+    around it (a hub entity rendered again would bring in every record that points at it)."""
+    from pipeline.write import turtle_bytes
+
+    data = turtle_bytes(valid_graph)
+    same = turtle_bytes(valid_graph)  # every block "rendered again" as it was
+    checked = []
+    real = V._check_focus
+    monkeypatch.setattr(V, "_check_focus", lambda focus, *a: checked.append(set(focus)) or real(focus, *a))
+    assert V.validate_patch(data, same, same).conforms and checked in ([], [set()])
+    doc = sorted(valid_graph.subjects(RDF.type, MLKG.Document))[0]
+    new = Graph()
+    for t in valid_graph:
+        new.add(t)
+    _unlabel_document(new, doc)
+    checked.clear()
+    whole = V.validate_turtle(turtle_bytes(new))
+    report = V.validate_patch(turtle_bytes(new), same, turtle_bytes(new))
+    assert report.violations == whole.violations and not whole.conforms
+    assert checked and all(ox.NamedNode(str(doc)) in f for f in checked)
+    assert all(len(f) < len(set(valid_graph.subjects())) for f in checked)
