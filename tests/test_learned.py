@@ -370,3 +370,96 @@ def test_a_longer_name_of_the_same_class_stands_in_for_the_shape_rules_shorter_o
     probs[2, 5] = probs[3, 5] = 0.95
     kept = [(t.cand.start, t.cand.end, t.cls) for t in select(cands, probs, labels)]
     assert kept == [(0, 4, "Method"), (5, 6, "Organization")]
+
+
+def test_a_sentence_wrapped_over_lines_pairs_its_names(parse):
+    text = ("Programme\n\nThe talk presents Kestrel, an open-source deep learning library for anomaly detection that\n"
+            "bundles Heron and Wren among its models, with a common interface.\n")
+    pair, f = _pair(parse, text, "Kestrel", "Method", "Heron", "Method", [("Wren", "Method")])
+    assert "wrapped" in pair.origin and "cross_sent" not in f
+
+
+def test_a_heading_without_a_full_stop_is_not_wrapped_into_the_next_line(parse):
+    from pipeline.nlp.candidates import wrapped_sentences
+
+    doc = parse("Kestrel and Heron at the workshop\nKestrel uses Heron for long inputs.\n")
+    lay = layout(doc)
+    assert len(set(wrapped_sentences(lay))) == len(lay.sent_starts)
+
+
+def _typed_at(doc, lay, surface, cls, nth=0):
+    """``surface``'s ``nth`` occurrence in the text, typed ``cls`` (whatever the mention candidates are)."""
+    from pipeline.nlp.candidates import MentionCandidate
+
+    at = -1
+    for _ in range(nth + 1):
+        at = lay.text.index(surface, at + 1)
+    span = doc.char_span(at, at + len(surface))
+    return Typed(MentionCandidate(span.start, span.end, at, at + len(surface), "shape"), cls)
+
+
+def _origins(parse, text, ends):
+    """The origin of each pair candidate (indices into ``ends``: (surface, class, nth occurrence))."""
+    doc = parse(text)
+    lay = layout(doc)
+    typed = [_typed_at(doc, lay, surface, cls, nth) for surface, cls, nth in ends]
+    return {(p.s, p.o): p.origin for p in pair_candidates(doc, lay, typed, [])}
+
+
+def test_a_method_before_a_titles_colon_heads_its_entry(parse):
+    text = ("[3]  Kestrel: A Scalable Optimizer for Language Model Pre-training\n     Venue: ICLR 2024\n\n"
+            "The method divides the gradient by a curvature estimate.\n     Code: builds on Heron; implemented in Wren.\n")
+    origins = _origins(parse, text, [("Kestrel", "Method", 0), ("Heron", "Method", 0), ("Wren", "Method", 0)])
+    assert "entry" in origins[(0, 1)] and "entry" in origins[(0, 2)]
+
+
+def test_the_model_refers_to_the_method_a_sentence_introduced(parse):
+    text = "This technical report presents Kestrel-2, the successor of Kestrel-1. The model is a Heron pre-trained as an autoencoder."
+    pair, _ = _pair(parse, text, "Kestrel-2", "Method", "Heron", "Method", [("Kestrel-1", "Method")])
+    assert "anaphor" in pair.origin
+
+
+def test_the_paragraphs_lead_is_its_first_method_named_as_a_subject(parse):
+    text = ("2. Web knowledge meets robot actions (Quill Labs, Kestrel, July 2023)\n\n"
+            "Kestrel builds on large vision-language models. Quill Labs co-fine-tuned Heron-5 on robot data.\n")
+    origins = _origins(parse, text, [("Kestrel", "Method", 0), ("Kestrel", "Method", 1), ("Heron-5", "Method", 0)])
+    assert "paragraph" in origins[(1, 2)]
+
+
+def test_a_list_item_naming_two_methods_pairs_with_the_documents_method(parse):
+    doc = parse("Kestrel is a robot model. Kestrel is small.\n\n- Vision encoder: fuses features from Heron and Wren\n")
+    lay = layout(doc)
+    k1, k2 = [c for c in mention_candidates(doc, lay) if lay.text[c.start_char:c.end_char] == "Kestrel"]
+    typed = [Typed(k1, "Method"), Typed(k2, "Method"), Typed(_cand(doc, lay, "Heron"), "Method"),
+             Typed(_cand(doc, lay, "Wren"), "Method")]
+    pairs = {(p.s, p.o): p.origin for p in pair_candidates(doc, lay, typed, [])}
+    assert "topic" in pairs[(0, 2)] and "topic" in pairs[(0, 3)]
+
+
+def test_the_word_where_the_paths_meet_gives_its_relation_class(parse):
+    _, f = _pair(parse, "Kestrel combines Heron with a small decoder.", "Kestrel", "Method", "Heron", "Method")
+    assert {"lca_class=uses", "roles=nsubj>dobj", "lca_roles=uses_nsubj>dobj"} <= set(f), f
+
+
+def test_the_noun_a_name_modifies_gives_its_relation_class(parse):
+    _, f = _pair(parse, "Kestrel pairs a Heron backbone with a light decoder.", "Kestrel", "Method", "Heron", "Method")
+    assert {"o_np=backbone", "o_np_class=uses"} <= set(f), f
+
+
+def test_what_governs_an_anaphors_object_is_read_with_the_pairs_origin(parse):
+    _, f = _pair(parse, "Heron is a small model. It relies on Kestrel for retrieval.", "Heron", "Method", "Kestrel",
+                 "Method")
+    assert "x_anaphor_uses" in f, f
+
+
+def test_a_table_header_over_a_rule_of_dashes_and_pluses_pairs_with_its_rows(parse):
+    text = "Results\n\n  benchmark   | shots | Kestrel-7B\n  ------------+-------+-----------\n  HellaSwag   | 0     | 81.2%\n"
+    origins = _origins(parse, text, [("Kestrel-7B", "Method", 0), ("HellaSwag", "Dataset", 0)])
+    assert "table" in origins[(0, 1)]
+
+
+def test_a_sentence_naming_no_method_pairs_with_the_documents_method(parse):
+    text = "Kestrel is a vision model. Kestrel is small.\n\nFrozen features were evaluated on Quorra and Tarn.\n"
+    origins = _origins(parse, text, [("Kestrel", "Method", 0), ("Kestrel", "Method", 1), ("Quorra", "Dataset", 0),
+                                     ("Tarn", "Dataset", 0)])
+    assert "orphan" in origins[(0, 2)] and "orphan" in origins[(0, 3)]

@@ -4,9 +4,11 @@ stand in a relation. The trained decision (``classify.py``) picks among them; no
 Mention candidates come from the rules (their class and rule name become features), from name shape (capitals,
 digits, hyphens, CamelCase, acronyms) and from title-like runs anywhere in a line (headings, list items, after
 "Accepted to X,", in quotes). Pair candidates are the pairs of typed mentions the knowledge model allows within a
-sentence, the pairs a document's layout gives (a titled entry and the venue or affiliation lines under it, a list
-item and the venue or device of its heading, a paragraph's method and the mentions of a sentence that refers to
-it as "it" or "the model"), and the rules' own relations.
+sentence (a sentence wrapped over lines counted as one), the pairs a document's layout gives (a titled entry, or a
+method before a title's colon, and the venue, affiliation and code lines under it; a list item and the venue or
+device of its heading; a paragraph's method and the mentions of a sentence that refers to it as "it" or "the
+model"; a table's header and rows; the document's method and the sentences that name no method), and the rules'
+own relations.
 """
 
 from __future__ import annotations
@@ -88,7 +90,8 @@ class PairCandidate:
     s: int
     o: int
     origin: str
-    """"sentence", "entry", "heading", "anaphor", "antecedent", "paragraph", "table", "topic" or "rule", joined by "+"."""
+    """"sentence", "wrapped", "entry", "heading", "anaphor", "antecedent", "paragraph", "table", "topic", "orphan" or
+    "rule", joined by "+"."""
     rules: tuple[tuple[str, str], ...] = ()
     """(property, rule name) of each rule relation between the two."""
 
@@ -396,7 +399,11 @@ def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[t
     by_sent: dict[int, list[int]] = {}
     for k, m in enumerate(typed):
         by_sent.setdefault(lay.sent_of(m.cand.start), []).append(k)
-    for members in by_sent.values():
+    group = wrapped_sentences(lay)
+    by_group: dict[int, list[int]] = {}
+    for si in sorted(by_sent):
+        by_group.setdefault(group[si], []).extend(by_sent[si])
+    for members in by_group.values():
         # the mentions within 60 tokens of each, found by bisection: a sentence listing thousands of names is not
         # quadratic
         near = sorted(members, key=lambda k: typed[k].cand.start)
@@ -405,12 +412,13 @@ def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[t
             x = typed[a].cand.start
             for b in near[bisect_right(starts, x - 60):bisect_left(starts, x + 60)]:
                 if a != b and (typed[a].cls, typed[b].cls) in ALLOWED:
-                    found.setdefault((a, b), set()).add("sentence")
+                    same = lay.sent_of(x) == lay.sent_of(typed[b].cand.start)
+                    found.setdefault((a, b), set()).add("sentence" if same else "wrapped")
     _entry_pairs(lay, typed, found)
     _heading_pairs(lay, typed, found)
     _anaphor_pairs(doc, lay, typed, by_sent, found)
     _table_pairs(lay, typed, found)
-    _topic_pairs(lay, typed, found)
+    _topic_pairs(lay, typed, by_sent, found)
     index = {(m.cand.start, m.cand.end): k for k, m in enumerate(typed)}
     rules: dict[tuple[int, int], list] = {}
     for s, p, o, _, rule, _ in rule_rels:
@@ -422,21 +430,64 @@ def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[t
             for a, b in sorted(found)]
 
 
-def _line_start_paper(lay: Layout, m: Typed) -> bool:
-    """A paper whose title starts its line, after a list marker or a short label ("Title: ", "10:30 Oral: ")."""
-    if m.cls != "Paper":
+_WRAP_WIDTH = 40
+"""A line at least this long that ends a sentence without a full stop is a line of prose wrapped at a width."""
+_LINE_LABEL = re.compile(r"\s*[A-Z][\w ]{0,24}:\s")
+
+
+def wrapped_sentences(lay: Layout) -> list[int]:
+    """For each sentence, the first sentence of the run it belongs to in prose wrapped over lines: a sentence ends
+    at every line break, but one that ends without a full stop on a line of prose at least ``_WRAP_WIDTH`` long
+    goes on in the next line when that is prose too and starts with no label ("... a library for anomaly" /
+    "detection that bundles ..."); so does one the parser cut within a line where no full stop stands."""
+    starts, texts = lay.sent_starts, lay.texts
+    group = list(range(len(starts)))
+    for i in range(1, len(starts)):
+        end = lay.sent_starts[i] - 1
+        while end > starts[i - 1] and texts[end].isspace():
+            end -= 1
+        nxt = starts[i]
+        stop = starts[i + 1] if i + 1 < len(starts) else len(texts)
+        while nxt < stop - 1 and texts[nxt].isspace():
+            nxt += 1
+        if not texts or texts[end][-1:] in ".!?:;" or nxt >= len(texts):
+            continue
+        la, lb = lay.token_line[end], lay.token_line[nxt]
+        if lb not in {la, la + 1} or lay.line_kind[la] not in {"short", "text"} or lay.line_kind[lb] not in {"short", "text"}:
+            continue
+        a, b = lay.line_starts[la], lay.line_starts[lb]
+        # on one line, the parser's own cut without a full stop ("... that bundles | Heron and Wren ...")
+        if lb == la or len(lay.text[a:b].strip()) >= _WRAP_WIDTH and not _LINE_LABEL.match(lay.text, b):
+            group[i] = group[i - 1]
+    return group
+
+
+_SURE_HEAD = 0.5
+"""An entry's head from this probability of its class on ends the entry above it."""
+
+
+def _entry_head(lay: Layout, m: Typed) -> bool:
+    """A paper whose title starts its line, after a list marker or a short label ("Title: ", "10:30 Oral: "), or a
+    method that starts its line before a colon ("[3] Sophia: A Scalable Optimizer"): what an entry is about."""
+    if m.cls not in {"Paper", "Method"}:
         return False
     line = lay.line_of_char(m.cand.start_char)
     head = _MARKER.sub("", lay.text[lay.line_starts[line]:m.cand.start_char], count=1)
+    if m.cls == "Method" and not lay.text.startswith(":", m.cand.end_char):
+        return False
     return len(head.strip()) <= 1 or _LABEL.fullmatch(head) is not None
 
 
 def _entry_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
-    """A paper that starts a line and the venues, organizations, methods and datasets of the lines of its entry."""
-    heads = [k for k, m in enumerate(typed) if _line_start_paper(lay, m)]
-    for n, k in enumerate(heads):
+    """A paper (or a method before a title's colon) that starts a line and the venues, organizations, methods and
+    datasets of the lines of its entry, up to the next entry's line."""
+    heads = [k for k, m in enumerate(typed) if _entry_head(lay, m)]
+    # a name the mention model doubts ("Speaker: Ann Lee" read as a title) does not end the entry above it
+    head_lines = [lay.line_of_char(typed[k].cand.start_char) for k in heads if typed[k].prob >= _SURE_HEAD]
+    for k in heads:
         first = lay.line_of_char(typed[k].cand.start_char)
-        stop = typed[heads[n + 1]].cand.start_char if n + 1 < len(heads) else len(lay.text)
+        later = bisect_right(head_lines, first)
+        stop = lay.line_starts[head_lines[later]] if later < len(head_lines) else len(lay.text)
         for j, m in enumerate(typed):
             if j == k or not typed[k].cand.start_char <= m.cand.start_char < stop:
                 continue
@@ -478,14 +529,25 @@ def _anaphoric_subject(lay: Layout, a: int, b: int, anaphors: frozenset[str]) ->
         deps[t] == "poss" and heads[t] == subj and texts[t].lower() in anaphors for t in range(a, subj))
 
 
+def _introduced(lay: Layout, m: Typed) -> bool:
+    """A method named as the object of a presenting verb ("the team presents X", "X was introduced"): what the
+    paragraph goes on to be about."""
+    from .features import verb_classes
+
+    t = m.cand.start
+    while lay.heads[t] != t and m.cand.start <= lay.heads[t] < m.cand.end:
+        t = lay.heads[t]
+    return lay.deps[t] in {"dobj", "nsubjpass"} and "introduces" in verb_classes(lay.words[lay.heads[t]])
+
+
 def _anaphor_pairs(doc: Doc, lay: Layout, typed: list[Typed], by_sent: dict, found: dict) -> None:
     """The method a sentence whose subject is "it", "its X" or "the model" refers to, and what that sentence names:
-    the paragraph's last method named as a subject (or an earlier paragraph's), and the last method named in the
-    paragraph before the sentence whatever its role ("the team presents X. It pairs ..."); and the method the
-    paragraph's first sentence has as its subject, with what every later sentence of the paragraph names ("X builds
-    on ... . The team fine-tuned Y ...")."""
+    the paragraph's last method named as a subject or introduced (or an earlier paragraph's), and the methods and
+    papers of the paragraph's sentence before ("the team presents X, a Y. It pairs ..."); and the method the
+    paragraph first names as a subject, with what every later sentence of the paragraph names ("X builds on ... .
+    The team fine-tuned Y ...")."""
     topic: dict[int, int] = {}
-    recent: dict[int, int] = {}
+    before: dict[int, list[int]] = {}
     lead: dict[int, int] = {}
     last = None
     anaphors = lexicon()["anaphors"]
@@ -496,26 +558,29 @@ def _anaphor_pairs(doc: Doc, lay: Layout, typed: list[Typed], by_sent: dict, fou
         b = lay.sent_starts[si + 1] if si + 1 < len(lay.sent_starts) else len(doc)
         subj = [t for t in range(a, b) if lay.deps[t] in {"nsubj", "nsubjpass"}]
         if _anaphoric_subject(lay, a, b, anaphors):
-            for k, origin in ((topic.get(para, last), "anaphor"), (recent.get(para), "antecedent")):
+            antecedents = [(topic.get(para, last), "anaphor")] + [(k, "antecedent") for k in before.get(para, ())]
+            for k, origin in antecedents:
                 if k is None:
                     continue
                 for j in members:
                     if j != k and (typed[k].cls, typed[j].cls) in ALLOWED:
                         found.setdefault((k, j), set()).add(origin)
-        if lead.get(para, -1) >= 0 and lead[para] not in members:
+        if lead.get(para) is not None and lead[para] not in members:
             k = lead[para]
             for j in members:
                 if (typed[k].cls, typed[j].cls) in ALLOWED:
                     found.setdefault((k, j), set()).add("paragraph")
-        for j in members:
+        named = []
+        for j in sorted(members, key=lambda j: typed[j].cand.start):
             m = typed[j]
-            if m.cls in {"Method", "Paper"} and any(m.cand.start <= t < m.cand.end for t in subj):
+            if m.cls not in {"Method", "Paper"}:
+                continue
+            named.append(j)
+            if any(m.cand.start <= t < m.cand.end for t in subj) or (m.cls == "Method" and _introduced(lay, m)):
                 topic[para] = last = j
                 lead.setdefault(para, j)
-        lead.setdefault(para, -1)  # only the paragraph's first sentence with mentions names its lead
-        for j in sorted(members, key=lambda j: typed[j].cand.start):
-            if typed[j].cls == "Method":
-                recent[para] = j
+        if named:
+            before[para] = named[-3:]  # the last few names of the paragraph's sentence before
 
 
 _CELL = re.compile(r"\s*\|\s*|\t|\s{2,}")
@@ -531,6 +596,16 @@ def _first_cell_end(lay: Layout, line: int) -> int:
     return a + (m.start() if m else len(row))
 
 
+_SEPARATOR_ROW = re.compile(r"\s*[-+|:=]{3,}[-+|:= ]*")
+
+
+def _separator_row(lay: Layout, line: int) -> bool:
+    """A table's rule under its header written with dashes and pluses ("------+------"), no cell in it."""
+    a = lay.line_starts[line]
+    b = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
+    return _SEPARATOR_ROW.fullmatch(lay.text, a, b) is not None
+
+
 def _table_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
     """The name heading a table row and each name of the table's header row ("MMLU | 69%" under "benchmark |
     phi-3-mini | GPT-3.5"; "Llama 2 7B  77.4  78.8" under "model  BoolQ  PIQA")."""
@@ -543,7 +618,7 @@ def _table_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
             i += 1
             continue
         j = i
-        while j < n and kinds[j] == "table":
+        while j < n and (kinds[j] == "table" or _separator_row(lay, j)):
             j += 1
         header = [k for k in by_line.get(i, ()) if typed[k].cand.start_char >= _first_cell_end(lay, i)]
         for line in range(i + 1, j):
@@ -567,19 +642,34 @@ def _topic(lay: Layout, typed: list[Typed]) -> int | None:
     return best[0][0] if best and len(best[0]) >= 2 else None
 
 
-def _topic_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
-    """The document's main method and the names of list items and table rows that name at most one other method
-    or paper (a model card's "- SwiGLU activations;", "HellaSwag | 0 | 81.19%")."""
+def _names_on_line(lay: Layout, typed: list[Typed], members: list[int], k: int) -> int:
+    """How many methods and papers other than ``k`` a line names, a short form in brackets after its long form
+    ("Grouped-query attention (GQA)") counted once with it."""
+    names = sorted((typed[j].cand.start_char, typed[j].cand.end_char) for j in members
+                   if typed[j].cls in {"Method", "Paper"} and j != k)
+    return sum(1 for n, (a, _) in enumerate(names)
+               if n == 0 or lay.text[names[n - 1][1]:a].strip() != "(")
+
+
+def _topic_pairs(lay: Layout, typed: list[Typed], by_sent: dict, found: dict) -> None:
+    """The document's main method and the names of list items and table rows that name at most two other methods
+    or papers (a model card's "- SwiGLU activations;", "- Vision encoder: DINOv2 and SigLIP", "HellaSwag | 0 | 81.19%"),
+    and of the sentences that name no method or paper ("Frozen features were evaluated on A, B and C.")."""
     k = _topic(lay, typed)
     if k is None:
         return
+    for members in by_sent.values():
+        if not any(typed[j].cls in {"Method", "Paper"} for j in members):
+            for j in members:
+                if (typed[k].cls, typed[j].cls) in ALLOWED:
+                    found.setdefault((k, j), set()).add("orphan")
     by_line: dict[int, list[int]] = {}
     for j, m in enumerate(typed):
         by_line.setdefault(lay.line_of_char(m.cand.start_char), []).append(j)
     for line, members in by_line.items():
         if lay.line_kind[line] not in {"item", "table"}:
             continue
-        if sum(typed[j].cls in {"Method", "Paper"} and j != k for j in members) > 1:
+        if _names_on_line(lay, typed, members, k) > 2:
             continue
         for j in members:
             if j != k and (typed[k].cls, typed[j].cls) in ALLOWED:

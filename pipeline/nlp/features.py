@@ -339,9 +339,15 @@ def _phrase_head(lay: Layout, t: int) -> int:
 
 
 def _gov(lay: Layout, t: int, tag: str) -> list[str]:
-    t = _phrase_head(lay, t)
+    """How an end is governed: its dependency, its head, the preposition and the word above it, and the relation
+    classes of the governing word and of the noun the name modifies ("a ResNet backbone": backbone)."""
     heads, deps, words = lay.heads, lay.deps, lay.words
-    f = [f"{tag}dep={deps[t]}"]
+    f = []
+    if deps[t] in _NP and heads[t] != t:
+        noun = words[heads[t]]
+        f += [f"{tag}np={noun}"] + [f"{tag}np_class={c}" for c in verb_classes(noun)]
+    t = _phrase_head(lay, t)
+    f.append(f"{tag}dep={deps[t]}")
     h = heads[t]
     if h == t:
         return f
@@ -397,13 +403,10 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     ls, lo = lay.line_of_char(sc.start_char), lay.line_of_char(oc.start_char)
     f.append(f"lines={_bucket(abs(lay.content_line[lo] - lay.content_line[ls]))}")
     f.append("same_para" if lay.para_of_line[ls] == lay.para_of_line[lo] else "other_para")
-    if ss == so:
+    origins = p.origin.split("+")
+    if ss == so or "wrapped" in origins:
         f += _between(lay, first, second)
-        up, down = _path(lay, _root(lay, sc.start, sc.end), _root(lay, oc.start, oc.end))
-        if len(up) + len(down) <= 8:
-            f.append("path=" + "^".join(lay.deps[t] for t in up[:-1]) + "|" + lay.words[up[-1]] + "|"
-                     + "v".join(lay.deps[t] for t in reversed(down[:-1])))
-        f += [f"lca={lay.words[up[-1]]}", f"path_len={_bucket(len(up) + len(down) - 2)}"]
+        f += _clause(lay, _root(lay, sc.start, sc.end), _root(lay, oc.start, oc.end))
     else:
         f += ["cross_sent", f"o_sent_first={_opening(lay, lay.sent_starts[so])}"]
         f += _cues_in(lay, lay.line_starts[lo], oc.start_char, "cue_oline=")
@@ -411,11 +414,36 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
         b = lay.sent_starts[ss + 1] if ss + 1 < len(lay.sent_starts) else len(lay.idx)
         f += _cues_in(lay, lay.idx[a], lay.idx[b - 1], "cue_ssent=")
     hs, ho = typed[heads[p.s]].cand, typed[heads[p.o]].cand
-    f += _gov(lay, _root(lay, hs.start, hs.end), "s_") + _gov(lay, _root(lay, ho.start, ho.end), "o_")
+    og = _gov(lay, _root(lay, ho.start, ho.end), "o_")
+    f += _gov(lay, _root(lay, hs.start, hs.end), "s_") + og
+    if ss != so:  # what governs the object, by how the pair was found: "It relies on X" after the paragraph's method
+        classes = sorted({x.split("=", 1)[1] for x in og if x.startswith(("o_gov_class=", "o_np_class="))})
+        f += [f"x_{origin}_{c}" for origin in origins for c in classes or ("none",)]
     if heads[p.o] != p.o:
         f.append("o_listed")
     if heads[p.s] != p.s:
         f.append("s_listed")
+    return f
+
+
+def _clause(lay: Layout, a: int, b: int) -> list[str]:
+    """The dependency path between two tokens of one sentence, the word where the two paths meet, its relation
+    classes, and how each end hangs from it ("X combines Y with Z": X its subject, Z through "with")."""
+    up, down = _path(lay, a, b)
+    if up[-1] != down[-1]:
+        return ["no_path"]  # two parse trees: a sentence wrapped over a line break
+    words, deps = lay.words, lay.deps
+    top = words[up[-1]]
+    f = [f"lca={top}", f"path_len={_bucket(len(up) + len(down) - 2)}"]
+    if len(up) + len(down) <= 8:
+        f.append("path=" + "^".join(deps[t] for t in up[:-1]) + "|" + top + "|" + "v".join(deps[t] for t in reversed(down[:-1])))
+    s_role = deps[up[-2]] if len(up) > 1 else "top"
+    o_role = deps[down[-2]] if len(down) > 1 else "top"
+    if o_role in {"prep", "agent"}:
+        o_role = "prep_" + words[down[-2]]
+    f.append(f"roles={s_role}>{o_role}")
+    for c in verb_classes(top):
+        f += [f"lca_class={c}", f"lca_roles={c}_{s_role}>{o_role}"]
     return f
 
 
