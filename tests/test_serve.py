@@ -119,6 +119,7 @@ def test_serve_command_starts_and_stops(corpus_build, tmp_path):
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "pipeline", "serve", "--graph", str(corpus_build[1] / "graph.ttl"),
                              "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    printed = ""
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -130,9 +131,14 @@ def test_serve_command_starts_and_stops(corpus_build, tmp_path):
                     raise
                 time.sleep(0.2)
         assert res["boolean"] is True
+        for line in proc.stdout:  # it answers before it prints its addresses: stop it once they are out
+            printed += line
+            if line.startswith("limits"):
+                break
     finally:
         proc.terminate()
         out, err = proc.communicate(timeout=30)
+    out = printed + out
     assert f"http://127.0.0.1:{port}/query" in out and "(read-only)" in out
     assert not [ln for ln in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
                 if "oxigraph serve" in ln and f":{port}" in ln]
