@@ -20,13 +20,14 @@ def echo_build(report, config, echo: Echo) -> None:
 
     out = config.out_dir
     d = report_dict(report)
-    echo(f"read {d['documents_read']} documents with spaCy pipeline {d['model']} "
-         f"({d['documents_parsed']} parsed, {d['documents_cached']} from the cache)")
+    if report.up_to_date:
+        echo(f"the graph in {out} is up to date ({d['documents_read']} documents, spaCy pipeline {d['model']}): "
+             "inputs, options, code and model unchanged since the last build; nothing read or written")
+    else:
+        echo(f"read {d['documents_read']} documents with spaCy pipeline {d['model']} "
+             f"({d['documents_parsed']} parsed, {d['documents_cached']} from the cache)")
     if d.get("patched"):
         echo(d["patched"])
-    if report.up_to_date:
-        echo(f"the graph in {out} is up to date: inputs, options, code and model unchanged since the last "
-             "build, which this reports; nothing read or written")
     for doc_id, encoding in d["encodings"].items():
         if encoding not in ("utf-8", "pdf"):
             echo(f"read {printable(doc_id)} as {encoding}")

@@ -123,7 +123,7 @@ def test_out_inside_an_input_folder_is_never_read_as_documents(tmp_path):
     report = json.loads((tmp_path / "output" / "report.json").read_text("utf-8"))
     assert report["documents_read"] == 1 and not report["skipped"]
     assert "graph.html" not in (tmp_path / "output" / "graph.ttl").read_text("utf-8")
-    assert "read 1 documents" in runs[1].stdout and "not read" not in runs[0].stderr + runs[1].stderr
+    assert "up to date (1 documents," in runs[1].stdout and "not read" not in runs[0].stderr + runs[1].stderr
     assert "up to date" not in runs[0].stdout and all("up to date" in r.stdout for r in runs[1:])
 
 
