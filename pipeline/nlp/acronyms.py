@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-
 from dataclasses import replace
 
 from .rules import Found, acronym_long_form
