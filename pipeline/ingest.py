@@ -24,7 +24,7 @@ from .errors import DocumentError, InputError, printable
 from .fetch import FETCH_TIMEOUT, Fetched, fetch, is_address, is_url
 from .markup import Converted, TooSlow, html_document, html_to_text, iso_date, markdown_to_text, pdf_to_text
 from .model import Document, SkippedDocument
-from .outputs import folder_keys
+from .outputs import folder_key, folder_keys
 
 __all__ = [
     "SUFFIXES", "FORMATS", "find_files", "read_document", "read_jsonl", "read_documents", "read_url", "html_to_text",
@@ -138,14 +138,6 @@ def find_files(inputs: Iterable[Path], skipped: list[SkippedDocument] | None = N
     return sorted(((p, i) for i, p in found.items()), key=lambda pi: pi[1])
 
 
-def _is_excluded(path: str, excluded: frozenset) -> bool:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return False
-    return (st.st_dev, st.st_ino) in excluded
-
-
 def _outside(target: str, root: str) -> bool:
     return target != root and not target.startswith(root.rstrip(os.sep) + os.sep)
 
@@ -162,7 +154,7 @@ def _walk(root: Path, skipped: list[SkippedDocument], ignored: list[str],
     seen = {(st.st_dev, st.st_ino): ""}
     for folder, subfolders, _ in os.walk(root):
         if excluded:
-            subfolders[:] = [d for d in subfolders if not _is_excluded(os.path.join(folder, d), excluded)]
+            subfolders[:] = [d for d in subfolders if folder_key(os.path.join(folder, d)) not in excluded]
         for sub in subfolders:
             sub_path = os.path.join(folder, sub)
             try:

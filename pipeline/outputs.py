@@ -4,7 +4,7 @@ from __future__ import annotations
 
 __all__ = ["GRAPH_TTL", "GRAPH_HTML", "GRAPH_NT", "GRAPH_JSONLD", "GRAPH_TRIG", "CONTEXT_JSONLD", "MERGES",
            "REPORT", "QUARANTINE", "JOURNAL", "STATE", "PAGE", "CACHE_DIR", "FOLDERS", "folder_record",
-           "SPILL_PREFIX", "own_folders", "folder_keys"]
+           "SPILL_PREFIX", "own_folders", "folder_key", "folder_keys"]
 
 GRAPH_TTL = "graph.ttl"
 """The graph in Turtle: always written."""
@@ -60,15 +60,18 @@ def own_folders(out_dir, cache_dir) -> tuple:
     return (Path(out_dir), Path(cache_dir) if cache_dir is not None else Path(out_dir) / CACHE_DIR)
 
 
-def folder_keys(folders) -> frozenset:
-    """The (device, inode) of each of ``folders`` that exists: a folder is the same whatever path leads to it."""
+def folder_key(path) -> tuple | None:
+    """The (device, inode) of ``path``, or None when it cannot be stat'ed: a folder is the same whatever path
+    leads to it."""
     import os
 
-    keys = set()
-    for folder in folders:
-        try:
-            st = os.stat(folder)
-        except OSError:
-            continue
-        keys.add((st.st_dev, st.st_ino))
-    return frozenset(keys)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def folder_keys(folders) -> frozenset:
+    """The :func:`folder_key` of each of ``folders`` that exists."""
+    return frozenset(k for k in map(folder_key, folders) if k is not None)

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from .config import BuildConfig
-from .outputs import CACHE_DIR, folder_keys, folder_record, own_folders
+from .outputs import CACHE_DIR, folder_key, folder_keys, folder_record, own_folders
 
 __all__ = ["unchanged", "save", "fingerprint", "command_config"]
 
@@ -53,7 +53,7 @@ def _inputs(config: BuildConfig, h) -> bool:
             h.update(b"missing\0")
             continue
         for folder, dirs, files in os.walk(top) if os.path.isdir(top) else [(os.path.dirname(top), [], [os.path.basename(top)])]:
-            dirs[:] = sorted(d for d in dirs if _key(os.path.join(folder, d)) not in own)
+            dirs[:] = sorted(d for d in dirs if folder_key(os.path.join(folder, d)) not in own)
             h.update(f"{folder}\0{_stat(folder)}\0".encode("utf-8", "surrogatepass"))
             for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
                 path = os.path.join(folder, name)
@@ -67,14 +67,6 @@ def _inputs(config: BuildConfig, h) -> bool:
                         st.append("broken")
                 h.update(f"{name}\0{st}\0".encode("utf-8", "surrogatepass"))
     return True
-
-
-def _key(path: str) -> tuple | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino)
 
 
 def _code(h) -> None:
