@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 from ..resolve import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon
 
-__all__ = ["mention_features", "pair_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
+__all__ = ["mention_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -386,17 +386,44 @@ def list_heads(lay: Layout, typed: list[Typed]) -> list[int]:
     return heads
 
 
-def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, heads: list[int]) -> list[str]:
-    """The features of one pair candidate (``heads``: :func:`list_heads` of ``typed``)."""
+def pairs_features(doc: Doc, lay: Layout, typed: list[Typed], pairs: list[PairCandidate]) -> list[list[str]]:
+    """The features of each pair candidate of one document (what depends on one end only is read once per end)."""
+    heads, memo = list_heads(lay, typed), {}
+    return [pair_features(doc, lay, typed, p, heads, memo) for p in pairs]
+
+
+def _end(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> list[str]:
+    """What a pair's end says of itself, ``tag`` first: its rule and line (memoised per end in ``memo``)."""
+    key = (k, tag)
+    got = memo.get(key)
+    if got is None:
+        m = typed[k].cand
+        got = memo[key] = ([f"{tag}rr={m.rule}"] if m.rule_cls else []) + _line_features(lay, m.start_char, m.end_char, tag)
+    return got
+
+
+def _end_gov(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> list[str]:
+    """:func:`_gov` of the end ``k`` (the first of its list), memoised per end in ``memo``."""
+    key = (k, tag, "gov")
+    got = memo.get(key)
+    if got is None:
+        h = typed[k].cand
+        got = memo[key] = _gov(lay, _root(lay, h.start, h.end), tag)
+    return got
+
+
+def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, heads: list[int],
+                  memo: dict | None = None) -> list[str]:
+    """The features of one pair candidate (``heads``: :func:`list_heads` of ``typed``; ``memo``: what was read of
+    each end for another pair of the same ``typed``)."""
+    memo = {} if memo is None else memo
     s, o = typed[p.s], typed[p.o]
     sc, oc = s.cand, o.cand
     f = [f"cls={s.cls}>{o.cls}"] + [f"origin={x}" for x in p.origin.split("+")]
     for prop, rule in p.rules:
         f += [f"rule_p={prop}", f"rule={rule}"]
-    for tag, m in (("s_", sc), ("o_", oc)):
-        if m.rule_cls:
-            f.append(f"{tag}rr={m.rule}")
-        f += _line_features(lay, m.start_char, m.end_char, tag)
+    f += _end(lay, typed, p.s, "s_", memo)
+    f += _end(lay, typed, p.o, "o_", memo)
     first, second = (sc, oc) if sc.start <= oc.start else (oc, sc)
     f.append("s_first" if first is sc else "o_first")
     ss, so = lay.sent_of(sc.start), lay.sent_of(oc.start)
@@ -413,9 +440,8 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
         a = lay.sent_starts[ss]
         b = lay.sent_starts[ss + 1] if ss + 1 < len(lay.sent_starts) else len(lay.idx)
         f += _cues_in(lay, lay.idx[a], lay.idx[b - 1], "cue_ssent=")
-    hs, ho = typed[heads[p.s]].cand, typed[heads[p.o]].cand
-    og = _gov(lay, _root(lay, ho.start, ho.end), "o_")
-    f += _gov(lay, _root(lay, hs.start, hs.end), "s_") + og
+    og = _end_gov(lay, typed, heads[p.o], "o_", memo)
+    f += _end_gov(lay, typed, heads[p.s], "s_", memo) + og
     if ss != so:  # what governs the object, by how the pair was found: "It relies on X" after the paragraph's method
         classes = sorted({x.split("=", 1)[1] for x in og if x.startswith(("o_gov_class=", "o_np_class="))})
         f += [f"x_{origin}_{c}" for origin in origins for c in classes or ("none",)]
