@@ -445,11 +445,49 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     if ss != so:  # what governs the object, by how the pair was found: "It relies on X" after the paragraph's method
         classes = sorted({x.split("=", 1)[1] for x in og if x.startswith(("o_gov_class=", "o_np_class="))})
         f += [f"x_{origin}_{c}" for origin in origins for c in classes or ("none",)]
+    f += _kinship(lay, typed, p.s, p.o, memo)
     if heads[p.o] != p.o:
         f.append("o_listed")
     if heads[p.s] != p.s:
         f.append("s_listed")
+    f += [f"{s.cls}>{o.cls}|{x}" for x in f if x.startswith(_CROSSED)]
     return f
+
+
+_CROSSED = ("o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=")
+"""The features also read with the pair's classes: one logistic output per property cannot tell "built on" between
+two methods (uses, or extends when one name holds the other) from "built on" of a paper's method unless a feature
+joins the two."""
+
+
+_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def _name_parts(lay: Layout, typed: list[Typed], k: int, memo: dict) -> tuple[str, frozenset[str]]:
+    """A name's letters and digits run together, and its words of three characters or more (memoised per end)."""
+    key = (k, "name")
+    got = memo.get(key)
+    if got is None:
+        c = typed[k].cand
+        words = _ALNUM.sub(" ", (c.canonical or lay.text[c.start_char:c.end_char]).lower()).split()
+        got = memo[key] = ("".join(words), frozenset(w for w in words if len(w) >= 3 and not w.isdigit()))
+    return got
+
+
+def _kinship(lay: Layout, typed: list[Typed], s: int, o: int, memo: dict) -> list[str]:
+    """Whether one name is built from the other ("SDXL Turbo" and "SDXL", "DINOv2" and "DINO", "Distil-Whisper" and
+    "Whisper large-v2"): a successor or variant of what it names, not a tool it is built with."""
+    ja, wa = _name_parts(lay, typed, s, memo)
+    jb, wb = _name_parts(lay, typed, o, memo)
+    if not ja or not jb:
+        return []
+    if ja == jb:
+        return ["kin=same"]
+    if len(jb) >= 3 and jb in ja:
+        return ["kin=s_holds_o"]
+    if len(ja) >= 3 and ja in jb:
+        return ["kin=o_holds_s"]
+    return ["kin=word"] if wa & wb else []
 
 
 def _clause(lay: Layout, a: int, b: int) -> list[str]:
