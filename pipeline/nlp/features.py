@@ -431,9 +431,11 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     f.append(f"lines={_bucket(abs(lay.content_line[lo] - lay.content_line[ls]))}")
     f.append("same_para" if lay.para_of_line[ls] == lay.para_of_line[lo] else "other_para")
     origins = p.origin.split("+")
+    clause = []
     if ss == so or "wrapped" in origins:
         f += _between(lay, first, second)
-        f += _clause(lay, _root(lay, sc.start, sc.end), _root(lay, oc.start, oc.end))
+        clause = _clause(lay, _root(lay, sc.start, sc.end), _root(lay, oc.start, oc.end))
+        f += clause
     else:
         f += ["cross_sent", f"o_sent_first={_opening(lay, lay.sent_starts[so])}"]
         f += _cues_in(lay, lay.line_starts[lo], oc.start_char, "cue_oline=")
@@ -441,16 +443,19 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
         b = lay.sent_starts[ss + 1] if ss + 1 < len(lay.sent_starts) else len(lay.idx)
         f += _cues_in(lay, lay.idx[a], lay.idx[b - 1], "cue_ssent=")
     og = _end_gov(lay, typed, heads[p.o], "o_", memo)
-    f += _end_gov(lay, typed, heads[p.s], "s_", memo) + og
+    sg = _end_gov(lay, typed, heads[p.s], "s_", memo)
+    f += sg + og
     if ss != so:  # what governs the object, by how the pair was found: "It relies on X" after the paragraph's method
         classes = sorted({x.split("=", 1)[1] for x in og if x.startswith(("o_gov_class=", "o_np_class="))})
         f += [f"x_{origin}_{c}" for origin in origins for c in classes or ("none",)]
-    f += _kinship(lay, typed, p.s, p.o, memo)
+    kin = _kinship(lay, typed, p.s, p.o, memo)
+    f += kin
     if heads[p.o] != p.o:
         f.append("o_listed")
     if heads[p.s] != p.s:
         f.append("s_listed")
-    f += [f"{s.cls}>{o.cls}|{x}" for x in f if x.startswith(_CROSSED)]
+    # only these lists hold features of _CROSSED's kinds: not every feature is read again
+    f += [f"{s.cls}>{o.cls}|{x}" for part in (clause, sg, og, kin) for x in part if x.startswith(_CROSSED)]
     return f
 
 
