@@ -13,6 +13,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from functools import lru_cache
+from itertools import accumulate
 
 from spacy.tokens import Doc
 
@@ -551,10 +552,7 @@ def _counts(lay: Layout) -> tuple[list[int], list[int]]:
     """How many negation and hedge words stand before each token (prefix sums, once per document)."""
     if lay.counts is None:
         lex = lexicon()
-        negs, hedges = [0], [0]
-        for t in lay.texts:
-            w = t.lower()
-            negs.append(negs[-1] + (w in lex["negation"]))
-            hedges.append(hedges[-1] + (w in lex["hedges"]))
-        lay.counts = (negs, hedges)
+        words = [t.lower() for t in lay.texts]
+        lay.counts = (list(accumulate(map(lex["negation"].__contains__, words), initial=0)),
+                      list(accumulate(map(lex["hedges"].__contains__, words), initial=0)))
     return lay.counts
