@@ -93,7 +93,7 @@ class LinearModel:
                 starts.append(len(flat))
                 flat.append(pad)
                 flat += filter(_KNOWN, map(get, row))  # the rows of the known features, in order (C-level loops)
-            out.append(numpy.add.reduceat(matrix[flat], starts, axis=0))
+            out.append(numpy.add.reduceat(matrix.take(flat, axis=0), starts, axis=0))  # take: a list indexes 2x faster
         z = (out[0] if len(out) == 1 else numpy.concatenate(out)) + self.bias
         return 1.0 / (1.0 + numpy.exp(-z))
 
