@@ -152,7 +152,7 @@ def pair_rows(pd: PreparedDoc) -> None:
     by the rules when the gold knows nothing of them), overlaps resolved as at run time."""
     from .nlp.candidates import ALLOWED, pair_candidates
     from .nlp.classify import select
-    from .nlp.features import list_heads, pair_features
+    from .nlp.features import pairs_features
 
     cands, ml = pd.cands, pd.mlabels
     oracle = ml.copy()
@@ -162,8 +162,7 @@ def pair_rows(pd: PreparedDoc) -> None:
     typed = select(cands, oracle, CLASSES)
     pairs = pair_candidates(pd.doc, pd.lay, typed, pd.rule_rels)
     cand_ids = {(c.start, c.end): pd.ids[k] for k, c in enumerate(cands)}
-    heads = list_heads(pd.lay, typed)
-    pd.pfeats = [pair_features(pd.doc, pd.lay, typed, p, heads) for p in pairs]
+    pd.pfeats = pairs_features(pd.doc, pd.lay, typed, pairs)
     pd.plabels = numpy.zeros((len(pairs), len(PROPERTIES)))
     pd.pmask = numpy.zeros((len(pairs), len(PROPERTIES)))
     for i, p in enumerate(pairs):

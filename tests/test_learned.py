@@ -463,3 +463,27 @@ def test_a_sentence_naming_no_method_pairs_with_the_documents_method(parse):
     origins = _origins(parse, text, [("Kestrel", "Method", 0), ("Kestrel", "Method", 1), ("Quorra", "Dataset", 0),
                                      ("Tarn", "Dataset", 0)])
     assert "orphan" in origins[(0, 2)] and "orphan" in origins[(0, 3)]
+
+
+@pytest.mark.parametrize("text, s, o, kin", [
+    ("Kite-2 builds on our earlier Kite model.", "Kite-2", "Kite", "kin=s_holds_o"),
+    ("Wren Turbo builds on Wren and is trained with a new loss.", "Wren Turbo", "Wren", "kin=s_holds_o"),
+    ("Distil-Heron builds on Heron large-v2.", "Distil-Heron", "Heron large-v2", "kin=word"),
+])
+def test_a_name_built_from_the_other_says_so(parse, text, s, o, kin):
+    """A successor named after what it builds on ("Kite-2" on "Kite") is its variant (extends), where a tool it is
+    built with ("built on the PEFT library") is used: the pair's features say whether one name holds the other."""
+    _, f = _pair(parse, text, s, "Method", o, "Method")
+    assert kin in f and not any(x.startswith("kin=") and x != kin for x in f)
+
+
+def test_a_name_unlike_the_other_has_no_kinship(parse):
+    _, f = _pair(parse, "Kite builds on the Quill library.", "Kite", "Method", "Quill", "Method")
+    assert not any(x.startswith("kin=") for x in f)
+
+
+def test_the_governing_words_class_is_also_read_with_the_pairs_classes(parse):
+    """"built on" says uses between two methods and between a paper and a method, but the paper's output and the
+    method's share one weight unless a feature joins the verb's class with the pair's classes."""
+    _, f = _pair(parse, "Kite is built on the Quill library.", "Kite", "Method", "Quill", "Method")
+    assert "o_prep=on_built" in f and "Method>Method|o_gov_class=uses" in f

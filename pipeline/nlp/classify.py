@@ -23,7 +23,7 @@ from spacy.tokens import Doc
 from .candidates import ALLOWED, Layout, MentionCandidate, PairCandidate, Typed, layout, mention_candidates, pair_candidates
 from ..resolve import norm
 from .components import MENTIONS_KEY
-from .features import doc_context, list_heads, mention_features, pair_features
+from .features import doc_context, mention_features, pairs_features
 
 __all__ = ["LinearModel", "Models", "load_models", "WEIGHTS", "Decision", "decide", "select", "apply_decision",
            "THRESHOLD", "REL_THRESHOLD", "RULE_THRESHOLD", "WEAK_BAR", "JOINT_BAR"]
@@ -93,7 +93,7 @@ class LinearModel:
                 starts.append(len(flat))
                 flat.append(pad)
                 flat += filter(_KNOWN, map(get, row))  # the rows of the known features, in order (C-level loops)
-            out.append(numpy.add.reduceat(matrix[flat], starts, axis=0))
+            out.append(numpy.add.reduceat(matrix.take(flat, axis=0), starts, axis=0))  # take: a list indexes 2x faster
         z = (out[0] if len(out) == 1 else numpy.concatenate(out)) + self.bias
         return 1.0 / (1.0 + numpy.exp(-z))
 
@@ -234,8 +234,7 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     typed = select(cands, models.mentions.probs(mfeats), models.mentions.labels, threshold, rule_threshold,
                    weak_bar if joint_bar < 1.0 else None, related)
     pairs = pair_candidates(doc, lay, typed, rels)
-    heads = list_heads(lay, typed)
-    probs = models.relations.probs([pair_features(doc, lay, typed, p, heads) for p in pairs])
+    probs = models.relations.probs(pairs_features(doc, lay, typed, pairs))
     col = {p: k for k, p in enumerate(models.relations.labels)}
     bars = _bars(rel_threshold)
     # a paper's venue the rules stated is not second-guessed by another the layout suggests

@@ -13,13 +13,14 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from functools import lru_cache
+from itertools import accumulate
 
 from spacy.tokens import Doc
 
 from ..resolve import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon
 
-__all__ = ["mention_features", "pair_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
+__all__ = ["mention_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -386,17 +387,44 @@ def list_heads(lay: Layout, typed: list[Typed]) -> list[int]:
     return heads
 
 
-def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, heads: list[int]) -> list[str]:
-    """The features of one pair candidate (``heads``: :func:`list_heads` of ``typed``)."""
+def pairs_features(doc: Doc, lay: Layout, typed: list[Typed], pairs: list[PairCandidate]) -> list[list[str]]:
+    """The features of each pair candidate of one document (what depends on one end only is read once per end)."""
+    heads, memo = list_heads(lay, typed), {}
+    return [pair_features(doc, lay, typed, p, heads, memo) for p in pairs]
+
+
+def _end(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> list[str]:
+    """What a pair's end says of itself, ``tag`` first: its rule and line (memoised per end in ``memo``)."""
+    key = (k, tag)
+    got = memo.get(key)
+    if got is None:
+        m = typed[k].cand
+        got = memo[key] = ([f"{tag}rr={m.rule}"] if m.rule_cls else []) + _line_features(lay, m.start_char, m.end_char, tag)
+    return got
+
+
+def _end_gov(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> list[str]:
+    """:func:`_gov` of the end ``k`` (the first of its list), memoised per end in ``memo``."""
+    key = (k, tag, "gov")
+    got = memo.get(key)
+    if got is None:
+        h = typed[k].cand
+        got = memo[key] = _gov(lay, _root(lay, h.start, h.end), tag)
+    return got
+
+
+def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, heads: list[int],
+                  memo: dict | None = None) -> list[str]:
+    """The features of one pair candidate (``heads``: :func:`list_heads` of ``typed``; ``memo``: what was read of
+    each end for another pair of the same ``typed``)."""
+    memo = {} if memo is None else memo
     s, o = typed[p.s], typed[p.o]
     sc, oc = s.cand, o.cand
     f = [f"cls={s.cls}>{o.cls}"] + [f"origin={x}" for x in p.origin.split("+")]
     for prop, rule in p.rules:
         f += [f"rule_p={prop}", f"rule={rule}"]
-    for tag, m in (("s_", sc), ("o_", oc)):
-        if m.rule_cls:
-            f.append(f"{tag}rr={m.rule}")
-        f += _line_features(lay, m.start_char, m.end_char, tag)
+    f += _end(lay, typed, p.s, "s_", memo)
+    f += _end(lay, typed, p.o, "o_", memo)
     first, second = (sc, oc) if sc.start <= oc.start else (oc, sc)
     f.append("s_first" if first is sc else "o_first")
     ss, so = lay.sent_of(sc.start), lay.sent_of(oc.start)
@@ -404,26 +432,68 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     f.append(f"lines={_bucket(abs(lay.content_line[lo] - lay.content_line[ls]))}")
     f.append("same_para" if lay.para_of_line[ls] == lay.para_of_line[lo] else "other_para")
     origins = p.origin.split("+")
+    clause = []
     if ss == so or "wrapped" in origins:
         f += _between(lay, first, second)
-        f += _clause(lay, _root(lay, sc.start, sc.end), _root(lay, oc.start, oc.end))
+        clause = _clause(lay, _root(lay, sc.start, sc.end), _root(lay, oc.start, oc.end))
+        f += clause
     else:
         f += ["cross_sent", f"o_sent_first={_opening(lay, lay.sent_starts[so])}"]
         f += _cues_in(lay, lay.line_starts[lo], oc.start_char, "cue_oline=")
         a = lay.sent_starts[ss]
         b = lay.sent_starts[ss + 1] if ss + 1 < len(lay.sent_starts) else len(lay.idx)
         f += _cues_in(lay, lay.idx[a], lay.idx[b - 1], "cue_ssent=")
-    hs, ho = typed[heads[p.s]].cand, typed[heads[p.o]].cand
-    og = _gov(lay, _root(lay, ho.start, ho.end), "o_")
-    f += _gov(lay, _root(lay, hs.start, hs.end), "s_") + og
+    og = _end_gov(lay, typed, heads[p.o], "o_", memo)
+    sg = _end_gov(lay, typed, heads[p.s], "s_", memo)
+    f += sg + og
     if ss != so:  # what governs the object, by how the pair was found: "It relies on X" after the paragraph's method
         classes = sorted({x.split("=", 1)[1] for x in og if x.startswith(("o_gov_class=", "o_np_class="))})
         f += [f"x_{origin}_{c}" for origin in origins for c in classes or ("none",)]
+    kin = _kinship(lay, typed, p.s, p.o, memo)
+    f += kin
     if heads[p.o] != p.o:
         f.append("o_listed")
     if heads[p.s] != p.s:
         f.append("s_listed")
+    # only these lists hold features of _CROSSED's kinds: not every feature is read again
+    f += [f"{s.cls}>{o.cls}|{x}" for part in (clause, sg, og, kin) for x in part if x.startswith(_CROSSED)]
     return f
+
+
+_CROSSED = ("o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=")
+"""The features also read with the pair's classes: one logistic output per property cannot tell "built on" between
+two methods (uses, or extends when one name holds the other) from "built on" of a paper's method unless a feature
+joins the two."""
+
+
+_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def _name_parts(lay: Layout, typed: list[Typed], k: int, memo: dict) -> tuple[str, frozenset[str]]:
+    """A name's letters and digits run together, and its words of three characters or more (memoised per end)."""
+    key = (k, "name")
+    got = memo.get(key)
+    if got is None:
+        c = typed[k].cand
+        words = _ALNUM.sub(" ", (c.canonical or lay.text[c.start_char:c.end_char]).lower()).split()
+        got = memo[key] = ("".join(words), frozenset(w for w in words if len(w) >= 3 and not w.isdigit()))
+    return got
+
+
+def _kinship(lay: Layout, typed: list[Typed], s: int, o: int, memo: dict) -> list[str]:
+    """Whether one name is built from the other ("SDXL Turbo" and "SDXL", "DINOv2" and "DINO", "Distil-Whisper" and
+    "Whisper large-v2"): a successor or variant of what it names, not a tool it is built with."""
+    ja, wa = _name_parts(lay, typed, s, memo)
+    jb, wb = _name_parts(lay, typed, o, memo)
+    if not ja or not jb:
+        return []
+    if ja == jb:
+        return ["kin=same"]
+    if len(jb) >= 3 and jb in ja:
+        return ["kin=s_holds_o"]
+    if len(ja) >= 3 and ja in jb:
+        return ["kin=o_holds_s"]
+    return ["kin=word"] if wa & wb else []
 
 
 def _clause(lay: Layout, a: int, b: int) -> list[str]:
@@ -482,10 +552,7 @@ def _counts(lay: Layout) -> tuple[list[int], list[int]]:
     """How many negation and hedge words stand before each token (prefix sums, once per document)."""
     if lay.counts is None:
         lex = lexicon()
-        negs, hedges = [0], [0]
-        for t in lay.texts:
-            w = t.lower()
-            negs.append(negs[-1] + (w in lex["negation"]))
-            hedges.append(hedges[-1] + (w in lex["hedges"]))
-        lay.counts = (negs, hedges)
+        words = [t.lower() for t in lay.texts]
+        lay.counts = (list(accumulate(map(lex["negation"].__contains__, words), initial=0)),
+                      list(accumulate(map(lex["hedges"].__contains__, words), initial=0)))
     return lay.counts
