@@ -477,7 +477,7 @@ def _commit_streamed(b: Build, streamed: Streamed) -> BuildReport:
         entities_per_class=resolver.entities_per_class(), relations_per_property=resolver.relations_per_property(),
         seconds=b.seconds, model=b.model,
         outputs=tuple(str(b.config.out_dir / n) for n in [GRAPH_TTL, *sorted(set(files) - {GRAPH_TTL}), REPORT]),
-        graph_stats=stats[1],
+        graph_stats=stats.statistics,
         encodings={k.document.id: k.document.encoding for k in b.kept.values() if k.document.id in done},
         validation=_validation_note(b, resolver.triples),
         documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=streamed.patched)

@@ -42,6 +42,7 @@ from .stream import StreamResolver
 from .vocab import local_name
 
 __all__ = ["STATE_FILE", "GraphState", "DocumentState", "ChangedBlocks", "Changes", "Change", "no_cycle_collection", "take_state", "graph_stats",
+           "GraphStats",
            "save_state", "plan", "rebuild", "Rebuilt", "state_version", "PageState", "take_page", "save_page"]
 
 
@@ -89,7 +90,7 @@ class GraphState:
     docs: dict[str, DocumentState]
     tables: dict = field(repr=False)  # the GraphBlocks' tables (_TABLES)
     validated: bool = False  # graph.ttl passed the shapes: a patch of it is checked where it changed
-    stats: tuple | None = None  # (entity_graph_key, the report's graph statistics) of the graph it describes
+    stats: GraphStats | None = None  # the report's graph statistics of the graph it describes, with their key
 
     def resolver(self) -> StreamResolver:
         r = StreamResolver().restore(self.tables)
@@ -98,8 +99,18 @@ class GraphState:
         return r
 
 
-def graph_stats(resolver: GraphBlocks, state: GraphState | None) -> tuple:
-    """``(key, statistics)`` of the resolver's entity graph (``rdf.GraphBlocks.graph_stats``, for the report):
+@dataclass(frozen=True, slots=True)
+class GraphStats:
+    """The report's statistics of an entity graph, with the key of what they were computed from."""
+
+    key: str
+    """A digest of the entities and relations the statistics read, and of the code that computes them."""
+    statistics: dict
+    """``rdf.GraphBlocks.graph_stats``: the report's ``graph`` section."""
+
+
+def graph_stats(resolver: GraphBlocks, state: GraphState | None) -> GraphStats:
+    """The statistics of the resolver's entity graph (``rdf.GraphBlocks.graph_stats``, for the report):
     the last build's when its entity graph had the same key, a digest of the entities' IRIs, classes and labels
     and of the relations (what the statistics read), and of the code that computes them."""
     h = hashlib.sha256((Path(__file__).parent / "analysis.py").read_bytes())
@@ -110,9 +121,9 @@ def graph_stats(resolver: GraphBlocks, state: GraphState | None) -> tuple:
     for s, p, o in sorted(resolver.relations):
         h.update(f"{iri[s]}\0{p}\0{iri[o]}\n".encode("utf-8", "surrogatepass"))
     key = h.hexdigest()
-    if state is not None and state.stats is not None and state.stats[0] == key:
+    if state is not None and isinstance(state.stats, GraphStats) and state.stats.key == key:
         return state.stats
-    return key, resolver.graph_stats()
+    return GraphStats(key, resolver.graph_stats())
 
 
 def take_state(out_dir: Path, version: str | None) -> GraphState | None:
@@ -146,7 +157,7 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
 
 
 def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[str, DocumentState],
-               validated: bool = False, stats: tuple | None = None) -> None:
+               validated: bool = False, stats: GraphStats | None = None) -> None:
     """Leave the state of the build that just wrote ``out_dir``'s outputs (atomically); ``validated``: its
     graph.ttl passed the shapes."""
     out_dir = Path(out_dir)
@@ -440,24 +451,27 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], rem
         prefixes |= group
     out_dir = Path(out_dir)
     old_turtle, header = (out_dir / "graph.ttl").read_bytes(), r.T.terms.header(prefixes).encode("utf-8")
-    turtle = _patch_turtle(old_turtle, gone_subjects, blocks.items, header)
-    if turtle is None:
+    patched = _patch_turtle(old_turtle, gone_subjects, blocks.items, header)
+    if patched is None:
         return None
+    turtle, taken_out = patched
     merges = _patch_merges((out_dir / "merges.json").read_bytes(), r, gone_records, records.items)
     if merges is None:
         return None
     return Rebuilt(resolver=r, files={"graph.ttl": turtle, "merges.json": merges}, docs=docs, entries=entries,
                    rendered=sum(1 for d in affected if d in docs),
-                   changed=_changed_blocks(old_turtle, gone_subjects, blocks.items, header))
+                   changed=_changed_blocks(old_turtle, taken_out, blocks.items, header))
 
 
 def _subject(piece: bytes) -> bytes:
     return piece[:piece.find(b" ")]
 
 
-def _splice(pieces: list[bytes], gone: set[bytes], added: list[tuple[bytes, bytes]], key) -> list[bytes] | None:
+def _splice(pieces: list[bytes], gone: set[bytes], added: list[tuple[bytes, bytes]], key,
+            taken_out: list[bytes] | None = None) -> list[bytes] | None:
     """``pieces`` (sorted by ``key``, distinct) without those whose key is in ``gone``, with ``added``
-    ``(key, piece)`` in their places; None if a piece to take out is missing or one added is there already."""
+    ``(key, piece)`` in their places; None if a piece to take out is missing or one added is there already.
+    The pieces taken out are appended to ``taken_out``, in order."""
     cut = []
     for g in gone:
         i = bisect.bisect_left(pieces, g, key=key)
@@ -471,6 +485,8 @@ def _splice(pieces: list[bytes], gone: set[bytes], added: list[tuple[bytes, byte
         kept += pieces[start:i]
         start = i + 1
     kept += pieces[start:]
+    if taken_out is not None:
+        taken_out += (pieces[i] for i in cut)
     added = sorted(added)
     out: list[bytes] = []
     start = 0
@@ -487,31 +503,32 @@ def _splice(pieces: list[bytes], gone: set[bytes], added: list[tuple[bytes, byte
     return out
 
 
-def _patch_turtle(old: bytes, gone: set[str], added: list[tuple[str, str]], header: bytes) -> bytes | None:
-    """graph.ttl with the blocks of subjects ``gone`` taken out and ``added`` put in, under ``header``."""
+def _patch_turtle(old: bytes, gone: set[str], added: list[tuple[str, str]],
+                  header: bytes) -> tuple[bytes, list[bytes]] | None:
+    """graph.ttl with the blocks of subjects ``gone`` taken out and ``added`` put in, under ``header``; and the
+    blocks taken out."""
     if old.startswith(b"@prefix"):
         end = old.find(b"\n\n")
         body = old[end + 2:]
     else:
         body = old
     pieces = body[:-1].split(b"\n\n") if body else []
+    taken_out: list[bytes] = []
     new = _splice(pieces, {g.encode("utf-8") for g in gone},
-                  [(s.encode("utf-8"), t.encode("utf-8")[:-1]) for s, t in added], _subject)
+                  [(s.encode("utf-8"), t.encode("utf-8")[:-1]) for s, t in added], _subject, taken_out)
     if new is None:
         return None
-    return header + b"\n\n".join(new) + b"\n" if new else header
+    return (header + b"\n\n".join(new) + b"\n" if new else header), taken_out
+
+
+def _changed_blocks(old: bytes, taken_out: list[bytes], added: list[tuple[str, str]], header: bytes) -> ChangedBlocks:
+    """The blocks the patch took out of ``old`` (under its prefixes) and those it put in (under ``header``)."""
+    end = old.find(b"\n\n") if old.startswith(b"@prefix") else 0
+    return ChangedBlocks(removed=b"\n\n".join([old[:end], *taken_out]) + b"\n",
+                         added=b"\n\n".join([header, *(t.encode("utf-8") for _, t in added)]))
 
 
 _SECTION_END = b"\n    }"
-
-
-def _changed_blocks(old: bytes, gone: set[str], added: list[tuple[str, str]], header: bytes) -> ChangedBlocks:
-    """The blocks the patch took out of ``old`` (under its prefixes) and those it put in (under ``header``)."""
-    end = old.find(b"\n\n") if old.startswith(b"@prefix") else 0
-    keys = {g.encode("utf-8") for g in gone}
-    removed = [p for p in old[end:].split(b"\n\n") if p.strip() and _subject(p.lstrip(b"\n")) in keys]
-    return ChangedBlocks(removed=b"\n\n".join([old[:end], *removed]) + b"\n",
-                         added=b"\n\n".join([header, *(t.encode("utf-8") for _, t in added)]))
 
 
 def _section_iri(piece: bytes) -> bytes:
