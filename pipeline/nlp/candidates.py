@@ -118,12 +118,18 @@ class Layout:
     spaced: list[bool] = field(default_factory=list)
     cues: dict = field(default_factory=dict)
     """Cue class -> (sorted start offsets, end offsets) of its matches in the text."""
+    cue_marks: list = field(default_factory=list)
+    """Every cue match as (start, end, the rank of its class in ``cues``), sorted: the classes matched inside a
+    window are read from here with one bisection (``features._cues_in``)."""
+    cue_starts: list[int] = field(default_factory=list)
     marker_ends: dict = field(default_factory=dict)
     """Line -> where its first character other than white space and list markers stands (``features``)."""
     counts: tuple | None = None
     """Negation and hedge words before each token (``features._counts``, computed when first asked)."""
     line_info: dict = field(default_factory=dict)
     """Line -> what the features read of the whole line (``features._line_shape``, computed when first asked)."""
+    frame_info: dict = field(default_factory=dict)
+    """Line -> the features of a span's frame that depend on its line alone (``features._frame``)."""
     prev_line: list[int] = field(default_factory=list)
     next_line: list[int] = field(default_factory=list)
     """For each line, the nearest line with words above and below it (-1: none)."""
@@ -207,9 +213,12 @@ def layout(doc: Doc) -> Layout:
     from .features import word_of
 
     lay.words = [word_of(t) for t in lay.texts]
-    for name, rx in lexicon()["cue_res"].items():
+    for rank, (name, rx) in enumerate(lexicon()["cue_res"].items()):
         found = [(m.start(), m.end()) for m in rx.finditer(text)]
         lay.cues[name] = ([a for a, _ in found], [b for _, b in found])
+        lay.cue_marks += [(a, b, rank) for a, b in found]
+    lay.cue_marks.sort()
+    lay.cue_starts = [a for a, _, _ in lay.cue_marks]
     return lay
 
 

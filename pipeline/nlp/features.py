@@ -60,17 +60,22 @@ def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
     classes: dict[str, set[str]] = defaultdict(set)
     around: dict[str, set[str]] = defaultdict(set)
     text, words, n = lay.text, lay.words, len(lay.words)
+    near: dict[tuple[int, int], tuple] = {}
     for c in cands:
         if c.rule_cls:
             classes[norm(c.canonical)].add(c.rule_cls)
         key = norm(text[c.start_char:c.end_char])
+        before, after = _before(lay, c), _after(lay, c)
         if c.start > 0:
-            around[key].add("any_p1=" + _before(lay, c)[0])
+            around[key].add("any_p1=" + before[0])
         if c.end < n:
-            around[key].add("any_n1=" + _after(lay, c)[0])
-        around[key].update("any_" + g for g in _gov(lay, _root(lay, c.start, c.end), "g_") if "gov_class=" in g)
+            around[key].add("any_n1=" + after[0])
+        root = _root(lay, c.start, c.end)
+        gov = _gov(lay, root, "g_")
+        around[key].update("any_" + g for g in gov if "gov_class=" in g)
+        near[(c.start, c.end)] = (before, after, root, gov)
     return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()},
-            "segments": _segments(lay, cands)}
+            "segments": _segments(lay, cands), "near": near}
 
 
 _CAPITALISED = re.compile(r"\b[A-Z]\w*")
@@ -149,12 +154,19 @@ def _bucket(n: int) -> str:
 
 def _cues_in(lay: Layout, a: int, b: int, tag: str) -> list[str]:
     """``tag`` + each cue class with a match inside the characters ``[a, b)``."""
-    out = []
-    for name, (starts, ends) in lay.cues.items():
-        k = bisect_left(starts, a)
-        if k < len(starts) and ends[k] <= b:
-            out.append(tag + name)
-    return out
+    # a class's matches do not overlap, so its first match from a on ends inside [a, b) exactly when some match of
+    # it lies inside: the matches of all classes that start inside, read in one sorted list
+    starts, marks = lay.cue_starts, lay.cue_marks
+    k = bisect_left(starts, a)
+    if k == len(starts) or starts[k] >= b:
+        return []
+    ranks = set()
+    while k < len(starts) and starts[k] < b:
+        if marks[k][1] <= b:
+            ranks.add(marks[k][2])
+        k += 1
+    names = list(lay.cues)
+    return [tag + names[r] for r in sorted(ranks)]
 
 
 _CAMEL = re.compile(r"[a-z][A-Z]")
@@ -199,11 +211,13 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     last = texts[c.end - 1]
     f.append(f"last_suf={last[-3:].lower()}" if last[:1].isupper() and len(last) > 4 else f"last={words[c.end - 1]}")
     f.append(f"first={words[c.start]}")
-    p1, p2 = _before(lay, c)
-    n1, n2 = _after(lay, c)
+    got = ctx.get("near", {}).get((c.start, c.end))  # what doc_context read around the span already
+    if got is None:
+        root = _root(lay, c.start, c.end)
+        got = (_before(lay, c), _after(lay, c), root, _gov(lay, root, "g_"))
+    (p1, p2), (n1, n2), root, gov = got
     f += [f"p1={p1}", f"p2={p2}", f"n1={n1}",
           f"n2={n2}", f"around={p1}_{n1}"]
-    root = _root(lay, c.start, c.end)
     dep = lay.deps[root]
     f.append(f"dep={dep}")
     head = lay.heads[root]
@@ -211,7 +225,7 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
         f += [f"head={words[head]}", f"head_dep={dep}_{words[head]}"]
         if lay.deps[head] == "prep":
             f.append(f"prep={words[head]}_{words[lay.heads[head]]}")
-    f += _gov(lay, root, "g_")[1:]  # what governs it, past a noun phrase and a list ("on A, B and C")
+    f += gov[1:]  # what governs it, past a noun phrase and a list ("on A, B and C")
     f += _line_features(lay, c.start_char, c.end_char, "")
     f += _cues_in(lay, max(0, c.start_char - 40), c.start_char, "cue_before=")
     f += _frame(lay, c)
@@ -240,7 +254,7 @@ def _frame(lay: Layout, c: MentionCandidate) -> list[str]:
     """What frames a span: the characters just around it ("; X," in an affiliation line, "[1] X" or "X (poster)"
     on a line of its own), the share of capitalised words on its line, and the kinds and labels of the lines
     above and below ("Authors: ..." under a title)."""
-    line = lay.line_of_char(c.start_char)
+    line = lay.token_line[c.start]  # the line of its first character
     start = lay.line_starts[line]
     end = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
     # only a list marker (or a quote's ">", gone once Markdown is read) before it: the line's start
@@ -249,14 +263,18 @@ def _frame(lay: Layout, c: MentionCandidate) -> list[str]:
     f = [f"lb={lb}", f"rb={rb}", f"lrb={lb}{rb}"]
     if lb in _SEPARATORS and rb in _SEPARATORS:
         f.append("seg_whole")
-    caps = _line_shape(lay, line)
-    f += [f"line_caps={caps}", f"line_caps_kind={caps}_{_KIND.get(lay.line_kind[line], lay.line_kind[line])}"]
-    for tag, other in (("prev", lay.prev_line[line]), ("next", lay.next_line[line])):
-        if other >= 0:
-            first = lay.line_first[other]
-            f += [f"{tag}_line={_KIND.get(lay.line_kind[other], lay.line_kind[other])}",
-                  f"{tag}_first={first if first in lexicon()['line_labels'] else '-'}"]
-    return f
+    got = lay.frame_info.get(line)
+    if got is None:  # what the line and its neighbours say, once per line
+        caps = _line_shape(lay, line)
+        got = [f"line_caps={caps}", f"line_caps_kind={caps}_{_KIND.get(lay.line_kind[line], lay.line_kind[line])}"]
+        labels = lexicon()["line_labels"]
+        for tag, other in (("prev", lay.prev_line[line]), ("next", lay.next_line[line])):
+            if other >= 0:
+                first = lay.line_first[other]
+                got += [f"{tag}_line={_KIND.get(lay.line_kind[other], lay.line_kind[other])}",
+                        f"{tag}_first={first if first in labels else '-'}"]
+        lay.frame_info[line] = got
+    return f + got
 
 
 _KIND = {"heading": "short"}
