@@ -230,7 +230,47 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f += _cues_in(lay, max(0, c.start_char - 40), c.start_char, "cue_before=")
     f += _frame(lay, c)
     f += _neighbours(lay, c, ctx)
+    f += _list_intro(lay, c)
+    f += _apposition(lay, c.end, root)
     return f
+
+
+def _apposition(lay: Layout, end: int, root: int) -> list[str]:
+    """The noun of an apposition after a span ("DeepRoute.ai, a Chinese driving start-up": start-up), which says
+    what kind of thing the span names."""
+    heads, deps = lay.heads, lay.deps
+    for t in range(end, min(end + 8, len(heads))):
+        if heads[t] == root and deps[t] == "appos":
+            k = t
+            while k > end and not lay.spaced[k - 1] and lay.texts[k - 1] not in {",", "(", "\""}:
+                k -= 1  # the whole of a hyphenated noun ("start-up")
+            noun = "".join(lay.texts[k:t + 1])
+            # a common noun only: a list of names parsed as appositions says nothing here
+            return [f"appos_noun={noun}"] if noun.replace("-", "").isalpha() and noun.islower() else []
+    return []
+
+
+def _list_intro(lay: Layout, c: MentionCandidate) -> list[str]:
+    """The word before the colon that opens the list a span stands in, on its line and in its sentence: "the GLUE
+    tasks: MNLI, SST-2" (tasks), "Speaker: Ann Lee" (speaker)."""
+    text = lay.text
+    a = max(lay.line_starts[lay.token_line[c.start]], c.start_char - 150)
+    colon = text.rfind(":", a, c.start_char)
+    if colon < 0 or ". " in text[colon:c.start_char]:
+        return []
+    k = bisect_left(lay.idx, colon)
+    if k == 0 or k >= len(lay.idx) or lay.idx[k] != colon:
+        return []
+    w = lay.words[k - 1]
+    f = [f"intro={w}", "intro_first" if not text[colon + 1:c.start_char].strip() else "intro_list"]
+    cls = _intro_classes().get(lay.texts[k - 1].lower())
+    return f + [f"intro_class={cls}"] if cls else f
+
+
+@lru_cache(maxsize=1)
+def _intro_classes() -> dict[str, str]:
+    """Noun -> the class of the names a list after "noun:" holds (``list_intros`` of ``features.json``)."""
+    return {w: cls for cls, words in lexicon()["list_intros"].items() if not cls.startswith("_") for w in words}
 
 
 _SEPARATORS = frozenset("^$,;()[]|:•·/")
@@ -273,8 +313,39 @@ def _frame(lay: Layout, c: MentionCandidate) -> list[str]:
                 first = lay.line_first[other]
                 got += [f"{tag}_line={_KIND.get(lay.line_kind[other], lay.line_kind[other])}",
                         f"{tag}_first={first if first in labels else '-'}"]
+        nxt = lay.next_line[line]
+        if nxt >= 0 and _lead_names(lay, nxt)[0] >= 0:
+            got.append("next_lead" + _lead_names(lay, nxt)[1])
         lay.frame_info[line] = got
-    return f + got
+    end, kind = _lead_names(lay, line)
+    return f + got + ([f"in_lead{kind}"] if c.start_char < end else [])
+
+
+def _lead_names(lay: Layout, line: int) -> tuple[int, str]:
+    """Where a line's lead of names ends, and whether one of them holds a word that names an organization: a line
+    that opens with nothing but capitalised names in a list, up to its first full stop ("Qualcomm AI Research,
+    Seoul National University. Personalizing ..."), or holds only such a list of two or more, is a byline or an
+    affiliation line (a title alone on its line is none). (-1, "") if it has none."""
+    key = ("lead", line)
+    got = lay.line_info.get(key)
+    if got is None:
+        got = (-1, "")
+        a = _marker_end(lay, line, lay.line_starts[line], _line_end(lay, line))
+        b = _line_end(lay, line)
+        stop = lay.text.find(". ", a, b)
+        head = lay.text[a:stop if stop >= 0 else b].rstrip(".")
+        fw, known = lexicon()["function_words"], lexicon()["name_words"]
+        pieces = [p for p in _LIST_SEPARATOR.split(head) if p]
+        if pieces and len(pieces) <= 12 and (stop >= 0 or len(pieces) > 1) and all(
+                len(p.split()) <= 6 and p[:1].isupper() and all(w[:1].isupper() or w in fw for w in p.split())
+                for p in pieces):
+            got = (a + len(head), "_nw" if any(w.lower() in known for w in head.split()) else "")
+        lay.line_info[key] = got
+    return got
+
+
+def _line_end(lay: Layout, line: int) -> int:
+    return lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
 
 
 _KIND = {"heading": "short"}
