@@ -2,13 +2,13 @@
 stand in a relation. The trained decision (``classify.py``) picks among them; nothing here decides.
 
 Mention candidates come from the rules (their class and rule name become features), from name shape (capitals,
-digits, hyphens, CamelCase, acronyms) and from title-like runs anywhere in a line (headings, list items, after
-"Accepted to X,", in quotes). Pair candidates are the pairs of typed mentions the knowledge model allows within a
-sentence (a sentence wrapped over lines counted as one), the pairs a document's layout gives (a titled entry, or a
-method before a title's colon, and the venue, affiliation and code lines under it; a list item and the venue or
-device of its heading; a paragraph's method and the mentions of a sentence that refers to it as "it" or "the
-model"; a table's header and rows; the document's method and the sentences that name no method), and the rules'
-own relations.
+digits, hyphens, CamelCase, acronyms), from title-like runs anywhere in a line (headings, list items, after
+"Accepted to X,", in quotes) and from lower-case technique names ("grouped-query attention"). Pair candidates are
+the pairs of typed mentions the knowledge model allows within a sentence (a sentence wrapped over lines counted as
+one), the pairs a document's layout gives (a titled entry, or a method before a title's colon, and the venue,
+affiliation and code lines under it; a list item and the venue or device of its heading; a paragraph's method and
+the mentions of a sentence that refers to it as "it" or "the model"; a table's header and rows; the document's
+method and the sentences that name no method), and the rules' own relations.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class MentionCandidate:
     start_char: int
     end_char: int
     source: str
-    """"rule", "shape", "title" or "quote"."""
+    """"rule", "shape", "title", "line", "term" or "quote"."""
     rule_cls: str = ""
     rule: str = ""
     canonical: str = ""
@@ -118,12 +118,18 @@ class Layout:
     spaced: list[bool] = field(default_factory=list)
     cues: dict = field(default_factory=dict)
     """Cue class -> (sorted start offsets, end offsets) of its matches in the text."""
+    cue_marks: list = field(default_factory=list)
+    """Every cue match as (start, end, the rank of its class in ``cues``), sorted: the classes matched inside a
+    window are read from here with one bisection (``features._cues_in``)."""
+    cue_starts: list[int] = field(default_factory=list)
     marker_ends: dict = field(default_factory=dict)
     """Line -> where its first character other than white space and list markers stands (``features``)."""
     counts: tuple | None = None
     """Negation and hedge words before each token (``features._counts``, computed when first asked)."""
     line_info: dict = field(default_factory=dict)
     """Line -> what the features read of the whole line (``features._line_shape``, computed when first asked)."""
+    frame_info: dict = field(default_factory=dict)
+    """Line -> the features of a span's frame that depend on its line alone (``features._frame``)."""
     prev_line: list[int] = field(default_factory=list)
     next_line: list[int] = field(default_factory=list)
     """For each line, the nearest line with words above and below it (-1: none)."""
@@ -207,9 +213,12 @@ def layout(doc: Doc) -> Layout:
     from .features import word_of
 
     lay.words = [word_of(t) for t in lay.texts]
-    for name, rx in lexicon()["cue_res"].items():
+    for rank, (name, rx) in enumerate(lexicon()["cue_res"].items()):
         found = [(m.start(), m.end()) for m in rx.finditer(text)]
         lay.cues[name] = ([a for a, _ in found], [b for _, b in found])
+        lay.cue_marks += [(a, b, rank) for a, b in found]
+    lay.cue_marks.sort()
+    lay.cue_starts = [a for a, _, _ in lay.cue_marks]
     return lay
 
 
@@ -282,7 +291,8 @@ _QUOTE = re.compile(r"[\"“]([^\"”\n]{6,160})[\"”]")
 
 
 def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
-    """Every candidate span of ``doc``: the rules' mentions first, then shapes, title runs and quotes."""
+    """Every candidate span of ``doc``: the rules' mentions first, then shapes, title runs, line heads, technique
+    names and quotes."""
     fw = lexicon()["function_words"]
     text = lay.text
     out: dict[tuple[int, int], MentionCandidate] = {}
@@ -319,6 +329,7 @@ def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
                 if ":" not in texts[x:y + 1]:
                     _add(out, lay, x, y + 1, "shape")
     _line_segments(doc, lay, out)
+    _technique_terms(lay, out, fw)
     for m in _QUOTE.finditer(text):
         x, y = _tokens_within(lay, m.start(1), m.end(1))
         if x < y:
@@ -361,6 +372,46 @@ def _line_segments(doc: Doc, lay: Layout, out: dict) -> None:
                 x, y = _tokens_within(lay, a + s0, a + s0 + len(seg))
                 if x < y:
                     _add(out, lay, x, y, "line")
+
+
+_MODIFIES = frozenset({"amod", "compound", "nmod", "npadvmod", "hmod"})
+
+
+def _technique_terms(lay: Layout, out: dict, fw: frozenset[str]) -> None:
+    """Lower-case technique names: a noun of ``technique_heads`` or ``technique_nouns`` ("attention", "learning") with
+    the lower-case words that modify it ("grouped-query attention", "4-bit quantization"), each whole-word tail of the phrase a
+    candidate ("knowledge distillation" and "distillation"). The model judges them; nothing else finds a name
+    written without capitals."""
+    alone, after = _technique_heads()
+    texts, spaced, tl, deps, heads = lay.texts, lay.spaced, lay.token_line, lay.deps, lay.heads
+    n = len(texts)
+    for h in range(n):
+        if (texts[h] not in alone and texts[h] not in after) or (h + 1 < n and not spaced[h] and texts[h + 1] in {"-", "/"}):
+            continue  # "attention-based" is no name of attention
+        k, words = h, 1
+        while k > 0 and tl[k - 1] == tl[h]:
+            p = texts[k - 1]
+            if p == "-" and not spaced[k - 1] and k > 1 and not spaced[k - 2]:
+                k -= 1  # the hyphen of a compound ("grouped-query")
+                continue
+            joined = not spaced[k - 1]
+            if not p.isalnum() or not (p.islower() or (joined and p.isdigit())) or p in fw:
+                break
+            if not joined:
+                if deps[k - 1] not in _MODIFIES or not k - 1 < heads[k - 1] <= h or words == 4:
+                    break
+                words += 1
+            k -= 1
+        for x in range(k, h + 1 if texts[h] in alone else h):
+            if (x == k or spaced[x - 1]) and texts[x] != "-":
+                _add(out, lay, x, h + 1, "term")
+
+
+@lru_cache(maxsize=1)
+def _technique_heads() -> tuple[frozenset[str], frozenset[str]]:
+    """The nouns that end a technique's name and may name it alone ("distillation"), and those that end one only
+    after a modifier ("diffusion models")."""
+    return frozenset(lexicon()["technique_heads"]), frozenset(lexicon()["technique_nouns"])
 
 
 def _tokens_within(lay: Layout, a: int, b: int) -> tuple[int, int]:

@@ -20,7 +20,8 @@ import numpy
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .candidates import ALLOWED, Layout, MentionCandidate, PairCandidate, Typed, layout, mention_candidates, pair_candidates
+from .candidates import (ALLOWED, Layout, MentionCandidate, PairCandidate, Typed, layout, lexicon, mention_candidates,
+                         pair_candidates)
 from ..resolve import norm
 from .components import MENTIONS_KEY
 from .features import doc_context, mention_features, pairs_features
@@ -152,12 +153,14 @@ by its shape and context, and is what most false entities on documents in unseen
 
 def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[str, ...],
            threshold: float = THRESHOLD, rule_threshold: float = RULE_THRESHOLD,
-           weak: float | None = None, related: frozenset[tuple[int, int]] = frozenset()) -> list[Typed]:
+           weak: float | None = None, related: frozenset[tuple[int, int]] = frozenset(),
+           texts: list[str] | None = None) -> list[Typed]:
     """The typed mentions: each candidate's most probable class above ``threshold``; of overlapping ones the most
     probable (then the longest) wins, except that a paper's title may hold other mentions. A forced candidate
     keeps its rule class. With ``weak``, a candidate the rules did not give is also kept from that lower bar (the
     caller decides whether such a weak mention stays). A rule's mention that is an end of a relation the rules
-    found (its token span in ``related``) is not vetoed: a sentence that relates it says more than its shape."""
+    found (its token span in ``related``) is not vetoed: a sentence that relates it says more than its shape.
+    ``texts`` (the document's tokens) lets a longer organization replace a lexicon's (``_shorter``)."""
     picks = []
     best = numpy.argmax(probs, axis=1).tolist() if len(cands) else []
     rows = probs.tolist()  # Python floats: the same values as float(probs[k, j]), read without numpy per item
@@ -171,7 +174,7 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
         elif c.rule_cls and (p := rows[k][labels.index(c.rule_cls)]) >= (
                 rule_threshold if c.rule not in _VETOED or (c.start, c.end) in related else max(rule_threshold, VETO)):
             picks.append(Typed(c, c.rule_cls, p))
-    picks = _longer_names(picks, threshold)
+    picks = _longer_names(picks, threshold, texts)
     # what the rules found first (the model may change its class, not its span), then the most probable
     picks.sort(key=lambda t: (not t.cand.rule_cls, -t.prob, -(t.cand.end - t.cand.start), t.cand.start))
     size = max((t.cand.end for t in picks), default=0) + 1
@@ -188,14 +191,35 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
 
 _EXTENSIBLE = frozenset({"Method", "Dataset"})
 """The classes whose name-shape mention (``_VETOED``) a longer name of the same class may replace: a variant's
-suffix ("Llama 2 13B Chat", "DeBERTa V2 XXLarge"). The other rules' spans are their own: a lexicon's organization
-("Apple" in "Apple ML researchers"), a device, an acronym with its long form."""
+suffix ("Llama 2 13B Chat", "DeBERTa V2 XXLarge"). The other rules' spans are their own (a device, an acronym with
+its long form), and a lexicon's organization but where ``_shorter`` says ("Apple" in "Apple ML researchers")."""
 
 
-def _longer_names(picks: list[Typed], threshold: float) -> list[Typed]:
+ORG_LONGER_BAR = 0.9
+"""How sure the model must be of a longer organization to replace the lexicon's name it opens: a name the lexicon
+knows is itself an organization, so only a sure longer one stands in for it (at the mention bar, the same document
+read from .txt and from .md gave different organizations)."""
+
+_ORG_PREFIX_RULES = frozenset({"org.lexicon"})
+"""The organization rules whose name a longer organization the model is sure of may replace when it starts the
+longer name: "<Company> AI Research" is its own organization, not "<Company>"."""
+
+
+def _shorter(r: MentionCandidate, c: MentionCandidate, cls: str, texts: list[str] | None) -> bool:
+    """Whether the rule mention ``r`` inside ``c`` is one a longer name of class ``cls`` stands in for: an
+    organization only when the longer name ends on a word that names an organization ("Research", "Labs", "AI":
+    ``name_words``), so "Apple ML researchers" keeps its "Apple"."""
+    if cls in _EXTENSIBLE:
+        return r.rule in _VETOED
+    return (texts is not None and r.rule in _ORG_PREFIX_RULES and r.start == c.start
+            and texts[c.end - 1].lower() in lexicon()["name_words"])
+
+
+def _longer_names(picks: list[Typed], threshold: float, texts: list[str] | None = None) -> list[Typed]:
     """The picks, where a candidate the rules did not give, sure from ``threshold`` on, holds one or more
     name-shape mentions of its own class and overlaps no other rule mention: it stands in for them (a name the
-    shape rule cut short), and is ranked with the rules' mentions."""
+    shape rule cut short), and is ranked with the rules' mentions. A lexicon's organization that opens a longer
+    organization is replaced the same way (``_shorter``)."""
     rules = sorted((t for t in picks if t.cand.rule_cls), key=lambda t: t.cand.start)
     if not rules:
         return picks
@@ -204,13 +228,14 @@ def _longer_names(picks: list[Typed], threshold: float) -> list[Typed]:
     out = []
     for t in picks:
         c = t.cand
-        if c.rule_cls or t.prob < threshold or t.cls not in _EXTENSIBLE:
+        bar = max(threshold, ORG_LONGER_BAR) if t.cls == "Organization" else threshold
+        if c.rule_cls or t.prob < bar or (t.cls not in _EXTENSIBLE and t.cls != "Organization"):
             out.append(t)
             continue
         near = rules[max(0, bisect_left(starts, c.start) - 8):bisect_left(starts, c.end)]
         inside = [r for r in near if r.cand.start < c.end and c.start < r.cand.end]
         if inside and all(c.start <= r.cand.start and r.cand.end <= c.end and (r.cand.start, r.cand.end) != (c.start, c.end)
-                          and r.cls == t.cls and r.cand.rule in _VETOED for r in inside):
+                          and r.cls == t.cls and _shorter(r.cand, c, t.cls, texts) for r in inside):
             drop |= {id(r) for r in inside}
             out.append(replace(t, cand=replace(c, rule_cls=t.cls, rule="learned.longer_name")))
         else:
@@ -232,7 +257,7 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     rels = list(doc._.mlkg_relations or ()) if rule_rels is None else rule_rels
     related = frozenset((span.start, span.end) for s, _, o, *_ in rels for span in (s, o))
     typed = select(cands, models.mentions.probs(mfeats), models.mentions.labels, threshold, rule_threshold,
-                   weak_bar if joint_bar < 1.0 else None, related)
+                   weak_bar if joint_bar < 1.0 else None, related, lay.texts)
     pairs = pair_candidates(doc, lay, typed, rels)
     probs = models.relations.probs(pairs_features(doc, lay, typed, pairs))
     col = {p: k for k, p in enumerate(models.relations.labels)}

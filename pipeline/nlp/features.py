@@ -61,17 +61,22 @@ def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
     classes: dict[str, set[str]] = defaultdict(set)
     around: dict[str, set[str]] = defaultdict(set)
     text, words, n = lay.text, lay.words, len(lay.words)
+    near: dict[tuple[int, int], tuple] = {}
     for c in cands:
         if c.rule_cls:
             classes[norm(c.canonical)].add(c.rule_cls)
         key = norm(text[c.start_char:c.end_char])
+        before, after = _before(lay, c), _after(lay, c)
         if c.start > 0:
-            around[key].add("any_p1=" + _before(lay, c)[0])
+            around[key].add("any_p1=" + before[0])
         if c.end < n:
-            around[key].add("any_n1=" + _after(lay, c)[0])
-        around[key].update("any_" + g for g in _gov(lay, _root(lay, c.start, c.end), "g_") if "gov_class=" in g)
+            around[key].add("any_n1=" + after[0])
+        root = _root(lay, c.start, c.end)
+        gov = _gov(lay, root, "g_")
+        around[key].update("any_" + g for g in gov if "gov_class=" in g)
+        near[(c.start, c.end)] = (before, after, root, gov)
     return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()},
-            "segments": _segments(lay, cands)}
+            "segments": _segments(lay, cands), "near": near}
 
 
 _CAPITALISED = re.compile(r"\b[A-Z]\w*")
@@ -150,12 +155,19 @@ def _bucket(n: int) -> str:
 
 def _cues_in(lay: Layout, a: int, b: int, tag: str) -> list[str]:
     """``tag`` + each cue class with a match inside the characters ``[a, b)``."""
-    out = []
-    for name, (starts, ends) in lay.cues.items():
-        k = bisect_left(starts, a)
-        if k < len(starts) and ends[k] <= b:
-            out.append(tag + name)
-    return out
+    # a class's matches do not overlap, so its first match from a on ends inside [a, b) exactly when some match of
+    # it lies inside: the matches of all classes that start inside, read in one sorted list
+    starts, marks = lay.cue_starts, lay.cue_marks
+    k = bisect_left(starts, a)
+    if k == len(starts) or starts[k] >= b:
+        return []
+    ranks = set()
+    while k < len(starts) and starts[k] < b:
+        if marks[k][1] <= b:
+            ranks.add(marks[k][2])
+        k += 1
+    names = list(lay.cues)
+    return [tag + names[r] for r in sorted(ranks)]
 
 
 _CAMEL = re.compile(r"[a-z][A-Z]")
@@ -200,11 +212,13 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     last = texts[c.end - 1]
     f.append(f"last_suf={last[-3:].lower()}" if last[:1].isupper() and len(last) > 4 else f"last={words[c.end - 1]}")
     f.append(f"first={words[c.start]}")
-    p1, p2 = _before(lay, c)
-    n1, n2 = _after(lay, c)
+    got = ctx.get("near", {}).get((c.start, c.end))  # what doc_context read around the span already
+    if got is None:
+        root = _root(lay, c.start, c.end)
+        got = (_before(lay, c), _after(lay, c), root, _gov(lay, root, "g_"))
+    (p1, p2), (n1, n2), root, gov = got
     f += [f"p1={p1}", f"p2={p2}", f"n1={n1}",
           f"n2={n2}", f"around={p1}_{n1}"]
-    root = _root(lay, c.start, c.end)
     dep = lay.deps[root]
     f.append(f"dep={dep}")
     head = lay.heads[root]
@@ -212,12 +226,52 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
         f += [f"head={words[head]}", f"head_dep={dep}_{words[head]}"]
         if lay.deps[head] == "prep":
             f.append(f"prep={words[head]}_{words[lay.heads[head]]}")
-    f += _gov(lay, root, "g_")[1:]  # what governs it, past a noun phrase and a list ("on A, B and C")
+    f += gov[1:]  # what governs it, past a noun phrase and a list ("on A, B and C")
     f += _line_features(lay, c.start_char, c.end_char, "")
     f += _cues_in(lay, max(0, c.start_char - 40), c.start_char, "cue_before=")
     f += _frame(lay, c)
     f += _neighbours(lay, c, ctx)
+    f += _list_intro(lay, c)
+    f += _apposition(lay, c.end, root)
     return f
+
+
+def _apposition(lay: Layout, end: int, root: int) -> list[str]:
+    """The noun of an apposition after a span ("DeepRoute.ai, a Chinese driving start-up": start-up), which says
+    what kind of thing the span names."""
+    heads, deps = lay.heads, lay.deps
+    for t in range(end, min(end + 8, len(heads))):
+        if heads[t] == root and deps[t] == "appos":
+            k = t
+            while k > end and not lay.spaced[k - 1] and lay.texts[k - 1] not in {",", "(", "\""}:
+                k -= 1  # the whole of a hyphenated noun ("start-up")
+            noun = "".join(lay.texts[k:t + 1])
+            # a common noun only: a list of names parsed as appositions says nothing here
+            return [f"appos_noun={noun}"] if noun.replace("-", "").isalpha() and noun.islower() else []
+    return []
+
+
+def _list_intro(lay: Layout, c: MentionCandidate) -> list[str]:
+    """The word before the colon that opens the list a span stands in, on its line and in its sentence: "the GLUE
+    tasks: MNLI, SST-2" (tasks), "Speaker: Ann Lee" (speaker)."""
+    text = lay.text
+    a = max(lay.line_starts[lay.token_line[c.start]], c.start_char - 150)
+    colon = text.rfind(":", a, c.start_char)
+    if colon < 0 or ". " in text[colon:c.start_char]:
+        return []
+    k = bisect_left(lay.idx, colon)
+    if k == 0 or k >= len(lay.idx) or lay.idx[k] != colon:
+        return []
+    w = lay.words[k - 1]
+    f = [f"intro={w}", "intro_first" if not text[colon + 1:c.start_char].strip() else "intro_list"]
+    cls = _intro_classes().get(lay.texts[k - 1].lower())
+    return f + [f"intro_class={cls}"] if cls else f
+
+
+@lru_cache(maxsize=1)
+def _intro_classes() -> dict[str, str]:
+    """Noun -> the class of the names a list after "noun:" holds (``list_intros`` of ``features.json``)."""
+    return {w: cls for cls, words in lexicon()["list_intros"].items() if not cls.startswith("_") for w in words}
 
 
 _SEPARATORS = frozenset("^$,;()[]|:•·/")
@@ -241,7 +295,7 @@ def _frame(lay: Layout, c: MentionCandidate) -> list[str]:
     """What frames a span: the characters just around it ("; X," in an affiliation line, "[1] X" or "X (poster)"
     on a line of its own), the share of capitalised words on its line, and the kinds and labels of the lines
     above and below ("Authors: ..." under a title)."""
-    line = lay.line_of_char(c.start_char)
+    line = lay.token_line[c.start]  # the line of its first character
     start = lay.line_starts[line]
     end = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
     # only a list marker (or a quote's ">", gone once Markdown is read) before it: the line's start
@@ -250,14 +304,49 @@ def _frame(lay: Layout, c: MentionCandidate) -> list[str]:
     f = [f"lb={lb}", f"rb={rb}", f"lrb={lb}{rb}"]
     if lb in _SEPARATORS and rb in _SEPARATORS:
         f.append("seg_whole")
-    caps = _line_shape(lay, line)
-    f += [f"line_caps={caps}", f"line_caps_kind={caps}_{_KIND.get(lay.line_kind[line], lay.line_kind[line])}"]
-    for tag, other in (("prev", lay.prev_line[line]), ("next", lay.next_line[line])):
-        if other >= 0:
-            first = lay.line_first[other]
-            f += [f"{tag}_line={_KIND.get(lay.line_kind[other], lay.line_kind[other])}",
-                  f"{tag}_first={first if first in lexicon()['line_labels'] else '-'}"]
-    return f
+    got = lay.frame_info.get(line)
+    if got is None:  # what the line and its neighbours say, once per line
+        caps = _line_shape(lay, line)
+        got = [f"line_caps={caps}", f"line_caps_kind={caps}_{_KIND.get(lay.line_kind[line], lay.line_kind[line])}"]
+        labels = lexicon()["line_labels"]
+        for tag, other in (("prev", lay.prev_line[line]), ("next", lay.next_line[line])):
+            if other >= 0:
+                first = lay.line_first[other]
+                got += [f"{tag}_line={_KIND.get(lay.line_kind[other], lay.line_kind[other])}",
+                        f"{tag}_first={first if first in labels else '-'}"]
+        nxt = lay.next_line[line]
+        if nxt >= 0 and _lead_names(lay, nxt)[0] >= 0:
+            got.append("next_lead" + _lead_names(lay, nxt)[1])
+        lay.frame_info[line] = got
+    end, kind = _lead_names(lay, line)
+    return f + got + ([f"in_lead{kind}"] if c.start_char < end else [])
+
+
+def _lead_names(lay: Layout, line: int) -> tuple[int, str]:
+    """Where a line's lead of names ends, and whether one of them holds a word that names an organization: a line
+    that opens with nothing but capitalised names in a list, up to its first full stop ("Qualcomm AI Research,
+    Seoul National University. Personalizing ..."), or holds only such a list of two or more, is a byline or an
+    affiliation line (a title alone on its line is none). (-1, "") if it has none."""
+    key = ("lead", line)
+    got = lay.line_info.get(key)
+    if got is None:
+        got = (-1, "")
+        a = _marker_end(lay, line, lay.line_starts[line], _line_end(lay, line))
+        b = _line_end(lay, line)
+        stop = lay.text.find(". ", a, b)
+        head = lay.text[a:stop if stop >= 0 else b].rstrip(".")
+        fw, known = lexicon()["function_words"], lexicon()["name_words"]
+        pieces = [p for p in _LIST_SEPARATOR.split(head) if p]
+        if pieces and len(pieces) <= 12 and (stop >= 0 or len(pieces) > 1) and all(
+                len(p.split()) <= 6 and p[:1].isupper() and all(w[:1].isupper() or w in fw for w in p.split())
+                for p in pieces):
+            got = (a + len(head), "_nw" if any(w.lower() in known for w in head.split()) else "")
+        lay.line_info[key] = got
+    return got
+
+
+def _line_end(lay: Layout, line: int) -> int:
+    return lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
 
 
 _KIND = {"heading": "short"}

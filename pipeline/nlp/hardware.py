@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import re
 
-from .rules import Found
+from .rules import Found, load_rules
 from .text import regex
 
 __all__ = ["hardware_mentions"]
+
+_CUES = load_rules().cue_patterns["hardware"]
+_MAKER = re.compile(_CUES["maker_prefix"])
+_SPACES = re.compile(r"\s+")
 
 
 def hardware_mentions(text: str, rules) -> list[Found]:
@@ -18,8 +22,8 @@ def hardware_mentions(text: str, rules) -> list[Found]:
 
     def canon(s: str) -> str:
         s = regex(suffix + r"$").sub("", s)
-        s = re.sub(r"^(?:NVIDIA|AMD|Google|AWS|Intel|Qualcomm|Arm|MediaTek)\s+", "", s)
-        s = re.sub(r"\s+", " ", s).strip()
+        s = _MAKER.sub("", s, count=1)
+        s = _SPACES.sub(" ", s).strip()
         return "Apple silicon" if s.lower() == "apple silicon" else s
 
     b, e = r"(?<![\w-])", r"(?![\w-])"

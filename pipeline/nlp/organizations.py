@@ -20,6 +20,7 @@ _INSTITUTION = cue(_CUES["institution"])
 _NOT_A_NAME = frozenset(_CUES["not_a_name"].split("|"))
 """The words that open a sentence, not an institution's name ("The", "Our", "At")."""
 _ROLE_LINE = cue(_CUES["role_line"])
+_ROLE_LINE_SPLIT = re.compile(_CUES["role_line_split"])
 _ORG_NAME = r"((?:[A-Z][\w&-]*(?:\.[\w&-]+)*[ \t]+){0,3}[A-Z][\w&-]*(?:\.[\w&-]+)*)"
 _ROLE_CUE = cue(_CUES["role_cue"].replace("{name}", _ORG_NAME))
 
@@ -55,7 +56,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
     named: set[str] = set()
     for line in _ROLE_LINE.finditer(text):
         for g in re.finditer(r"\(([A-Z][^()\n]{1,60})\)", line.group(1)):
-            named.update(x.strip() for x in re.split(r";|\s+and\s+", g.group(1)) if x.strip()[:1].isupper())
+            named.update(x.strip() for x in _ROLE_LINE_SPLIT.split(g.group(1)) if x.strip()[:1].isupper())
     named |= _affiliations(text)
     for m in _ROLE_CUE.finditer(text):
         name = (m.group(1) or m.group(2)).rstrip(".")
