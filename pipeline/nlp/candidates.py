@@ -379,8 +379,8 @@ _MODIFIES = frozenset({"amod", "compound", "nmod", "npadvmod", "hmod"})
 
 def _technique_terms(lay: Layout, out: dict, fw: frozenset[str]) -> None:
     """Lower-case technique names: a noun of ``technique_heads`` or ``technique_nouns`` ("attention", "learning") with
-    the lower-case words that modify it ("grouped-query attention", "4-bit quantization"), each whole-word tail of the phrase a
-    candidate ("knowledge distillation" and "distillation"). The model judges them; nothing else finds a name
+    the lower-case words that modify it ("grouped-query attention", "4-bit quantization"), each whole-word tail of two words or more a
+    candidate ("knowledge distillation"; never "distillation" alone). The model judges them; nothing else finds a name
     written without capitals."""
     alone, after = _technique_heads()
     texts, spaced, tl, deps, heads = lay.texts, lay.spaced, lay.token_line, lay.deps, lay.heads
@@ -402,15 +402,15 @@ def _technique_terms(lay: Layout, out: dict, fw: frozenset[str]) -> None:
                     break
                 words += 1
             k -= 1
-        for x in range(k, h + 1 if texts[h] in alone else h):
+        for x in range(k, h):  # with a modifier only: a lone common noun ("transformer") names no method
             if (x == k or spaced[x - 1]) and texts[x] != "-":
                 _add(out, lay, x, h + 1, "term")
 
 
 @lru_cache(maxsize=1)
 def _technique_heads() -> tuple[frozenset[str], frozenset[str]]:
-    """The nouns that end a technique's name and may name it alone ("distillation"), and those that end one only
-    after a modifier ("diffusion models")."""
+    """The nouns that end a technique's name ("distillation" in "knowledge distillation"), in two lists as
+    ``features.json`` has them."""
     return frozenset(lexicon()["technique_heads"]), frozenset(lexicon()["technique_nouns"])
 
 
@@ -705,14 +705,15 @@ def _names_on_line(lay: Layout, typed: list[Typed], members: list[int], k: int) 
 def _topic_pairs(lay: Layout, typed: list[Typed], by_sent: dict, found: dict) -> None:
     """The document's main method and the names of list items and table rows that name at most two other methods
     or papers (a model card's "- SwiGLU activations;", "- Vision encoder: DINOv2 and SigLIP", "HellaSwag | 0 | 81.19%"),
-    and of the sentences that name no method or paper ("Frozen features were evaluated on A, B and C.")."""
+    and of the sentences that name no method or paper ("Frozen features were evaluated on A, B and C."), but for
+    their venues."""
     k = _topic(lay, typed)
     if k is None:
         return
     for members in by_sent.values():
         if not any(typed[j].cls in {"Method", "Paper"} for j in members):
-            for j in members:
-                if (typed[k].cls, typed[j].cls) in ALLOWED:
+            for j in members:  # a venue there is the event the document is about ("ICML brings together ..."),
+                if typed[j].cls != "Venue" and (typed[k].cls, typed[j].cls) in ALLOWED:  # not where its method was
                     found.setdefault((k, j), set()).add("orphan")
     by_line: dict[int, list[int]] = {}
     for j, m in enumerate(typed):
