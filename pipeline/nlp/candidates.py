@@ -116,10 +116,10 @@ class Layout:
     heads: list[int] = field(default_factory=list)
     idx: list[int] = field(default_factory=list)
     spaced: list[bool] = field(default_factory=list)
-    cues: dict = field(default_factory=dict)
-    """Cue class -> (sorted start offsets, end offsets) of its matches in the text."""
+    cue_names: list[str] = field(default_factory=list)
+    """The cue classes, in the order of ``cue_res``."""
     cue_marks: list = field(default_factory=list)
-    """Every cue match as (start, end, the rank of its class in ``cues``), sorted: the classes matched inside a
+    """Every cue match as (start, end, the rank of its class in ``cue_names``), sorted: the classes matched inside a
     window are read from here with one bisection (``features._cues_in``)."""
     cue_starts: list[int] = field(default_factory=list)
     marker_ends: dict = field(default_factory=dict)
@@ -214,9 +214,8 @@ def layout(doc: Doc) -> Layout:
 
     lay.words = [word_of(t) for t in lay.texts]
     for rank, (name, rx) in enumerate(lexicon()["cue_res"].items()):
-        found = [(m.start(), m.end()) for m in rx.finditer(text)]
-        lay.cues[name] = ([a for a, _ in found], [b for _, b in found])
-        lay.cue_marks += [(a, b, rank) for a, b in found]
+        lay.cue_names.append(name)
+        lay.cue_marks += [(m.start(), m.end(), rank) for m in rx.finditer(text)]
     lay.cue_marks.sort()
     lay.cue_starts = [a for a, _, _ in lay.cue_marks]
     return lay
@@ -382,11 +381,11 @@ def _technique_terms(lay: Layout, out: dict, fw: frozenset[str]) -> None:
     the lower-case words that modify it ("grouped-query attention", "4-bit quantization"), each whole-word tail of two words or more a
     candidate ("knowledge distillation"; never "distillation" alone). The model judges them; nothing else finds a name
     written without capitals."""
-    alone, after = _technique_heads()
+    nouns = _technique_nouns()
     texts, spaced, tl, deps, heads = lay.texts, lay.spaced, lay.token_line, lay.deps, lay.heads
     n = len(texts)
     for h in range(n):
-        if (texts[h] not in alone and texts[h] not in after) or (h + 1 < n and not spaced[h] and texts[h + 1] in {"-", "/"}):
+        if texts[h] not in nouns or (h + 1 < n and not spaced[h] and texts[h + 1] in {"-", "/"}):
             continue  # "attention-based" is no name of attention
         k, words = h, 1
         while k > 0 and tl[k - 1] == tl[h]:
@@ -408,10 +407,10 @@ def _technique_terms(lay: Layout, out: dict, fw: frozenset[str]) -> None:
 
 
 @lru_cache(maxsize=1)
-def _technique_heads() -> tuple[frozenset[str], frozenset[str]]:
-    """The nouns that end a technique's name ("distillation" in "knowledge distillation"), in two lists as
-    ``features.json`` has them."""
-    return frozenset(lexicon()["technique_heads"]), frozenset(lexicon()["technique_nouns"])
+def _technique_nouns() -> frozenset[str]:
+    """The nouns that end a technique's name ("distillation" in "knowledge distillation"): ``technique_heads`` and
+    ``technique_nouns`` of ``features.json``."""
+    return frozenset(lexicon()["technique_heads"]) | frozenset(lexicon()["technique_nouns"])
 
 
 def _tokens_within(lay: Layout, a: int, b: int) -> tuple[int, int]:

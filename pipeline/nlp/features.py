@@ -166,8 +166,7 @@ def _cues_in(lay: Layout, a: int, b: int, tag: str) -> list[str]:
         if marks[k][1] <= b:
             ranks.add(marks[k][2])
         k += 1
-    names = list(lay.cues)
-    return [tag + names[r] for r in sorted(ranks)]
+    return [tag + lay.cue_names[r] for r in sorted(ranks)]
 
 
 _CAMEL = re.compile(r"[a-z][A-Z]")
@@ -296,16 +295,22 @@ def _frame(lay: Layout, c: MentionCandidate) -> list[str]:
     on a line of its own), the share of capitalised words on its line, and the kinds and labels of the lines
     above and below ("Authors: ..." under a title)."""
     line = lay.token_line[c.start]  # the line of its first character
-    start = lay.line_starts[line]
-    end = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
+    start, end = lay.line_starts[line], _line_end(lay, line)
     # only a list marker (or a quote's ">", gone once Markdown is read) before it: the line's start
     lb = "^" if c.start_char <= _marker_end(lay, line, start, end) else _delimiter(lay, c.start_char - 1, -1)
     rb = _delimiter(lay, c.end_char, 1)
     f = [f"lb={lb}", f"rb={rb}", f"lrb={lb}{rb}"]
     if lb in _SEPARATORS and rb in _SEPARATORS:
         f.append("seg_whole")
+    lead_end, kind = _lead_names(lay, line)
+    return f + _line_frame(lay, line) + ([f"in_lead{kind}"] if c.start_char < lead_end else [])
+
+
+def _line_frame(lay: Layout, line: int) -> list[str]:
+    """What a line and its neighbours say of every span on it (once per line): its share of capitalised words,
+    the kinds and labels of the lines above and below, and whether the line below opens with a lead of names."""
     got = lay.frame_info.get(line)
-    if got is None:  # what the line and its neighbours say, once per line
+    if got is None:
         caps = _line_shape(lay, line)
         got = [f"line_caps={caps}", f"line_caps_kind={caps}_{_KIND.get(lay.line_kind[line], lay.line_kind[line])}"]
         labels = lexicon()["line_labels"]
@@ -315,11 +320,12 @@ def _frame(lay: Layout, c: MentionCandidate) -> list[str]:
                 got += [f"{tag}_line={_KIND.get(lay.line_kind[other], lay.line_kind[other])}",
                         f"{tag}_first={first if first in labels else '-'}"]
         nxt = lay.next_line[line]
-        if nxt >= 0 and _lead_names(lay, nxt)[0] >= 0:
-            got.append("next_lead" + _lead_names(lay, nxt)[1])
+        if nxt >= 0:
+            lead_end, kind = _lead_names(lay, nxt)
+            if lead_end >= 0:
+                got.append("next_lead" + kind)
         lay.frame_info[line] = got
-    end, kind = _lead_names(lay, line)
-    return f + got + ([f"in_lead{kind}"] if c.start_char < end else [])
+    return got
 
 
 def _lead_names(lay: Layout, line: int) -> tuple[int, str]:
@@ -331,8 +337,8 @@ def _lead_names(lay: Layout, line: int) -> tuple[int, str]:
     got = lay.line_info.get(key)
     if got is None:
         got = (-1, "")
-        a = _marker_end(lay, line, lay.line_starts[line], _line_end(lay, line))
         b = _line_end(lay, line)
+        a = _marker_end(lay, line, lay.line_starts[line], b)
         stop = lay.text.find(". ", a, b)
         head = lay.text[a:stop if stop >= 0 else b].rstrip(".")
         fw, known = lexicon()["function_words"], lexicon()["name_words"]
