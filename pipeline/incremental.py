@@ -219,8 +219,9 @@ def take_page(out_dir: Path, wanted: bool = True) -> PageState | None:
         path.unlink(missing_ok=True)
         return None
     try:
-        with open(path, "rb") as fh, no_cycle_collection():
-            data = marshal.load(fh)
+        with no_cycle_collection():
+            # loads, not load: marshal reading from a file object makes a call per object (ten times slower)
+            data = marshal.loads(path.read_bytes())
         ok = (isinstance(data, dict) and data.get("format") == _PAGE_FORMAT and data.get("version") == _page_version()
               and data.get("graph") == _stat(Path(out_dir) / GRAPH_TTL))
     except (OSError, EOFError, ValueError, TypeError):
@@ -337,33 +338,79 @@ def rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], remo
         return _rebuild(state, out_dir, store, changes, removed, documents or {})
 
 
+@dataclass
+class _Patch:
+    """One patch as it is made, step by step (:func:`_rebuild`): the resolver of the state, each document's
+    state, and what is rendered again and what it replaces."""
+
+    r: StreamResolver
+    docs: dict[str, DocumentState]
+    """Each document's state: the last build's, updated as documents are rendered again."""
+    old_memos: dict[str, RenderMemo] = field(default_factory=dict)
+    """The render memo of each document leaving (removed or changed), from its old cache entry."""
+    blocks: _Collect = field(default_factory=_Collect)
+    """The graph.ttl blocks rendered again: ``(subject, text)``."""
+    records: _Collect = field(default_factory=_Collect)
+    """The merges.json records rendered again: ``(iri, record)``."""
+    gone_subjects: set[str] = field(default_factory=set)
+    """The subjects whose graph.ttl blocks go."""
+    gone_records: dict[str, set[str]] = field(default_factory=dict)
+    """IRI -> the documents whose merges.json records of it go."""
+    entries: list[Change] = field(default_factory=list)
+    """The cache entries to write, each with its new memo."""
+    leaving: list[str] = field(default_factory=list)
+    """The documents whose old facts left the name table (removed or changed)."""
+    touched: set[int] = field(default_factory=set)
+    """The ids of the names whose counts changed."""
+    names: set[tuple] = field(default_factory=set)
+    """The name keys ``(class, normalised name)`` the documents leaving and coming give."""
+
+
 def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], removed: list[str],
              documents: dict) -> Rebuilt | None:
     r = state.resolver()
     r.documents = documents
-    docs = dict(state.docs)
-    old_entities = dict(r.entities)
-    old_iri = dict(r.iri)
+    patch = _Patch(r, dict(state.docs))
+    old_entities, old_iri = dict(r.entities), dict(r.iri)
+    if not _swap_facts(patch, store, changes, removed):
+        return None
+    g = _regroup(r, patch.touched, patch.names)
+    if g is None:
+        return None
+    touched_keys = g.old_keys | g.new_keys | {k[0] for k in g.moved}
+    affected = _affected(r, g, {c.doc_id for c in changes} | set(patch.leaving))
+    r.prepare_render(patch.blocks, patch.records)
+    if not _render_documents(patch, store, sorted(affected), {c.doc_id: c for c in changes}, set(removed)):
+        return None
+    _render_entities(patch, touched_keys, old_entities, old_iri)
+    r.evidence_triples = sum(v.evidence_triples for v in patch.docs.values())
+    return _patch_outputs(patch, Path(out_dir), rendered=sum(1 for d in affected if d in patch.docs))
 
-    # 1. the tables: old facts out, new in
-    touched: set[int] = set()
-    names: set[tuple] = set()
-    old_memos: dict[str, tuple] = {}
-    leaving = [d for d in removed if d in docs] + [c.doc_id for c in changes if c.doc_id in docs]
-    for d in leaving:
+
+def _swap_facts(patch: _Patch, store, changes: list[Change], removed: list[str]) -> bool:
+    """Step 1: the old facts of the documents leaving (removed, changed) out of the name table, the new facts
+    in (``patch.leaving``, ``touched``, ``names``); False when an old cache entry is gone (cache cleared,
+    pruned by another build: the full build starts afresh)."""
+    r, docs = patch.r, patch.docs
+    patch.leaving = [d for d in removed if d in docs] + [c.doc_id for c in changes if c.doc_id in docs]
+    for d in patch.leaving:
         entry = store.read_entry(docs[d].entry, d, keep=False)
         if entry is None or not isinstance(entry.memo, RenderMemo):
-            return None  # the old facts are gone (cache cleared, pruned by another build): start afresh
-        old_memos[d] = entry.memo
-        touched |= r.remove(d, entry.facts)
-        names |= r.name_keys(entry.facts)
+            return False
+        patch.old_memos[d] = entry.memo
+        patch.touched |= r.remove(d, entry.facts)
+        patch.names |= r.name_keys(entry.facts)
     for c in changes:
         r.add(c.doc_id, c.facts)
-        names |= r.name_keys(c.facts)
+        patch.names |= r.name_keys(c.facts)
     for c in changes:
-        touched |= r.name_ids(c.facts)
+        patch.touched |= r.name_ids(c.facts)
+    return True
 
-    # 2. join names again where they may have changed (the name table's regroup)
+
+def _regroup(r: StreamResolver, touched: set[int], names: set[tuple]):
+    """Step 2: join names again where they may have changed (``NameTable.regroup``) and name the entities
+    new; None when two entities now meet in one IRI."""
     g = r.regroup(touched, names)
     for k in g.old_keys:
         del r.iri[k]
@@ -371,96 +418,111 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], rem
         r.iri[k] = entity_iri_text(k)
     if not r.iris_distinct():
         return None
-    region, old_root, old_group, root, moved = g.region, g.old_root, g.old_group, r.root, g.moved
-    touched_keys = g.old_keys | g.new_keys | {k[0] for k in moved}
     r.count()
+    return g
 
-    # 3. the documents to render again: changed ones, those whose mentions changed entity, and those that
-    # support a relation whose support count changed
-    affected = {c.doc_id for c in changes} | set(leaving)
+
+def _affected(r: StreamResolver, g, affected: set[str]) -> set[str]:
+    """Step 3: the documents to render again: ``affected`` (those changed, new or removed), those whose
+    mentions changed entity, and those that support a relation whose support count changed."""
+    region, old_root, old_group, root = g.region, g.old_root, g.old_group, r.root
     for i in region:
         was = old_group.get(old_root[i]) if i < len(old_root) else None
         if was != r.group.get(root[i]):
             affected.update(r.docs[i])
-    recount = {k for k in moved if k in g.old_relations and k in r.relations}
+    recount = {k for k in g.moved if k in g.old_relations and k in r.relations}
     if recount:
         for (i, p, j), ds in g.name_relations:
             if (r.group[root[i]][1], p, r.group[root[j]][1]) in recount:
                 affected.update(ds)
+    return affected
 
-    blocks, records = _Collect(), _Collect()
-    r.prepare_render(blocks, records)
-    gone_subjects: set[str] = set()
-    gone_records: dict[str, set[str]] = {}  # iri -> documents whose records of it are rendered again
-    new_facts = {c.doc_id: c for c in changes}
-    entries = []
-    for d in sorted(affected):
+
+def _render_documents(patch: _Patch, store, affected: list[str], new_facts: dict[str, Change],
+                      removed: set[str]) -> bool:
+    """Step 4: take out what the last build wrote for each affected document and render it again from its
+    facts (new, or its cache entry's); False when a cache entry is gone."""
+    r, docs = patch.r, patch.docs
+    for d in affected:
         if d in docs:  # what the last build wrote for d goes
-            memo = old_memos.get(d)
+            memo = patch.old_memos.get(d)
             if memo is None:
                 entry = store.read_entry(docs[d].entry, d)
                 if entry is None or not isinstance(entry.memo, RenderMemo):
-                    return None
+                    return False
                 memo = entry.memo
-            gone_subjects.update(subject for subject, _ in memo.blocks)
+            patch.gone_subjects.update(subject for subject, _ in memo.blocks)
             for iri, rec in memo.records:
-                gone_records.setdefault(iri, set()).add(d)
+                patch.gone_records.setdefault(iri, set()).add(d)
             if docs[d].document_prefixes is not None:
-                gone_subjects.add(r.T.document(d))
+                patch.gone_subjects.add(r.T.document(d))
         if d in new_facts:
             facts, memo, path = new_facts[d].facts, new_facts[d].memo, new_facts[d].entry
         elif d in docs and d not in removed:
             path = docs[d].entry
             entry = store.read_entry(path, d)
             if entry is None:
-                return None
+                return False
             facts, memo = entry.facts, entry.memo
         else:
             docs.pop(d, None)
             continue
-        n = len(records.items)
-        new = r.render(d, facts, memo)
-        used = new if new is not None else memo
-        if new is not None:
-            entries.append(Change(d, facts, new, path))
-        for iri, _ in records.items[n:]:
-            gone_records.setdefault(iri, set()).add(d)
-        if facts[1] or facts[2]:
-            block = r.document_block(d)
-            blocks.add((block.subject, block.text), 0)
-        docs[d] = DocumentState(path, block.prefixes if facts[1] or facts[2] else None, used.evidence_triples,
-                                used.prefixes)
+        docs[d] = _render_document(patch, d, facts, memo, path)
+    return True
 
-    # the entity blocks whose entity or relations changed
+
+def _render_document(patch: _Patch, d: str, facts: tuple, memo, path: str) -> DocumentState:
+    """Document ``d``'s evidence blocks, merge records and document block, rendered again (or from its memo
+    while still valid); its state now."""
+    r = patch.r
+    n = len(patch.records.items)
+    new = r.render(d, facts, memo)
+    used = new if new is not None else memo
+    if new is not None:
+        patch.entries.append(Change(d, facts, new, path))
+    for iri, _ in patch.records.items[n:]:
+        patch.gone_records.setdefault(iri, set()).add(d)
+    prefixes = None
+    if facts[1] or facts[2]:
+        block = r.document_block(d)
+        patch.blocks.add((block.subject, block.text), 0)
+        prefixes = block.prefixes
+    return DocumentState(path, prefixes, used.evidence_triples, used.prefixes)
+
+
+def _render_entities(patch: _Patch, touched_keys: set[str], old_entities: dict, old_iri: dict) -> None:
+    """Step 5: the entity blocks whose entity or relations changed: the old ones go, the new ones come."""
+    r = patch.r
     for k in touched_keys:
         if k in old_entities:
-            gone_subjects.add(r.T.terms.iri(old_iri[k]))
+            patch.gone_subjects.add(r.T.terms.iri(old_iri[k]))
         r.entity_prefixes.pop(k, None)
     out = r.out_pairs(touched_keys)
     for k in sorted(touched_keys):
         if k in r.entities:
             block = r.entity_block(k, out.get(k, ()))
             r.entity_prefixes[k] = block.prefixes
-            blocks.add((block.subject, block.text), 0)
-    r.evidence_triples = sum(v.evidence_triples for v in docs.values())
+            patch.blocks.add((block.subject, block.text), 0)
 
-    # 4. the outputs, patched
+
+def _patch_outputs(patch: _Patch, out_dir: Path, rendered: int) -> Rebuilt | None:
+    """Step 6: graph.ttl and merges.json patched: the blocks and sections gone taken out, the new ones put in,
+    under the prefixes the graph uses now."""
+    r, docs = patch.r, patch.docs
     prefixes: set[str] = set()
     for group in {*r.entity_prefixes.values(), *(v.document_prefixes for v in docs.values() if v.document_prefixes is not None),
                   *(v.evidence_prefixes for v in docs.values())}:
         prefixes |= group
-    out_dir = Path(out_dir)
     old_turtle, header = (out_dir / "graph.ttl").read_bytes(), r.T.terms.header(prefixes).encode("utf-8")
-    patched = _patch_turtle(old_turtle, gone_subjects, blocks.items, header)
+    patched = _patch_turtle(old_turtle, patch.gone_subjects, patch.blocks.items, header)
     if patched is None:
         return None
     turtle, taken_out = patched
-    merges = _patch_merges((out_dir / "merges.json").read_bytes(), r, gone_records, records.items)
+    merges = _patch_merges((out_dir / "merges.json").read_bytes(), r, patch.gone_records, patch.records.items)
     if merges is None:
         return None
-    return Rebuilt(resolver=r, files={"graph.ttl": turtle, "merges.json": merges}, docs=docs, entries=entries,
-                   rendered=sum(1 for d in affected if d in docs),
-                   changed=_changed_blocks(old_turtle, taken_out, blocks.items, header))
+    return Rebuilt(resolver=r, files={"graph.ttl": turtle, "merges.json": merges}, docs=docs, entries=patch.entries,
+                   rendered=rendered, changed=_changed_blocks(old_turtle, taken_out, patch.blocks.items, header))
 
 
 def _subject(piece: bytes) -> bytes:
