@@ -9,7 +9,8 @@ from rdflib.namespace import RDF, RDFS, SKOS
 
 from .vocab import ENTITY_CLASSES, MLKG, RELATIONS, local_name
 
-__all__ = ["to_networkx", "resolution_to_networkx", "entity_graph", "graph_stats", "export", "EXPORT_FORMATS"]
+__all__ = ["to_networkx", "resolution_to_networkx", "entity_graph", "graph_stats", "entity_stats", "stats", "export",
+           "EXPORT_FORMATS"]
 
 EXPORT_FORMATS = ("graphml", "gexf")
 
@@ -72,14 +73,50 @@ def entity_graph(entities, relations):
 
 
 def graph_stats(G, top: int = 5) -> dict:
-    """Degree statistics of the entity graph: size, weakly connected components, most connected methods."""
-    import networkx as nx
+    """Degree statistics of the entity graph ``G`` (:func:`to_networkx`, :func:`entity_graph`): size, weakly
+    connected components, most connected methods (:func:`stats`)."""
+    return stats({n: (d.get("cls"), d["label"]) for n, d in G.nodes(data=True)},
+                 {(u, k, v) for u, v, k in G.edges(keys=True)}, top)
 
-    methods = [(d, G.nodes[n]["label"]) for n, d in G.degree() if G.nodes[n].get("cls") == "Method"]
+
+def entity_stats(entities, relations, top: int = 5) -> dict:
+    """:func:`graph_stats` of :func:`entity_graph` of the same ``entities`` and ``relations``, without making
+    it (a patched build's report, where networkx would cost more than the patch)."""
+    order = {str(c): i for i, c in enumerate(ENTITY_CLASSES)}
+    classes = {str(c): local_name(c) for c in ENTITY_CLASSES}
+    nodes = {iri: (classes[cls], label)  # in entity_graph's order: of one IRI, the last class's label stands
+             for iri, cls, label in sorted((e for e in entities if e[1] in order), key=lambda e: (order[e[1]], e[0]))}
+    predicates = {str(p): local_name(p) for p in RELATIONS}
+    return stats(nodes, {(s, predicates[p], o) for s, p, o in relations if p in predicates and s in nodes and o in nodes},
+                 top)
+
+
+def stats(nodes: dict, edges: set, top: int = 5) -> dict:
+    """The report's statistics of an entity graph: ``nodes`` (IRI -> (class name, label)) and ``edges`` (distinct
+    ``(subject, property name, object)`` between them): their numbers, the weakly connected components, and the
+    ``top`` methods by degree (edges in and out; a loop counts twice), then label."""
+    degree = dict.fromkeys(nodes, 0)
+    parent = {n: n for n in nodes}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    components = len(nodes)
+    for s, _, o in edges:
+        degree[s] += 1
+        degree[o] += 1
+        a, b = find(s), find(o)
+        if a != b:
+            parent[a] = b
+            components -= 1
+    methods = [(degree[n], label) for n, (cls, label) in nodes.items() if cls == "Method"]
     return {
-        "nodes": G.number_of_nodes(),
-        "edges": G.number_of_edges(),
-        "components": nx.number_weakly_connected_components(G) if G.number_of_nodes() else 0,
+        "nodes": len(nodes),
+        "edges": len(edges),
+        "components": components,
         "most_connected_methods": [f"{label} ({d})" for d, label in sorted(methods, key=lambda x: (-x[0], x[1]))[:top]],
     }
 

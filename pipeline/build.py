@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from .config import FORMATS, RELEASE_AFTER, VALIDATE_AUTO_LIMIT, BuildConfig
-from .errors import ExitCode, InputError, MlkgError
+from .errors import DocumentError, ExitCode, InputError, MlkgError
 from .model import BuildReport, Document, SkippedDocument, Violation
 from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT, own_folders
 
@@ -86,6 +86,12 @@ class Build:
     counts: ExtractStats | None = None
     """Documents parsed and read from the cache."""
     clock: float = field(default_factory=time.perf_counter)
+    started_ns: int = field(default_factory=time.time_ns)
+    """When the build began (wall clock): a file changed since is not taken as settled (``incremental.sources``)."""
+    unread: set[str] = field(default_factory=set)
+    """The documents given by their files' stats, texts not read (``incremental.KnownSources``)."""
+    left: set[str] = field(default_factory=set)
+    """The outputs a patch leaves as they are: what it would write is what they hold."""
 
     @property
     def out(self) -> Path:
@@ -143,7 +149,6 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
             return last
         b = Build(config, cb)
         _read(b)
-        _open_cache(b)
         if not b.streaming:
             report = _full_plan(b, _extract(b))
         else:
@@ -155,13 +160,18 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
 # stages shared by the plans ---------------------------------------------------------------------------------
 
 def _read(b: Build) -> None:
-    """Finish a commit a dead build left half done; read the documents (``ingest.py``)."""
-    from . import ingest, write
+    """Finish a commit a dead build left half done; open the cache and take the state the last build left
+    (:func:`_open_cache`); read the documents (``ingest.py``), but not those whose files that build recorded
+    as they are now (``incremental.KnownSources``); keep what the plans need of them (:func:`_keep`)."""
+    from . import incremental, ingest, write
 
     write.recover(b.out)
     b.stage("read")
+    _open_cache(b)
+    known = incremental.KnownSources(b.state, b.config.max_bytes) if b.state is not None else None
     b.documents = list(ingest.read_documents(b.config.inputs, b.config.max_bytes, b.skipped,
-                                             exclude=own_folders(b.config.out_dir, b.config.cache_dir)))
+                                             exclude=own_folders(b.config.out_dir, b.config.cache_dir), known=known))
+    b.unread = known.unread if known is not None else set()
     skipped = b.skipped
     if not b.documents:
         raise InputError(f"no readable documents under {', '.join(map(str, b.config.inputs))}"
@@ -170,37 +180,76 @@ def _read(b: Build) -> None:
     if b.config.strict and skipped:
         raise MlkgError(f"{len(skipped)} document(s) skipped and --strict is set; nothing written: "
                         + "; ".join(f"{s.path}: {s.reason}" for s in skipped))
+    _keep(b, known)
     b.lap("read")
 
 
 def _open_cache(b: Build) -> None:
-    """Pick the model; open the cache; take the state the last build left (``incremental.py``: taken either
-    way, since this build changes what it describes)."""
+    """Pick the model; open the cache; read the state the last build left (``incremental.py``), if it is of
+    this build's version and its outputs are as it left them; the file is removed once the documents are read
+    (:func:`_keep`)."""
     from . import incremental
     from .cache import ExtractionCache
-    from .executor import ExtractStats
     from .nlp import pick_model
     from .outputs import CACHE_DIR
 
-    b.stage("parse")
     b.model = pick_model(b.config.model)
-    b.callbacks.on_documents(len(b.documents))
-    b.counts = ExtractStats()
     if b.config.cache:
         b.store = ExtractionCache(b.config.cache_dir or b.out / CACHE_DIR, b.model)
     if b.store is not None and b.streaming:
         b.version = incremental.state_version(b.store.version)
-    b.state = incremental.take_state(b.out, b.version)
+    b.state = incremental.take_state(b.out, b.version, remove=False)
+
+
+def _keep(b: Build, known) -> None:
+    """Remove the state's file (this build changes what it describes) and take the page's; keep what the plans
+    need of each document once its text is dropped (a document given by ``known``, its cache entry as
+    recorded)."""
+    from . import incremental
+    from .executor import ExtractStats
+
+    incremental.take_state(b.out, None)  # removed either way
     b.page = incremental.take_page(b.out, wanted=b.state is not None and b.config.html)  # taken either way, as the state
+    b.stage("parse")
+    b.callbacks.on_documents(len(b.documents))
+    b.counts = ExtractStats()
     if b.streaming:  # each text is dropped once parsed (or found in the cache): what the rest needs is kept apart
-        b.kept = {d.id: KeptDocument(i, replace(d, text=""), b.store.entry_path(d) if b.store is not None else None)
+        b.kept = {d.id: KeptDocument(i, d, known.entry(d.id)) if d.id in b.unread else _kept(b, i, d)
                   for i, d in enumerate(b.documents)}
+
+
+def _kept(b: Build, order: int, d: Document) -> KeptDocument:
+    """What is kept of a document read (its text is dropped)."""
+    return KeptDocument(order, replace(d, text=""), b.store.entry_path(d) if b.store is not None else None)
+
+
+def _read_unread(b: Build) -> None:
+    """Read the texts of the documents given by their files' stats (:func:`_read`), for a plan that parses or
+    looks up every document: a file that can no longer be read is skipped, as when reading."""
+    from .ingest import read_document
+
+    if not b.unread:
+        return
+    documents = []
+    for d in b.documents:
+        if d.id in b.unread:
+            try:
+                d = read_document(Path(d.path), d.id, b.config.max_bytes)
+            except DocumentError as exc:  # gone or changed since it was found: as when reading
+                b.skipped.append(SkippedDocument(path=exc.path, reason=exc.reason))
+                b.kept.pop(d.id, None)
+                continue
+            if d.id in b.kept:
+                b.kept[d.id] = _kept(b, b.kept[d.id].order, d)
+        documents.append(d)
+    b.documents, b.unread = documents, set()
 
 
 def _extract(b: Build) -> list:
     """Every document's Extraction (from the cache, or parsed)."""
     from .executor import extract_documents
 
+    _read_unread(b)
     extractions = extract_documents(b.documents, b.model, **b.extract_options())
     b.documents = []
     b.lap("parse+extract")
@@ -327,7 +376,11 @@ def _full_report(b: Build, resolution, validated, violations, fields: dict) -> B
     from .vocab import local_name
 
     if validated is None:
-        stats = analysis.graph_stats(analysis.resolution_to_networkx(resolution))
+        from .rdf import entity_iri_text
+
+        stats = analysis.entity_stats(((entity_iri_text(e.key), str(e.cls), e.label) for e in resolution.entities),
+                                      ((entity_iri_text(r.subject), str(r.predicate), entity_iri_text(r.object))
+                                       for r in resolution.relations))
         per_class = Counter(local_name(e.cls) for e in resolution.entities)
         per_property = Counter(local_name(r.predicate) for r in resolution.relations)
     else:
@@ -365,6 +418,7 @@ def _streamed_plan(b: Build) -> BuildReport:
     from .facts import expand
     from .stream import Spill, StreamResolver
 
+    _read_unread(b)
     spill = Spill(b.out)
     try:
         resolver = StreamResolver()
@@ -442,6 +496,11 @@ def _with_html(b: Build, files: dict, changed=None) -> dict:
     b.stage("render")
     ttl = files[GRAPH_TTL] if isinstance(files[GRAPH_TTL], bytes) else b"".join(files[GRAPH_TTL])
     last, b.page = b.page, None
+    if changed is not None and GRAPH_TTL in b.left and incremental.page_left(b.out, last):
+        b.page = last  # graph.ttl as it was: so is its page
+        b.left.add(GRAPH_HTML)
+        b.lap("render")
+        return {**files, GRAPH_TTL: ttl}
     with incremental.no_cycle_collection():  # many small acyclic containers, a large heap when spaCy is loaded
         view = last.view if last is not None and changed is not None and last.view.patch(changed.removed, changed.added) \
             else render.GraphView.of_turtle(ttl)
@@ -476,15 +535,15 @@ def _commit_streamed(b: Build, streamed: Streamed) -> BuildReport:
         documents_read=len(done), skipped=tuple(sorted(b.skipped, key=lambda s: s.path)),
         entities_per_class=resolver.entities_per_class(), relations_per_property=resolver.relations_per_property(),
         seconds=b.seconds, model=b.model,
-        outputs=tuple(str(b.config.out_dir / n) for n in [GRAPH_TTL, *sorted(set(files) - {GRAPH_TTL}), REPORT]),
+        outputs=tuple(str(b.config.out_dir / n) for n in [GRAPH_TTL, *sorted((set(files) | b.left) - {GRAPH_TTL}), REPORT]),
         graph_stats=stats.statistics,
         encodings={k.document.id: k.document.encoding for k in b.kept.values() if k.document.id in done},
         validation=_validation_note(b, resolver.triples),
         documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=streamed.patched)
-    report = _commit(b, files, report)
+    report = _commit(b, {name: data for name, data in files.items() if name not in b.left}, report)
     if b.store is not None:
         incremental.save_state(b.out, b.version, resolver, done, validated=not _validation_note(b, resolver.triples),
-                               stats=stats)
+                               stats=stats, sources=incremental.sources(b.kept, b.started_ns))
         if b.page is not None:
             incremental.save_page(b.out, b.page)
         b.lap("write")
@@ -503,6 +562,8 @@ def _patched_plan(b: Build) -> BuildReport | None:
     if changes is None:
         return None
     want = set(changes.changed)
+    if want & b.unread:  # not so when the state is whole: a document given unread has its last entry
+        _read_unread(b)
     n_skipped = len(b.skipped)
     stats = ExtractStats()
     got = [incremental.Change(document.id, facts, memo, b.kept[document.id].entry, parsed)
@@ -522,6 +583,7 @@ def _patched_plan(b: Build) -> BuildReport | None:
                 b.store.put_entry(g.entry, g.doc_id, g.facts)
         del b.skipped[n_skipped:]  # the full build meets them again
         return None
+    b.left = incremental.left_as_they_are(b.out, b.state, rebuilt)
     for c in rebuilt.entries:
         b.store.put_entry(c.entry, c.doc_id, c.facts, c.memo)
     b.store.used.update(v.entry for v in rebuilt.docs.values())

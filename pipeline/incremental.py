@@ -28,13 +28,14 @@ import hashlib
 import json
 import os
 import pickle
+import stat
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import MAX_CHANGED
-from .outputs import GRAPH_TTL, PAGE
+from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, PAGE
 from .outputs import STATE as STATE_FILE
 from .rdf import GraphBlocks, RenderMemo, entity_iri_text, merge_section, merges_frame, render_fingerprint
 from .resolve import TABLES
@@ -43,22 +44,25 @@ from .vocab import local_name
 
 __all__ = ["STATE_FILE", "GraphState", "DocumentState", "ChangedBlocks", "Changes", "Change", "no_cycle_collection", "take_state", "graph_stats",
            "GraphStats",
-           "save_state", "plan", "rebuild", "Rebuilt", "state_version", "PageState", "take_page", "save_page"]
+           "save_state", "plan", "rebuild", "Rebuilt", "state_version", "PageState", "take_page", "save_page", "Source",
+           "sources", "KnownSources", "left_as_they_are", "page_left"]
 
 
-OUTPUTS = ("graph.ttl", "merges.json")
+OUTPUTS = (GRAPH_TTL, MERGES)
 """The outputs an incremental rebuild patches: they must be as the build that left the state wrote them."""
 
-_FORMAT = "mlkg-state-3"
+_FORMAT = "mlkg-state-4"
 
 
 _TABLES = (*TABLES, "iri", "entity_prefixes")  # the name table's, and the renderer's
 
 
 def state_version(cache_version: str) -> str:
-    """What a state depends on: the extraction (the cache's version) and the code that renders and patches."""
+    """What a state depends on: the extraction (the cache's version), the code that renders and patches, and
+    the code that reads a document (its :class:`Source` records stand for what that code read)."""
     h = hashlib.sha256(f"{cache_version}\0{render_fingerprint()}\0".encode())
-    h.update(Path(__file__).read_bytes())
+    for name in ("incremental.py", "ingest.py", "markup.py", "model.py"):
+        h.update((Path(__file__).parent / name).read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -91,6 +95,7 @@ class GraphState:
     tables: dict = field(repr=False)  # the GraphBlocks' tables (_TABLES)
     validated: bool = False  # graph.ttl passed the shapes: a patch of it is checked where it changed
     stats: GraphStats | None = None  # the report's graph statistics of the graph it describes, with their key
+    sources: dict = field(default_factory=dict)  # document id -> Source: the files the next build need not read
 
     def resolver(self) -> StreamResolver:
         r = StreamResolver().restore(self.tables)
@@ -126,10 +131,10 @@ def graph_stats(resolver: GraphBlocks, state: GraphState | None) -> GraphStats:
     return GraphStats(key, resolver.graph_stats())
 
 
-def take_state(out_dir: Path, version: str | None) -> GraphState | None:
+def take_state(out_dir: Path, version: str | None, remove: bool = True) -> GraphState | None:
     """The state the last build left in ``out_dir`` if it is for ``version`` and its outputs are untouched;
-    the file is removed either way (the build about to run changes what it describes). ``version`` None only
-    removes it."""
+    the file is removed either way (the build about to run changes what it describes), unless ``remove`` is
+    False (then by a call with ``version`` None, which only removes it)."""
     path = Path(out_dir) / STATE_FILE
     if version is None:
         path.unlink(missing_ok=True)
@@ -138,14 +143,15 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
     try:
         with open(path, "rb") as fh, no_cycle_collection():
             head = pickle.load(fh)
-            if isinstance(head, tuple) and len(head) == 6 and head[:2] == (_FORMAT, version):
+            if isinstance(head, tuple) and len(head) == 7 and head[:2] == (_FORMAT, version):
                 state = GraphState(version=version, outputs=head[2], docs=head[3],
                                    tables={name: pickle.load(fh) for name in _TABLES}, validated=head[4] is True,
-                                   stats=head[5])
+                                   stats=head[5], sources=head[6] if isinstance(head[6], dict) else {})
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
             IndexError):
         state = None
-    path.unlink(missing_ok=True)
+    if remove:
+        path.unlink(missing_ok=True)
     if state is None:
         return None
     try:
@@ -157,9 +163,9 @@ def take_state(out_dir: Path, version: str | None) -> GraphState | None:
 
 
 def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[str, DocumentState],
-               validated: bool = False, stats: GraphStats | None = None) -> None:
+               validated: bool = False, stats: GraphStats | None = None, sources: dict | None = None) -> None:
     """Leave the state of the build that just wrote ``out_dir``'s outputs (atomically); ``validated``: its
-    graph.ttl passed the shapes."""
+    graph.ttl passed the shapes; ``sources``: its documents' :class:`Source` records."""
     out_dir = Path(out_dir)
     fd, tmp = tempfile.mkstemp(prefix=".mlkg-state-", suffix=".tmp", dir=out_dir)
     try:
@@ -167,7 +173,8 @@ def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[st
             # one pickle per table: the pickler's memo (an entry per object, ~80 MB at 10,000 documents in one
             # pickle) then holds one table's objects at a time; the file is larger (shared strings repeat)
             pickler = pickle.Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL)
-            pickler.dump((_FORMAT, version, {name: _stat(out_dir / name) for name in OUTPUTS}, docs, validated, stats))
+            pickler.dump((_FORMAT, version, {name: _stat(out_dir / name) for name in OUTPUTS}, docs, validated, stats,
+                          sources or {}))
             for name in _TABLES:
                 pickler.clear_memo()
                 pickler.dump(getattr(resolver, name))
@@ -175,6 +182,78 @@ def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[st
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A document the build that left the state read from a file: the file as it was then, and what it read."""
+
+    path: str
+    """The file."""
+    stat: tuple
+    """Its size, modification time, inode and change time (ns), as :func:`_file_stat` gives them."""
+    document: object
+    """The ``model.Document`` read from it, without its text."""
+    entry: str
+    """Its cache entry."""
+
+
+SETTLED_NS = 2_000_000_000
+"""A file's stat stands for its content only if the file had not changed for this long (ns) when the build that
+recorded it started: a change within one tick of the file system's clock might keep the stat it had."""
+
+
+def _file_stat(path) -> tuple | None:
+    """A regular file's size, modification time, inode and change time; None for anything else."""
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) if stat.S_ISREG(st.st_mode) else None
+
+
+def sources(kept: dict, started_ns: int) -> dict[str, Source]:
+    """The :class:`Source` of each document read from a file of its own (not a page fetched, not a line of a
+    ``.jsonl`` file) with a cache entry, whose file had settled (:data:`SETTLED_NS`) before ``started_ns``,
+    when the build began reading: ``kept``, the build's ``build.KeptDocument`` by id."""
+    settled = started_ns - SETTLED_NS
+    out = {}
+    for doc_id, k in kept.items():
+        d = k.document
+        if k.entry is None or d.format == "jsonl" or not isinstance(d.path, Path):
+            continue
+        try:
+            st = _file_stat(d.path)
+        except OSError:
+            continue
+        if st is not None and st[1] < settled and st[3] < settled:
+            out[doc_id] = Source(os.fspath(d.path), st, d, k.entry)
+    return out
+
+
+class KnownSources:
+    """``ingest.read_documents``'s ``known``: the document of a file whose stat (size, modification and change
+    times, inode) is the one the state recorded (:class:`Source`), without reading it. A stat stands for the
+    content, as for the unchanged build (``stamp.py``); a file is recorded only once settled, and the change
+    time cannot be set back. ``unread``: the ids of the documents given so, whose texts were not read."""
+
+    def __init__(self, state: GraphState, max_bytes: int) -> None:
+        self.sources, self.max_bytes = state.sources, max_bytes
+        self.unread: set[str] = set()
+
+    def __call__(self, path, doc_id: str):
+        s = self.sources.get(doc_id)
+        if s is None or s.path != os.fspath(path):
+            return None
+        try:
+            st = _file_stat(path)
+        except OSError:
+            return None
+        if st != s.stat or st[0] > self.max_bytes:
+            return None
+        self.unread.add(doc_id)
+        return s.document
+
+    def entry(self, doc_id: str) -> str:
+        """The cache entry of a document given unread."""
+        return self.sources[doc_id].entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,9 +266,11 @@ class PageState:
     """The ``render.GraphView`` of graph.ttl as it is now."""
     memo: dict
     """The entries of the ``render.PageMemo`` the page used."""
+    html: tuple | None = None
+    """The size, modification time and inode of the graph.html written from it, as the build left it."""
 
 
-_PAGE_FORMAT = "mlkg-page-1"
+_PAGE_FORMAT = "mlkg-page-2"
 
 
 def _page_version() -> str:
@@ -231,7 +312,16 @@ def take_page(out_dir: Path, wanted: bool = True) -> PageState | None:
         return None
     from .render import GraphView
 
-    return PageState(GraphView(data["view"]), data["memo"])
+    return PageState(GraphView(data["view"]), data["memo"], data.get("html"))
+
+
+def page_left(out_dir: Path, page: PageState | None) -> bool:
+    """Whether graph.html is still as the build that left ``page`` wrote it: a graph.ttl that did not change
+    then keeps it as it is."""
+    try:
+        return page is not None and page.html is not None and _stat(Path(out_dir) / GRAPH_HTML) == page.html
+    except OSError:
+        return False
 
 
 def save_page(out_dir: Path, page: PageState) -> None:
@@ -242,7 +332,7 @@ def save_page(out_dir: Path, page: PageState) -> None:
 
     out_dir = Path(out_dir)
     data = {"format": _PAGE_FORMAT, "version": _page_version(), "graph": _stat(out_dir / GRAPH_TTL),
-            "view": dict(page.view), "memo": page.memo}
+            "html": _stat(out_dir / GRAPH_HTML), "view": dict(page.view), "memo": page.memo}
     atomic_write(out_dir / PAGE, marshal.dumps(data))
 
 
@@ -312,6 +402,7 @@ class Rebuilt:
     entries: list[Change]  # the cache entries to write: each with its new memo
     rendered: int = 0  # documents whose blocks were rendered again (or taken from a memo still valid)
     changed: ChangedBlocks | None = None  # the graph.ttl blocks taken out and put in (``validate.validate_patch``)
+    same: frozenset[str] = frozenset()  # the outputs whose patched bytes are those they have (``left_as_they_are``)
 
 
 @contextmanager
@@ -513,16 +604,32 @@ def _patch_outputs(patch: _Patch, out_dir: Path, rendered: int) -> Rebuilt | Non
     for group in {*r.entity_prefixes.values(), *(v.document_prefixes for v in docs.values() if v.document_prefixes is not None),
                   *(v.evidence_prefixes for v in docs.values())}:
         prefixes |= group
-    old_turtle, header = (out_dir / "graph.ttl").read_bytes(), r.T.terms.header(prefixes).encode("utf-8")
+    old_turtle, header = (out_dir / GRAPH_TTL).read_bytes(), r.T.terms.header(prefixes).encode("utf-8")
     patched = _patch_turtle(old_turtle, patch.gone_subjects, patch.blocks.items, header)
     if patched is None:
         return None
     turtle, taken_out = patched
-    merges = _patch_merges((out_dir / "merges.json").read_bytes(), r, patch.gone_records, patch.records.items)
+    old_merges = (out_dir / MERGES).read_bytes()
+    merges = _patch_merges(old_merges, r, patch.gone_records, patch.records.items)
     if merges is None:
         return None
-    return Rebuilt(resolver=r, files={"graph.ttl": turtle, "merges.json": merges}, docs=docs, entries=patch.entries,
-                   rendered=rendered, changed=_changed_blocks(old_turtle, taken_out, patch.blocks.items, header))
+    return Rebuilt(resolver=r, files={GRAPH_TTL: turtle, MERGES: merges}, docs=docs, entries=patch.entries,
+                   rendered=rendered, changed=_changed_blocks(old_turtle, taken_out, patch.blocks.items, header),
+                   same=frozenset(name for name, new, old in ((GRAPH_TTL, turtle, old_turtle), (MERGES, merges, old_merges))
+                                  if new == old))
+
+
+def left_as_they_are(out_dir: Path, state: GraphState, rebuilt: Rebuilt) -> set[str]:
+    """The outputs a patch need not write: their bytes would be those they have (an edit that changed no
+    statement), and they are still as the build that left ``state`` wrote them."""
+    out = set()
+    for name in rebuilt.same:
+        try:
+            if _stat(Path(out_dir) / name) == state.outputs.get(name):
+                out.add(name)
+        except OSError:
+            pass
+    return out
 
 
 def _subject(piece: bytes) -> bytes:
@@ -565,8 +672,16 @@ def _splice(pieces: list[bytes], gone: set[bytes], added: list[tuple[bytes, byte
     return out
 
 
+class PatchedTurtle(bytes):
+    """graph.ttl's bytes as a patch made them, holding its blocks (``blocks``: in order, each without the blank
+    line after it): ``validate.validate_patch`` finds a subject's block among them instead of splitting the
+    text again. Any other bytes made from these (a copy, a slice) are plain bytes."""
+
+    blocks: list[bytes]
+
+
 def _patch_turtle(old: bytes, gone: set[str], added: list[tuple[str, str]],
-                  header: bytes) -> tuple[bytes, list[bytes]] | None:
+                  header: bytes) -> tuple[PatchedTurtle, list[bytes]] | None:
     """graph.ttl with the blocks of subjects ``gone`` taken out and ``added`` put in, under ``header``; and the
     blocks taken out."""
     if old.startswith(b"@prefix"):
@@ -580,7 +695,9 @@ def _patch_turtle(old: bytes, gone: set[str], added: list[tuple[str, str]],
                   [(s.encode("utf-8"), t.encode("utf-8")[:-1]) for s, t in added], _subject, taken_out)
     if new is None:
         return None
-    return (header + b"\n\n".join(new) + b"\n" if new else header), taken_out
+    turtle = PatchedTurtle(header + b"\n\n".join(new) + b"\n" if new else header)
+    turtle.blocks = new
+    return turtle, taken_out
 
 
 def _changed_blocks(old: bytes, taken_out: list[bytes], added: list[tuple[str, str]], header: bytes) -> ChangedBlocks:

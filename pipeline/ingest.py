@@ -576,10 +576,12 @@ def _jsonl_lines(fh, wide: str | None, max_bytes: int) -> Iterator[tuple[int, st
 
 def read_documents(
     inputs: Iterable[Path | str], max_bytes: int, skipped: list[SkippedDocument], timeout: float = FETCH_TIMEOUT,
-    exclude: Iterable[Path] = (),
+    exclude: Iterable[Path] = (), known=None,
 ) -> Iterator[Document]:
     """Yield each readable document under ``inputs`` (files, folders, ``http(s)`` addresses) in id order;
     append the others to ``skipped``. The folders ``exclude`` names are not walked (:func:`find_files`).
+    ``known(path, doc_id)``, if given, may answer for a document file (not a ``.jsonl`` one) with the document
+    it knows that file holds, which is then not read (``incremental.KnownSources``).
 
     Raises
     ------
@@ -605,7 +607,8 @@ def read_documents(
             elif path.suffix.lower() == ".jsonl":
                 yield from read_jsonl(path, doc_id, max_bytes, skipped)
             else:
-                yield read_document(path, doc_id, max_bytes)
+                document = known(path, doc_id) if known is not None else None
+                yield document if document is not None else read_document(path, doc_id, max_bytes)
         except DocumentError as exc:
             skipped.append(SkippedDocument(path=exc.path, reason=exc.reason))
         except Exception as exc:  # noqa: BLE001  (a reader bug must cost one document, not the build)

@@ -514,10 +514,10 @@ class GraphBlocks(NameTable):
 
     def graph_stats(self) -> dict:
         """``analysis.graph_stats`` of the entity graph (as of ``analysis.resolution_to_networkx``)."""
-        from .analysis import entity_graph, graph_stats
+        from .analysis import entity_stats
 
-        return graph_stats(entity_graph(((self.iri[k], e[0], e[1]) for k, e in self.entities.items()),
-                                        ((self.iri[s], p, self.iri[o]) for s, p, o in self.relations)))
+        return entity_stats(((self.iri[k], e[0], e[1]) for k, e in self.entities.items()),
+                            ((self.iri[s], p, self.iri[o]) for s, p, o in self.relations))
 
     # rendering ----------------------------------------------------------------------------------------------
     def prepare_render(self, blocks, records) -> None:

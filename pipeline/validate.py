@@ -79,6 +79,9 @@ LOCAL_SPARQL = frozenset(URIRef(_SHAPES_NS + name) for name in ("ExtendsSameClas
 subject's statements), so a patched graph is checked for them around what changed (``validate_patch``)."""
 _SPARQL_BACKWARD = frozenset({RDF.subject})
 """The predicates those SPARQL constraints follow from object to subject (a relation's records, by rdf:subject)."""
+_SPARQL_NEIGHBOURS = frozenset({RDF.predicate, RDF.object})
+"""What those SPARQL constraints read of a neighbour besides its classes and relations (``validate._read_of_neighbours``):
+a relation's records' rdf:predicate and rdf:object (RelationHasEvidence)."""
 
 
 @lru_cache(maxsize=8)
@@ -329,13 +332,17 @@ def validate_patch(data: bytes, removed: bytes, added: bytes) -> ValidationRepor
 
     ``data`` as the build writes it (``write.turtle_bytes``: one block per subject, sorted) is not parsed
     whole: the blocks of the nodes a check reads are found by their subject, and those that point at a node by
-    a search for its IRI (:class:`_Blocks`). Any other Turtle is parsed whole.
+    a search for its IRI (:class:`_Blocks`). Any other Turtle is parsed whole. ``data`` made by a patch
+    (``incremental.PatchedTurtle``) holds its blocks (``data.blocks``), so its text is not split or checked
+    again. When no subject's statements changed, nothing is checked.
     """
     import pyoxigraph as ox
 
     try:
         before, after = _differing(*(list(ox.parse(x, ox.RdfFormat.TURTLE)) for x in (removed, added)))
-        blocks = _Blocks.of(data)
+        if not before and not after:
+            return ValidationReport(conforms=True, violations=(), triples=0)  # the graph that conformed
+        blocks = _Blocks.of(data, getattr(data, "blocks", None))
         report = _patch_in_blocks(data, blocks, before, after) if blocks is not None and _all_local() else None
         if report is not None:
             return report
@@ -375,16 +382,62 @@ def _back() -> set:
 
 
 def _focus(before: list, after: list, pointing: list) -> set:
-    """The nodes to check after a patch: the changed subjects, what they point at by a predicate read backwards
-    (before and after), and the subjects of ``pointing`` (statements, all those whose object changed among
-    them) that point at a changed subject."""
+    """The nodes to check after a patch: the changed subjects; what they point at by a predicate read backwards
+    (before or after), when that statement came or went or when what a neighbour's check reads of the subject
+    changed (:func:`_read_changed`); and the subjects of ``pointing`` (statements, all those whose object is
+    among those) that point at such a subject."""
     import pyoxigraph as ox
 
     back = _back()
     changed = {t.subject for t in before} | {t.subject for t in after}
-    focus = changed | {t.object for t in before + after if t.predicate in back}
-    focus.update(t.subject for t in pointing if t.object in changed)
+    read = _read_changed(before, after)
+    focus = changed | {t.object for t in set(before) ^ set(after) if t.predicate in back}
+    focus.update(t.object for t in before + after if t.predicate in back and t.subject in read)
+    focus.update(t.subject for t in pointing if t.object in read)
     return {n for n in focus if not isinstance(n, ox.Literal)}
+
+
+def _read_changed(before: list, after: list) -> set:
+    """The changed subjects whose statements that a neighbour's check reads (:func:`_read_of_neighbours`)
+    changed: only what points at these can fail now for what it reads of them. A hub entity rendered again
+    for one more document that names it (its rdfs:label, mlkg:mentionedIn) is not among them, so the
+    hundreds of records and relations that point at it are not checked again."""
+    read = _read_of_neighbours()
+    if read is None:
+        return {t.subject for t in before} | {t.subject for t in after}
+    import pyoxigraph as ox
+
+    predicates = {ox.NamedNode(str(p)) for p in read}
+    return {t.subject for t in set(before) ^ set(after) if t.predicate in predicates}
+
+
+_TERM_CONSTRAINTS = {SH["class"], SH.datatype, SH.nodeKind, SH["in"], SH.minLength, SH.maxLength, SH.pattern, SH.flags,
+                     SH.minInclusive, SH.maxInclusive, SH.minExclusive, SH.maxExclusive, SH.hasValue}
+"""What a value shape nested in sh:or, sh:and, sh:not, sh:xone or sh:qualifiedValueShape may say for
+:func:`_read_of_neighbours` to know what it reads: of a value, only its term and (sh:class) its classes."""
+
+
+@lru_cache(maxsize=1)
+def _read_of_neighbours() -> frozenset | None:
+    """The predicates the shapes read of a focus node's neighbours (not of the node itself): rdf:type, where
+    a value's class is checked (sh:class, ExtendsSameClass's SPARQL); the relations a record's subject holds
+    (Evidence's SPARQL reads ``?s ?p ?o`` for the record's rdf:predicate ``?p``, which in a graph that
+    conformed is one of the predicates the shape on rdf:predicate allows, its sh:in); and
+    :data:`_SPARQL_NEIGHBOURS`. None when that cannot be told (no such sh:in, or a nested shape that reads more
+    than a value's term and classes): then a check of any neighbour of a changed subject may read what
+    changed."""
+    from rdflib.collection import Collection
+
+    g = shapes_graph()
+    if (None, SH.node, None) in g:
+        return None
+    nested = [m for p in (SH["or"], SH["and"], SH.xone) for head in g.objects(None, p) for m in Collection(g, head)]
+    nested += [*g.objects(None, SH["not"]), *g.objects(None, SH.qualifiedValueShape)]
+    if any(p not in _TERM_CONSTRAINTS for m in nested for p in g.predicates(m)):
+        return None
+    allowed = {v for shape in g.subjects(SH.path, RDF.predicate) for head in g.objects(shape, SH["in"])
+               for v in Collection(g, head)}
+    return frozenset({RDF.type, *allowed, *_SPARQL_NEIGHBOURS}) if allowed else None
 
 
 def _check_focus(focus: set, statements: list, triples: int | None) -> ValidationReport:
@@ -404,8 +457,7 @@ def _patch_in_blocks(data: bytes, blocks: _Blocks, before: list, after: list) ->
 
     if b"subClassOf" in data:
         return None  # maybe rdfs:subClassOf in the data (or only in a literal): the caller decides on the triples
-    changed = {t.subject for t in before} | {t.subject for t in after}
-    pointing = blocks.pointing_at(changed)
+    pointing = blocks.pointing_at(_read_changed(before, after))
     if pointing is None:
         return None
     focus = _focus(before, after, pointing)
@@ -429,14 +481,20 @@ class _Blocks:
     text. A subject's statements are found by bisection; the statements that point at an IRI, by searching
     for its text (one pass for many IRIs)."""
 
-    def __init__(self, header: bytes, pieces: list[bytes], keys: list[bytes], offsets: list[int], data: bytes,
+    def __init__(self, header: bytes, pieces: list[bytes], offsets: list[int], data: bytes,
                  prefixes: list[tuple[str, str]]) -> None:
-        self.header, self.pieces, self.keys, self.offsets, self.data = header, pieces, keys, offsets, data
+        self.header, self.pieces, self.offsets, self.data = header, pieces, offsets, data
         self.prefixes = prefixes
 
+    @staticmethod
+    def _key(piece: bytes) -> bytes:
+        """A block's subject, as written."""
+        return piece[:max(piece.find(b" "), 0)]
+
     @classmethod
-    def of(cls, data: bytes) -> _Blocks | None:
-        """The blocks of ``data``, or None when it is not laid out so."""
+    def of(cls, data: bytes, pieces: list[bytes] | None = None) -> _Blocks | None:
+        """The blocks of ``data``, or None when it is not laid out so; with ``pieces`` (``data``'s blocks, as
+        the caller made it) its text is not split or checked."""
         import itertools
         import re
 
@@ -444,15 +502,16 @@ class _Blocks:
         if data.startswith(b"@prefix") and end < 0:
             return None
         header, body = data[:end + 1] if end >= 0 else b"", data[end + 2:]
-        if not body.endswith(b" .\n") or b"\n\n\n" in body:
-            return None
-        # every line break inside a block is followed by an indented line: a block holds one subject
-        if body.count(b"\n") != body.count(b"\n ") + 2 * body.count(b"\n\n") + 1:
-            return None
-        pieces = body[:-1].split(b"\n\n")
-        keys = [p[:max(p.find(b" "), 0)] for p in pieces]
-        if not all(keys) or any(a >= b for a, b in zip(keys, keys[1:])):
-            return None
+        if pieces is None:
+            if not body.endswith(b" .\n") or b"\n\n\n" in body:
+                return None
+            # every line break inside a block is followed by an indented line: a block holds one subject
+            if body.count(b"\n") != body.count(b"\n ") + 2 * body.count(b"\n\n") + 1:
+                return None
+            pieces = body[:-1].split(b"\n\n")
+            keys = [cls._key(p) for p in pieces]
+            if not all(keys) or any(a >= b for a, b in zip(keys, keys[1:])):
+                return None
         prefixes = []
         for line in header.splitlines():
             m = re.fullmatch(rb"@prefix ([A-Za-z][A-Za-z0-9_-]*)?: <([^<>\\]*)> \.", line)
@@ -460,7 +519,7 @@ class _Blocks:
                 return None
             prefixes.append(((m.group(1) or b"").decode(), m.group(2).decode("utf-8")))
         offsets = list(itertools.accumulate(map(len, pieces), lambda a, n: a + n + 2, initial=len(data) - len(body)))
-        return cls(header, pieces, keys, offsets, data, prefixes)
+        return cls(header, pieces, offsets, data, prefixes)
 
     def _forms(self, node) -> list[bytes] | None:
         """Every text ``node`` (an IRI) may be written as: ``<IRI>``, and ``prefix:local`` under a prefix."""
@@ -496,8 +555,8 @@ class _Blocks:
             if forms is None:
                 return None
             for form in forms:
-                i = bisect.bisect_left(self.keys, form)
-                if i < len(self.keys) and self.keys[i] == form:
+                i = bisect.bisect_left(self.pieces, form, key=self._key)
+                if i < len(self.pieces) and self._key(self.pieces[i]) == form:
                     found.append(i)
         return [t for t in self._parse(found) if t.subject in nodes]
 
@@ -521,7 +580,7 @@ class _Blocks:
         found = set()
         for m in re.compile(_trie(needles)).finditer(self.data, self.offsets[0]):
             i = bisect.bisect_right(self.offsets, m.start()) - 1
-            if m.start() > self.offsets[i] + len(self.keys[i]):  # named after the subject: an object (or inside a literal)
+            if m.start() > self.offsets[i] + len(self._key(self.pieces[i])):  # named after the subject: an object (or inside a literal)
                 found.add(i)
         return self._parse(found)
 

@@ -105,3 +105,26 @@ def test_merge_log_covers_every_entity_with_known_rules(corpus_build, corpus_gra
     texts = {p.name: p.read_text("utf-8") for p in CORPUS_DIR.iterdir()}
     for m in records[:200]:
         assert texts[m["document"]][m["start"]:m["end"]] == m["text"]
+
+
+def test_entity_stats_are_networkxs_on_random_graphs():
+    """The report's statistics counted straight from the tables (``analysis.entity_stats``, a patched build's)
+    are networkx's over ``analysis.entity_graph``: loops, parallel relations, isolated and non-entity nodes."""
+    import random
+
+    from pipeline.analysis import entity_graph, entity_stats
+
+    rng = random.Random(5)
+    classes = [str(c) for c in ENTITY_CLASSES] + ["https://example.org/NotAnEntity"]
+    for _ in range(60):
+        n = rng.randrange(0, 40)
+        entities = [(f"https://e.org/{i}", rng.choice(classes), rng.choice(["A", "B", "C", f"L{i}"])) for i in range(n)]
+        iris = [e[0] for e in entities] + ["https://e.org/missing"]
+        relations = [(rng.choice(iris), str(rng.choice(RELATIONS)), rng.choice(iris)) for _ in range(rng.randrange(0, 60))] if n else []
+        G = entity_graph(entities, relations)
+        want = {"nodes": G.number_of_nodes(), "edges": G.number_of_edges(),
+                "components": nx.number_weakly_connected_components(G) if G.number_of_nodes() else 0}
+        methods = sorted(((d, G.nodes[v]["label"]) for v, d in G.degree() if G.nodes[v]["cls"] == "Method"),
+                         key=lambda x: (-x[0], x[1]))[:5]
+        want["most_connected_methods"] = [f"{label} ({d})" for d, label in methods]
+        assert entity_stats(entities, relations) == want

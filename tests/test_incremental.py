@@ -260,3 +260,48 @@ def test_a_patched_page_is_rendered_from_the_last_pages_view(tmp_path, patched, 
             build(BuildConfig(inputs=(docs,), out_dir=ref, formats=("ttl", "nt"), cache=False, html=True))
             for name in (*OUTPUTS, "graph.html"):
                 assert (out / name).read_bytes() == (ref / name).read_bytes(), (step, name)
+
+
+def test_a_patched_build_reads_only_the_files_whose_stat_changed(tmp_path, patched, monkeypatch):
+    """A document whose file has the size, modification time, inode and change time the last build recorded is
+    taken from that build's record, not read; an edit that keeps the size and sets the modification time back
+    still changes the change time, so the file is read and its change lands. A build that cannot patch reads
+    every file it did not."""
+    import os
+
+    from pipeline import ingest
+
+    monkeypatch.setattr(incremental, "SETTLED_NS", 0)  # files written just now count as settled
+    docs = tmp_path / "docs"
+    files = _mixed_corpus(docs, 12)
+    out, ref, ref_cache = tmp_path / "out", tmp_path / "ref", tmp_path / "ref-cache"
+    build(_config(docs, out))
+    read = []
+    real = ingest.read_document
+    monkeypatch.setattr(ingest, "read_document", lambda path, doc_id, limit: read.append(doc_id) or real(path, doc_id, limit))
+
+    files[0].write_text(files[0].read_text("utf-8") + "\nWe also release the code of this work.\n", "utf-8")
+    build(_config(docs, out))
+    assert patched == [True] and read == [files[0].name]
+    _same_as_full(docs, out, ref, ref_cache)
+
+    # the same size, the modification time set back: the change time tells
+    st, text = files[1].stat(), files[1].read_text("utf-8")
+    swapped = text.replace(" and ", " with", 1)
+    assert len(swapped.encode("utf-8")) == st.st_size and swapped != text
+    files[1].write_text(swapped, "utf-8")
+    os.utime(files[1], ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert files[1].stat().st_size == st.st_size and files[1].stat().st_mtime_ns == st.st_mtime_ns
+    read.clear()
+    build(_config(docs, out))
+    assert patched[-1] is True and read == [files[1].name]
+    _same_as_full(docs, out, ref, ref_cache)
+
+    # too many changes to patch: the streamed plan reads the files the patch did not
+    for f in files[2:8]:
+        f.write_text(f.read_text("utf-8") + "\nWe also release the data.\n", "utf-8")
+    read.clear()
+    n = len(patched)
+    build(_config(docs, out))
+    assert len(patched) == n and sorted(read) == sorted(f.name for f in files)  # no patch tried, each read once
+    _same_as_full(docs, out, ref, ref_cache)

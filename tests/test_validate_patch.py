@@ -194,3 +194,61 @@ def test_validate_patch_passes_over_blocks_rendered_again_as_they_were(valid_gra
     assert report.violations == whole.violations and not whole.conforms
     assert checked and all(ox.NamedNode(str(doc)) in f for f in checked)
     assert all(len(f) < len(set(valid_graph.subjects())) for f in checked)
+
+
+def _hub_graph(n: int) -> Graph:
+    """A dataset named by ``n`` documents, each of which introduces a method evaluated on it (with its record)."""
+    from test_validate import _entity, _relation
+
+    g = Graph()
+    docs = []
+    for i in range(n):
+        doc = RES[f"document/d{i:04d}.txt"]
+        g.add((doc, RDF.type, MLKG.Document))
+        g.add((doc, RDFS.label, Literal(f"d{i:04d}.txt")))
+        docs.append(doc)
+    hub = _entity(g, "Dataset", "hub", docs[0])
+    for i, doc in enumerate(docs):
+        g.add((hub, MLKG.mentionedIn, doc))
+        _relation(g, _entity(g, "Method", f"m{i:04d}", doc), MLKG.evaluatedOn, hub, doc, f"ev{i:04d}")
+    return g
+
+
+def test_validate_patch_around_a_hub_checks_what_points_at_it_only_when_that_can_fail(monkeypatch):
+    """A hub (a dataset named by 300 documents, 300 relations and their records pointing at it) rendered again
+    for one more document that names it, with one more method evaluated on it: what points at the hub reads
+    only its class (sh:class) and relations (a record's subject), which did not change, so the check stays the
+    size of the change, and graph.ttl is searched for the changed subjects only. Giving the hub another class
+    brings every relation and record that points at it into the check. Both find what the whole graph's
+    validation finds."""
+    from test_validate import _entity, _relation
+
+    from pipeline.write import turtle_bytes
+
+    old = _hub_graph(300)
+    hub = RES["dataset/hub"]
+    new = Graph()
+    new += old
+    doc = RES["document/new.txt"]
+    new.add((doc, RDF.type, MLKG.Document))
+    new.add((doc, RDFS.label, Literal("new.txt")))
+    new.add((hub, MLKG.mentionedIn, doc))
+    _relation(new, _entity(new, "Method", "newcomer", doc), MLKG.evaluatedOn, hub, doc, "ev-new")
+    checked, searched = [], []
+    real_check, real_pointing = V._check_focus, V._Blocks.pointing_at
+    monkeypatch.setattr(V, "_check_focus", lambda focus, *a: checked.append(set(focus)) or real_check(focus, *a))
+    monkeypatch.setattr(V._Blocks, "pointing_at", lambda self, nodes: searched.append(len(nodes)) or real_pointing(self, nodes))
+    _same_in_blocks(old, new, V.validate_turtle(turtle_bytes(new)))
+    assert checked and all(ox.NamedNode(str(hub)) in f for f in checked)
+    assert max(len(f) for f in checked) < 10, "the hub's records and relations are not checked again"
+    assert max(searched) < 10
+
+    retyped = Graph()
+    retyped += new
+    retyped.remove((hub, RDF.type, MLKG.Dataset))
+    retyped.add((hub, RDF.type, MLKG.Venue))  # now every evaluatedOn that ends at it fails
+    checked.clear()
+    whole = V.validate_turtle(turtle_bytes(retyped))
+    assert len(whole.violations) > 300
+    _same_in_blocks(new, retyped, whole)
+    assert max(len(f) for f in checked) > 600, "every relation and record that points at the hub"
