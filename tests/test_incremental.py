@@ -305,3 +305,37 @@ def test_a_patched_build_reads_only_the_files_whose_stat_changed(tmp_path, patch
     build(_config(docs, out))
     assert len(patched) == n and sorted(read) == sorted(f.name for f in files)  # no patch tried, each read once
     _same_as_full(docs, out, ref, ref_cache)
+
+
+def test_an_edit_that_changes_no_statement_leaves_the_outputs_as_they_are(tmp_path, patched):
+    """A document edited without changing what the graph says of it: graph.ttl, merges.json and graph.html are
+    left as they are (not rendered again, not written: their size, modification time and inode kept), and are
+    the bytes of the in-memory build; the next change that does change the graph patches them as usual."""
+    import os
+
+    docs = tmp_path / "docs"
+    files = _mixed_corpus(docs, 12)
+    out, ref = tmp_path / "out", tmp_path / "ref"
+    build(BuildConfig(inputs=(docs,), out_dir=out, html=True, validate=True))
+
+    def stats():
+        return {name: (st.st_size, st.st_mtime_ns, st.st_ino) for name in ("graph.ttl", "merges.json", "graph.html")
+                if (st := os.stat(out / name))}
+
+    def same_as_in_memory():
+        shutil.rmtree(ref, ignore_errors=True)
+        build(BuildConfig(inputs=(docs,), out_dir=ref, formats=("ttl", "nt"), cache=False, html=True))
+        for name in (*OUTPUTS, "graph.html"):
+            assert (out / name).read_bytes() == (ref / name).read_bytes(), name
+
+    before = stats()
+    files[3].write_text(files[3].read_text("utf-8") + "\nWe thank the reviewers for their comments.\n", "utf-8")
+    report = build(BuildConfig(inputs=(docs,), out_dir=out, html=True, validate=True))
+    assert patched == [True] and report.documents_parsed == 1
+    assert stats() == before, "left as they are"
+    same_as_in_memory()
+
+    files[4].write_bytes(files[4].read_bytes() + b"\n" + files[5].read_bytes())
+    build(BuildConfig(inputs=(docs,), out_dir=out, html=True, validate=True))
+    assert patched == [True, True] and stats()["graph.ttl"] != before["graph.ttl"]
+    same_as_in_memory()
