@@ -489,17 +489,21 @@ def _paragraph_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
     """A paper and the organizations of its paragraph up to ``_NEAR_SENTENCES`` sentences before or after it: who
     wrote a paper is often said in the sentence around it ("Baidu took a different road. In "<title>", the team
     ...", "<title> ... . The authors, from <Org>, ...")."""
-    orgs = [(lay.para_of_line[lay.token_line[m.cand.start]], lay.sent_of(m.cand.start), k)
-            for k, m in enumerate(typed) if m.cls == "Organization"]
+    orgs: dict[int, list[tuple[int, int]]] = {}  # paragraph -> (sentence, mention) of its organizations
+    for k, m in enumerate(typed):
+        if m.cls == "Organization":
+            orgs.setdefault(lay.para_of_line[lay.token_line[m.cand.start]], []).append((lay.sent_of(m.cand.start), k))
     if not orgs:
         return
     for j, m in enumerate(typed):
         if m.cls != "Paper" or m.cand.forced:
             continue
-        para, sent = lay.para_of_line[lay.token_line[m.cand.start]], lay.sent_of(m.cand.start)
-        for p, s, k in orgs:
-            if p == para and 0 < abs(s - sent) <= _NEAR_SENTENCES:
-                found.setdefault((j, k), set()).add("para")
+        near = orgs.get(lay.para_of_line[lay.token_line[m.cand.start]])
+        if near:
+            sent = lay.sent_of(m.cand.start)
+            for s, k in near:
+                if 0 < abs(s - sent) <= _NEAR_SENTENCES:
+                    found.setdefault((j, k), set()).add("para")
 
 
 _WRAP_WIDTH = 40
