@@ -487,3 +487,14 @@ def test_the_governing_words_class_is_also_read_with_the_pairs_classes(parse):
     method's share one weight unless a feature joins the verb's class with the pair's classes."""
     _, f = _pair(parse, "Kite is built on the Quill library.", "Kite", "Method", "Quill", "Method")
     assert "o_prep=on_built" in f and "Method>Method|o_gov_class=uses" in f
+
+
+def test_a_name_joined_by_a_hyphen_to_what_it_is_used_as(parse):
+    _, f = _pair(parse, "Heron is a LoRA-based adapter for speech models.", "Heron", "Method", "LoRA", "Method")
+    assert "o_hyphen=based" in f and "o_prev=a" in f
+
+
+def test_an_organization_in_the_sentence_before_a_title_is_paired_with_it(parse):
+    text = ('Wrenfield Labs took another road. In "Sparse Kites for Small Phones", the team prunes weights.\n')
+    pair, f = _pair(parse, text, "Sparse Kites for Small Phones", "Paper", "Wrenfield Labs", "Organization")
+    assert "para" in pair.origin and "cross_sent" in f

@@ -469,6 +469,7 @@ def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[t
     _anaphor_pairs(doc, lay, typed, by_sent, found)
     _table_pairs(lay, typed, found)
     _topic_pairs(lay, typed, by_sent, found)
+    _paragraph_pairs(lay, typed, found)
     index = {(m.cand.start, m.cand.end): k for k, m in enumerate(typed)}
     rules: dict[tuple[int, int], list] = {}
     for s, p, o, _, rule, _ in rule_rels:
@@ -478,6 +479,31 @@ def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[t
             found.setdefault((a, b), set()).add("rule")
     return [PairCandidate(a, b, "+".join(sorted(found[(a, b)])), tuple(sorted(set(rules.get((a, b), ())))))
             for a, b in sorted(found)]
+
+
+_NEAR_SENTENCES = 2
+"""How many sentences apart a paper and an organization of one paragraph may stand to be paired."""
+
+
+def _paragraph_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
+    """A paper and the organizations of its paragraph up to ``_NEAR_SENTENCES`` sentences before or after it: who
+    wrote a paper is often said in the sentence around it ("Baidu took a different road. In "<title>", the team
+    ...", "<title> ... . The authors, from <Org>, ...")."""
+    orgs: dict[int, list[tuple[int, int]]] = {}  # paragraph -> (sentence, mention) of its organizations
+    for k, m in enumerate(typed):
+        if m.cls == "Organization":
+            orgs.setdefault(lay.para_of_line[lay.token_line[m.cand.start]], []).append((lay.sent_of(m.cand.start), k))
+    if not orgs:
+        return
+    for j, m in enumerate(typed):
+        if m.cls != "Paper" or m.cand.forced:
+            continue
+        near = orgs.get(lay.para_of_line[lay.token_line[m.cand.start]])
+        if near:
+            sent = lay.sent_of(m.cand.start)
+            for s, k in near:
+                if 0 < abs(s - sent) <= _NEAR_SENTENCES:
+                    found.setdefault((j, k), set()).add("para")
 
 
 _WRAP_WIDTH = 40

@@ -494,8 +494,19 @@ def _end(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> list[
     got = memo.get(key)
     if got is None:
         m = typed[k].cand
-        got = memo[key] = ([f"{tag}rr={m.rule}"] if m.rule_cls else []) + _line_features(lay, m.start_char, m.end_char, tag)
+        got = memo[key] = ([f"{tag}rr={m.rule}"] if m.rule_cls else []) + _line_features(lay, m.start_char, m.end_char, tag) \
+            + _next_words(lay, m, tag)
     return got
+
+
+def _next_words(lay: Layout, m: MentionCandidate, tag: str) -> list[str]:
+    """The words either side of an end, and the word a hyphen joins to it ("a LoRA-based method", "a GPT-2-style
+    encoder": what the name is used as)."""
+    before, after = _before(lay, m)[0], _after(lay, m)
+    f = [f"{tag}prev={before}", f"{tag}next={after[0]}"]
+    if after[0] == "-" and m.end < len(lay.texts) and lay.texts[m.end] == "-":
+        f.append(f"{tag}hyphen={after[1]}")
+    return f
 
 
 def _end_gov(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> list[str]:
@@ -518,8 +529,8 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     f = [f"cls={s.cls}>{o.cls}"] + [f"origin={x}" for x in p.origin.split("+")]
     for prop, rule in p.rules:
         f += [f"rule_p={prop}", f"rule={rule}"]
-    f += _end(lay, typed, p.s, "s_", memo)
-    f += _end(lay, typed, p.o, "o_", memo)
+    se, oe = _end(lay, typed, p.s, "s_", memo), _end(lay, typed, p.o, "o_", memo)
+    f += se + oe
     first, second = (sc, oc) if sc.start <= oc.start else (oc, sc)
     f.append("s_first" if first is sc else "o_first")
     ss, so = lay.sent_of(sc.start), lay.sent_of(oc.start)
@@ -551,14 +562,15 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     if heads[p.s] != p.s:
         f.append("s_listed")
     # only these lists hold features of _CROSSED's kinds: not every feature is read again
-    f += [f"{s.cls}>{o.cls}|{x}" for part in (clause, sg, og, kin) for x in part if x.startswith(_CROSSED)]
+    f += [f"{s.cls}>{o.cls}|{x}" for part in (clause, sg, og, kin, se, oe) for x in part if x.startswith(_CROSSED)]
     return f
 
 
-_CROSSED = ("o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=")
+_CROSSED = ("o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=", "s_prev=", "s_next=", "s_hyphen=",
+            "o_prev=", "o_next=", "o_hyphen=")
 """The features also read with the pair's classes: one logistic output per property cannot tell "built on" between
 two methods (uses, or extends when one name holds the other) from "built on" of a paper's method unless a feature
-joins the two."""
+joins the two; nor "a LoRA-based method" (uses) from "a LoRA-based paper"."""
 
 
 _ALNUM = re.compile(r"[^a-z0-9]+")
