@@ -298,6 +298,21 @@ def test_the_model_vetoes_only_the_name_shape_rules_doubtful_mentions():
     assert kept == ["Kite", "ICLR"]
 
 
+def test_a_title_line_the_model_doubts_goes():
+    """A labelled line taken for a title ("Date: Sunday, June 19") that the model gives a few hundredths goes; a
+    title line it gives more stays."""
+    from pipeline.nlp.candidates import MentionCandidate
+    from pipeline.nlp.classify import TITLE_LINE_VETO, select
+
+    labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
+    cands = [MentionCandidate(0, 4, 0, 20, "rule", "Paper", "paper.title_line", "Date: Sunday, June 19"),
+             MentionCandidate(5, 9, 21, 40, "rule", "Paper", "paper.title_line", "Kite: Sparse Weights")]
+    probs = numpy.full((2, len(labels)), 0.01)
+    probs[0, 0] = TITLE_LINE_VETO / 2
+    probs[1, 0] = TITLE_LINE_VETO + 0.1
+    assert [t.cand.canonical for t in select(cands, probs, labels)] == ["Kite: Sparse Weights"]
+
+
 @pytest.mark.parametrize("text, names", [
     ("Kite: Sparse Weights\nAffiliations: Wrenfield University; Quill Labs; Tern AI\n",
      {"Wrenfield University", "Quill Labs", "Tern AI"}),

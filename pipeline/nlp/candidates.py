@@ -3,7 +3,8 @@ stand in a relation. The trained decision (``classify.py``) picks among them; no
 
 Mention candidates come from the rules (their class and rule name become features), from name shape (capitals,
 digits, hyphens, CamelCase, acronyms), from title-like runs anywhere in a line (headings, list items, after
-"Accepted to X,", in quotes) and from lower-case technique names ("grouped-query attention"). Pair candidates are
+"Accepted to X,", in quotes). Lower-case phrases ("grouped-query attention") are none: leave-one-set-out, such
+candidates found few names the annotators list and as many that they do not. Pair candidates are
 the pairs of typed mentions the knowledge model allows within a sentence (a sentence wrapped over lines counted as
 one), the pairs a document's layout gives (a titled entry, or a method before a title's colon, and the venue,
 affiliation and code lines under it; a list item and the venue or device of its heading; a paragraph's method and
@@ -63,7 +64,7 @@ class MentionCandidate:
     start_char: int
     end_char: int
     source: str
-    """"rule", "shape", "title", "line", "term" or "quote"."""
+    """"rule", "shape", "title", "line" or "quote"."""
     rule_cls: str = ""
     rule: str = ""
     canonical: str = ""
@@ -290,8 +291,7 @@ _QUOTE = re.compile(r"[\"“]([^\"”\n]{6,160})[\"”]")
 
 
 def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
-    """Every candidate span of ``doc``: the rules' mentions first, then shapes, title runs, line heads, technique
-    names and quotes."""
+    """Every candidate span of ``doc``: the rules' mentions first, then shapes, title runs, line heads and quotes."""
     fw = lexicon()["function_words"]
     text = lay.text
     out: dict[tuple[int, int], MentionCandidate] = {}
@@ -328,7 +328,6 @@ def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
                 if ":" not in texts[x:y + 1]:
                     _add(out, lay, x, y + 1, "shape")
     _line_segments(doc, lay, out)
-    _technique_terms(lay, out, fw)
     for m in _QUOTE.finditer(text):
         x, y = _tokens_within(lay, m.start(1), m.end(1))
         if x < y:
@@ -371,46 +370,6 @@ def _line_segments(doc: Doc, lay: Layout, out: dict) -> None:
                 x, y = _tokens_within(lay, a + s0, a + s0 + len(seg))
                 if x < y:
                     _add(out, lay, x, y, "line")
-
-
-_MODIFIES = frozenset({"amod", "compound", "nmod", "npadvmod", "hmod"})
-
-
-def _technique_terms(lay: Layout, out: dict, fw: frozenset[str]) -> None:
-    """Lower-case technique names: a noun of ``technique_heads`` or ``technique_nouns`` ("attention", "learning") with
-    the lower-case words that modify it ("grouped-query attention", "4-bit quantization"), each whole-word tail of two words or more a
-    candidate ("knowledge distillation"; never "distillation" alone). The model judges them; nothing else finds a name
-    written without capitals."""
-    nouns = _technique_nouns()
-    texts, spaced, tl, deps, heads = lay.texts, lay.spaced, lay.token_line, lay.deps, lay.heads
-    n = len(texts)
-    for h in range(n):
-        if texts[h] not in nouns or (h + 1 < n and not spaced[h] and texts[h + 1] in {"-", "/"}):
-            continue  # "attention-based" is no name of attention
-        k, words = h, 1
-        while k > 0 and tl[k - 1] == tl[h]:
-            p = texts[k - 1]
-            if p == "-" and not spaced[k - 1] and k > 1 and not spaced[k - 2]:
-                k -= 1  # the hyphen of a compound ("grouped-query")
-                continue
-            joined = not spaced[k - 1]
-            if not p.isalnum() or not (p.islower() or (joined and p.isdigit())) or p in fw:
-                break
-            if not joined:
-                if deps[k - 1] not in _MODIFIES or not k - 1 < heads[k - 1] <= h or words == 4:
-                    break
-                words += 1
-            k -= 1
-        for x in range(k, h):  # with a modifier only: a lone common noun ("transformer") names no method
-            if (x == k or spaced[x - 1]) and texts[x] != "-":
-                _add(out, lay, x, h + 1, "term")
-
-
-@lru_cache(maxsize=1)
-def _technique_nouns() -> frozenset[str]:
-    """The nouns that end a technique's name ("distillation" in "knowledge distillation"): ``technique_heads`` and
-    ``technique_nouns`` of ``features.json``."""
-    return frozenset(lexicon()["technique_heads"]) | frozenset(lexicon()["technique_nouns"])
 
 
 def _tokens_within(lay: Layout, a: int, b: int) -> tuple[int, int]:

@@ -29,6 +29,8 @@ _PAPER_LINE = re.compile(_CUES["paper_line"], re.I)
 _NOT_A_TITLE_LABEL = re.compile(_CUES["not_a_title_label"])
 _AUTHOR_LINE = re.compile(_CUES["author_line"])
 _TITLE_LABEL = re.compile(_CUES["title_label"])
+_AUTHOR_PARENTHESIS = re.compile(_CUES["author_parenthesis"])
+"""A list of two or more people's names in parentheses that closes a title's line."""
 
 
 class _Titles:
@@ -135,6 +137,9 @@ def _titles_on_lines(t: _Titles) -> None:
         if _NOT_A_TITLE_LABEL.match(title):
             continue
         start, title = _after_label(title, m.start(1))
+        authors = _AUTHOR_PARENTHESIS.search(title)  # "Name: Subtitle (Ann Lee, Bo Chan)": the names are no part of it
+        if authors:
+            title = title[:authors.start()]
         nxt = text[m.end():m.end() + 200].lstrip("\n").lstrip()
         if title.endswith((".", ",", ";")) or "|" in title or " -- " in title:
             continue

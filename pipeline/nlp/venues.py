@@ -110,6 +110,8 @@ _PRESENTED_AT = re.compile(_CUES["presented_at"], re.I)
 _LIST_JOINER = re.compile(_CUES["list_joiner"])
 _LIST_WORDS = frozenset(_CUES["list_words"].split("|"))
 _LEADING_THE = re.compile(_CUES["leading_the"], re.I)
+_NAME_BREAK = re.compile(r"\]")
+"""What a workshop's name never runs across: the bracket that closes a tag it stands in."""
 MAX_NAME_WORDS = 20
 """The longest workshop name read before the word "Workshop", in words."""
 
@@ -132,7 +134,11 @@ def workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
         if more and not any(w in rules.conf_acronyms for w in more.group(0).split()):
             end += more.end()
         name = text[span[0]:end]
-        if name.split()[0] in MONTHS or ")" in name:
+        cut = _NAME_BREAK.search(name)  # "[..., Workshop on Autonomous Driving] Title": the bracket closes the name
+        if cut:
+            end = span[0] + len(name[:cut.start()].rstrip())
+            name = text[span[0]:end]
+        if not name or name.split()[0] in MONTHS or ")" in name:
             continue
         aliases = {text[m.start():end]}
         acr = re.match(r"\s*\(([A-Za-z][\w-]*)\)", text[end:])
