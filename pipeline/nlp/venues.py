@@ -110,7 +110,7 @@ _PRESENTED_AT = re.compile(_CUES["presented_at"], re.I)
 _LIST_JOINER = re.compile(_CUES["list_joiner"])
 _LIST_WORDS = frozenset(_CUES["list_words"].split("|"))
 _LEADING_THE = re.compile(_CUES["leading_the"], re.I)
-_NAME_BREAK = re.compile(r"\]")
+_NAME_BREAK = re.compile(_CUES["workshop_name_break"])
 """What a workshop's name never runs across: the bracket that closes a tag it stands in."""
 MAX_NAME_WORDS = 20
 """The longest workshop name read before the word "Workshop", in words."""
