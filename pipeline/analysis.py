@@ -95,20 +95,15 @@ def stats(nodes: dict, edges: set, top: int = 5) -> dict:
     """The report's statistics of an entity graph: ``nodes`` (IRI -> (class name, label)) and ``edges`` (distinct
     ``(subject, property name, object)`` between them): their numbers, the weakly connected components, and the
     ``top`` methods by degree (edges in and out; a loop counts twice), then label."""
+    from .resolve import root
+
     degree = dict.fromkeys(nodes, 0)
     parent = {n: n for n in nodes}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
     components = len(nodes)
     for s, _, o in edges:
         degree[s] += 1
         degree[o] += 1
-        a, b = find(s), find(o)
+        a, b = root(parent, s), root(parent, o)
         if a != b:
             parent[a] = b
             components -= 1

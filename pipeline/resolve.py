@@ -18,12 +18,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from .facts import compact, mentions_of
 from .model import MERGE_RULES, Entity, Extraction, MergeRecord, Relation, Resolution
 from .names import clean, entity_key, is_acronym_of, norm
 
-__all__ = ["resolve", "NameTable", "Regrouped", "merge_rule", "label_vote", "alt_labels", "norm", "entity_key"]
+__all__ = ["resolve", "NameTable", "Regrouped", "merge_rule", "label_vote", "alt_labels", "norm", "entity_key", "root"]
 
 LABEL, SAME_NAME, OWN_PAIR, SHARED_ALIAS = MERGE_RULES  # the rules' names, in the order they are tried
 
@@ -83,6 +84,15 @@ def _name_parts(m: tuple) -> tuple:
         acronyms = [na for na in map(norm, aliases) if is_acronym_of(na, nn)]
         return cls, nn, cname, _names(name, aliases), acronyms
     return cls, nn, cname, [cname] if name and nn else [], ()
+
+
+def root(parent, x):
+    """The root of ``x`` in the union-find forest ``parent`` (a list or a dict: item -> parent), halving the path
+    on the way up; the one union-find of the project (names joined here, components counted in ``analysis``)."""
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
 
 
 class _Outside(Exception):
@@ -333,11 +343,7 @@ class NameTable:
         extra: dict[tuple, int] = {}  # names only ever given as another's alias
         cls_of = self._cls_of()
 
-        def find(x: int) -> int:
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
+        find = partial(root, parent)
 
         top = len(self.votes)
         for i in bases:
