@@ -203,6 +203,10 @@ SETTLED_NS = 2_000_000_000
 recorded it started: a change within one tick of the file system's clock might keep the stat it had."""
 
 
+_SIZE, _MTIME, _INODE, _CTIME = range(4)
+"""The fields of a file's stat as :func:`_file_stat` gives it (a plain tuple, as the state stores it)."""
+
+
 def _file_stat(path) -> tuple | None:
     """A regular file's size, modification time, inode and change time; None for anything else."""
     st = os.stat(path)
@@ -223,7 +227,7 @@ def sources(kept: dict, started_ns: int) -> dict[str, Source]:
             st = _file_stat(d.path)
         except OSError:
             continue
-        if st is not None and st[1] < settled and st[3] < settled:
+        if st is not None and st[_MTIME] < settled and st[_CTIME] < settled:
             out[doc_id] = Source(os.fspath(d.path), st, d, k.entry)
     return out
 
@@ -246,7 +250,7 @@ class KnownSources:
             st = _file_stat(path)
         except OSError:
             return None
-        if st != s.stat or st[0] > self.max_bytes:
+        if st != s.stat or st[_SIZE] > self.max_bytes:
             return None
         self.unread.add(doc_id)
         return s.document
