@@ -444,12 +444,12 @@ def _feed(b: Build, resolver, spill) -> None:
     from .executor import iter_facts, release_pipelines
 
     feed, b.documents = b.documents, []
-    for document, facts, memo, parsed in iter_facts(feed, b.model, put=False, consume=True, **b.extract_options()):
-        if parsed:  # taken in once spaCy is gone: the name tables do not add to the parse's memory
-            spill.add_later(document.id, facts)
+    for got in iter_facts(feed, b.model, put=False, consume=True, **b.extract_options()):
+        if got.parsed:  # taken in once spaCy is gone: the name tables do not add to the parse's memory
+            spill.add_later(got.document.id, got.facts)
         else:
-            resolver.add(document.id, facts)
-        spill.add(document.id, facts, memo, parsed, keep=not parsed)  # parsed: cached with their memo
+            resolver.add(got.document.id, got.facts)
+        spill.add(got.document.id, got.facts, got.memo, got.parsed, keep=not got.parsed)  # parsed: cached with their memo
     if b.counts.parsed:
         if b.counts.parsed >= RELEASE_AFTER:  # a large parse: what spaCy held goes back before resolving
             release_pipelines()
@@ -566,8 +566,8 @@ def _patched_plan(b: Build) -> BuildReport | None:
         _read_unread(b)
     n_skipped = len(b.skipped)
     stats = ExtractStats()
-    got = [incremental.Change(document.id, facts, memo, b.kept[document.id].entry, parsed)
-           for document, facts, memo, parsed in iter_facts([d for d in b.documents if d.id in want], b.model,
+    got = [incremental.Change(g.document.id, g.facts, g.memo, b.kept[g.document.id].entry, g.parsed)
+           for g in iter_facts([d for d in b.documents if d.id in want], b.model,
                                                            put=False, consume=True, **b.extract_options(stats))]
     failed = sorted(want - {g.doc_id for g in got})  # processing failed: skipped, and its old facts go
     b.lap("parse+extract")

@@ -5,8 +5,8 @@ documents it misses are parsed, by one of three executors that run the same func
 
 - ``local`` with one worker: ``nlp.pipe`` in batches in this process, keeping each Extraction and dropping the
   spaCy Doc at once (memory holds the Extractions, never the Docs); from ``OVERLAP_MIN`` documents on a machine
-  of two cores or more, the rule components run in a second process while this one parses the next batch
-  (``_run_overlapped``; on Linux that process is this one forked once the pipeline is loaded);
+  of two cores or more, a second process takes chunks of documents while this one does others (``_run_shared``;
+  on Linux that process is this one forked once the pipeline is loaded);
 - ``local`` with ``workers > 1``: a process pool, each process loading the pipeline once;
 - ``dask``: chunks submitted to a Dask cluster (a ``LocalCluster`` when no scheduler address is given), each
   worker thread loading the pipeline once.
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 from .model import Document, Extraction
 
-__all__ = ["ExtractStats", "extract_documents", "iter_facts", "extract_chunk", "release_pipelines", "EXECUTORS"]
+__all__ = ["ExtractStats", "Extracted", "Facts", "Failed", "Result", "DocumentFacts", "extract_documents", "iter_facts", "extract_chunk",
+           "release_pipelines", "EXECUTORS"]
 
 EXECUTORS = ("local", "dask")
 
@@ -77,39 +78,56 @@ def _malloc_trim() -> None:
         pass
 
 
-def extract_chunk(documents: list[Document], model: str, batch_size: int = 16) -> list[tuple]:
-    """Parse ``documents`` with pipeline ``model`` (loaded once per worker thread).
+@dataclass(frozen=True)
+class Extracted:
+    """A document's Extraction, made in this process (or returned by a Dask worker)."""
 
-    Returns one ``("ok", extraction)`` or ``("error", document, exception type name, message)`` per document.
+    extraction: Extraction
+
+
+@dataclass(frozen=True)
+class Facts:
+    """A document's Extraction as compact facts (``facts.compact``), as the second process sends it back."""
+
+    document: Document
+    facts: tuple
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A document whose processing raised: the exception's type name and message (it is left out)."""
+
+    document: Document
+    error: str
+    message: str
+
+
+Result = Extracted | Facts | Failed
+"""What an executor yields for each document."""
+
+
+def extract_chunk(documents: list[Document], model: str, batch_size: int = 16) -> list[Result]:
+    """Parse ``documents`` with pipeline ``model`` (loaded once per worker thread) and run the rules on them.
+
+    Returns an :class:`Extracted` per document parsed, in order, then a :class:`Failed` per document that failed.
     """
     from .nlp.extract import extract_all
 
-    failures: list[tuple] = []
-    out: list[tuple] = [("ok", ex) for ex in extract_all(
+    failures: list[Result] = []
+    out: list[Result] = [Extracted(ex) for ex in extract_all(
         _nlp(model), documents, batch_size=batch_size,
-        on_error=lambda d, exc: failures.append(("error", d, type(exc).__name__, str(exc))))]
+        on_error=lambda d, exc: failures.append(Failed(d, type(exc).__name__, str(exc))))]
     return out + failures
 
 
-def extract_parsed_chunk(items: list[tuple[Document, object]], model: str) -> list[tuple]:
-    """Run the rule components on parsed documents (``parse_all``'s pairs) with pipeline ``model``, loaded once
-    per worker process; results as :func:`extract_chunk` gives them."""
-    from .nlp.extract import extract_parsed
-
-    nlp = _nlp(model)
-    out: list[tuple] = []
-    for document, parse in items:
-        try:
-            out.append(("ok", extract_parsed(nlp, document, parse)))
-        except Exception as exc:  # noqa: BLE001  (one bad document must not stop the others)
-            out.append(("error", document, type(exc).__name__, str(exc)))
-    return out
-
-
 OVERLAP_MIN = 200
-"""Documents to parse from which one local worker runs the rules in a second process, beside the parse (below
-it, starting that process, about a second, costs more than it saves: on 2 cores, 100 generated documents took
-2.55 s with it and 2.38 s without, 300 took 4.5 s and 5.05 s)."""
+"""Documents to parse from which one local worker shares them with a second process (below it, starting that
+process costs more than it saves: on 2 cores, 100 generated documents took 2.55 s with it and 2.38 s without,
+300 took 4.5 s and 5.05 s)."""
+
+AHEAD = 3
+"""Chunks handed to the second process and not yet answered, at most: enough that it never waits for this
+process (busy with a chunk of its own), few enough that the last ones can be taken back when the work ends."""
 
 
 def _send(stream, obj) -> None:
@@ -127,7 +145,7 @@ def _receive(stream):
 
 
 FORK = sys.platform == "linux"
-"""Start the rules' process by forking this one once its pipeline is loaded (Linux), rather than as a new
+"""Start the second process by forking this one once its pipeline is loaded (Linux), rather than as a new
 Python process that imports spaCy and loads the pipeline again: about two seconds of CPU time saved a build."""
 
 
@@ -153,37 +171,41 @@ class _Forked:
         return self.returncode
 
 
-class _RulesProcess:
-    """A second process running the rule components on parsed documents, speaking pickles over two pipes.
+class _SecondProcess:
+    """A second process parsing and extracting chunks of documents, speaking pickles over two pipes.
 
     On Linux it is this process forked once the pipeline is loaded (:data:`FORK`), so nothing is imported or
     loaded twice; elsewhere a plain subprocess (``python -m pipeline.executor``), not ``multiprocessing``: a
     spawned ``multiprocessing`` child imports the caller's main module again, which a script or notebook
     calling :func:`pipeline.build.run_build` without an ``if __name__ == "__main__"`` guard would run twice.
-    A thread reads the results as they come, so neither side waits on the other's full pipe.
+    One thread writes the chunks and one reads the results as they come, so neither side waits on the other's
+    full pipe, and this process never waits to hand a chunk over.
     """
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, batch_size: int) -> None:
         import queue
 
         self.results: queue.Queue = queue.Queue()
+        self.outbox: queue.Queue = queue.Queue()
         if FORK:
-            self._fork(model)
+            self._fork(model, batch_size)
         else:
-            self._spawn(model)
+            self._spawn(model, batch_size)
         self.reader = threading.Thread(target=self._read, daemon=True)
+        self.writer = threading.Thread(target=self._write, daemon=True)
         self.reader.start()
+        self.writer.start()
 
-    def _spawn(self, model: str) -> None:
+    def _spawn(self, model: str, batch_size: int) -> None:
         import subprocess
 
         package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # importable as here
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
-        self.proc = subprocess.Popen([sys.executable, "-m", "pipeline.executor", model],
+        self.proc = subprocess.Popen([sys.executable, "-m", "pipeline.executor", model, str(batch_size)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
 
-    def _fork(self, model: str) -> None:
+    def _fork(self, model: str, batch_size: int) -> None:
         _nlp(model)  # loaded before the fork: the child has it as this process does
         down, up = os.pipe(), os.pipe()  # (read, write) each: chunks down to the child, results up from it
         pid = os.fork()
@@ -199,7 +221,7 @@ class _RulesProcess:
                 os.closerange(keep[0] + 1, keep[1])
                 os.closerange(keep[1] + 1, os.sysconf("SC_OPEN_MAX"))
                 with open(down[0], "rb") as stdin, open(up[1], "wb") as stdout:
-                    _serve_rules(model, stdin, stdout)
+                    _serve(model, batch_size, stdin, stdout)
                 code = 0
             except BaseException:  # noqa: BLE001  (the parent does what this child did not answer)
                 pass
@@ -219,30 +241,36 @@ class _RulesProcess:
         finally:
             self.results.put(None)  # the process has ended (or its output broke): nothing more comes
 
-    def send(self, chunk: list) -> bool:
-        """Hand ``chunk`` to the process; False when it is gone."""
+    def _write(self) -> None:
         try:
-            _send(self.stdin, chunk)
-            return True
-        except (OSError, ValueError):
-            return False
+            while (chunk := self.outbox.get()) is not None:
+                _send(self.stdin, chunk)
+        except (OSError, ValueError):  # it has ended: the reader says so
+            pass
+        finally:
+            try:
+                self.stdin.close()  # the end of the work: the process answers what it has and ends
+            except OSError:
+                pass
+
+    def send(self, chunk: list[Document]) -> None:
+        """Hand ``chunk`` to the process (should it be gone, the results' queue says so)."""
+        self.outbox.put(chunk)
 
     def close(self, kill: bool = False) -> None:
         """End the process: once it has answered what it was handed, or at once with ``kill``."""
         if kill:
             self.proc.kill()
-        try:
-            self.stdin.close()
-        except OSError:
-            pass
+        self.outbox.put(None)
+        self.writer.join()
         self.proc.wait()
         self.reader.join()
         self.stdout.close()
 
 
-def _serve_rules(model: str, stdin=None, stdout=None) -> None:
-    """The rules' process: parsed chunks in on ``stdin``, ``extract_parsed_chunk`` results out on ``stdout``
-    (by default this process's standard input and output)."""
+def _serve(model: str, batch_size: int, stdin=None, stdout=None) -> None:
+    """The second process: chunks of documents in on ``stdin``, their results out on ``stdout`` (by default
+    this process's standard input and output), each Extraction as compact facts (:func:`_compacted`)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the build ends this one
@@ -250,142 +278,174 @@ def _serve_rules(model: str, stdin=None, stdout=None) -> None:
     sys.stdout = sys.stderr  # whatever a library prints must not corrupt the results
     _nlp(model)
     while (chunk := _receive(stdin)) is not None:
-        _send(stdout, _compacted(extract_parsed_chunk(chunk, model), chunk))
+        _send(stdout, _compacted(extract_chunk(chunk, model, batch_size), chunk))
 
 
-def _compacted(results: list[tuple], chunk: list[tuple]) -> list[tuple]:
-    """``results`` as the rules' process sends them back: each Extraction as ``("facts", its place in
-    ``chunk``, compact facts)`` (plain tuples, quick to pickle; the parent has the document and its text)."""
+@dataclass(frozen=True)
+class _FactsAt:
+    """:class:`Facts` as the second process sends them: the document by its place in the chunk it was handed
+    (the parent has the document and its text), the facts as plain tuples (quick to pickle)."""
+
+    place: int
+    facts: tuple
+
+
+@dataclass(frozen=True)
+class _FailedAt:
+    """:class:`Failed` as the second process sends it: the document by its place in the chunk."""
+
+    place: int
+    error: str
+    message: str
+
+
+def _compacted(results: list[Result], chunk: list[Document]) -> list[_FactsAt | _FailedAt]:
+    """``results`` as the second process sends them back."""
     from .facts import compact
 
-    place = {id(document): i for i, (document, _) in enumerate(chunk)}
-    return [("facts", place[id(r[1].document)], compact(r[1])) if r[0] == "ok" else r for r in results]
+    place = {id(document): i for i, document in enumerate(chunk)}
+    return [_FactsAt(place[id(r.extraction.document)], compact(r.extraction)) if isinstance(r, Extracted)
+            else _FailedAt(place[id(r.document)], r.error, r.message) for r in results]
 
 
-def _restored(results: list[tuple], chunk: list[tuple]) -> list[tuple]:
-    """The inverse of :func:`_compacted` in the parent: ``("facts", document, facts)``."""
-    return [("facts", chunk[r[1]][0], r[2]) if r[0] == "facts" else r for r in results]
+def _restored(sent: list[_FactsAt | _FailedAt], chunk: list[Document]) -> list[Result]:
+    """The inverse of :func:`_compacted` in the parent."""
+    return [Facts(chunk[r.place], r.facts) if isinstance(r, _FactsAt) else Failed(chunk[r.place], r.error, r.message)
+            for r in sent]
 
 
-def _extraction(result: tuple) -> Extraction:
-    """The Extraction of an executor's ``("ok", extraction)`` or ``("facts", document, facts)``."""
-    if result[0] == "ok":
-        return result[1]
+def _extraction(result: Extracted | Facts) -> Extraction:
+    """The Extraction of an executor's result."""
+    if isinstance(result, Extracted):
+        return result.extraction
     from .facts import expand
 
-    return expand(result[1], result[2])
+    return expand(result.document, result.facts)
 
 
-def _document_facts(result: tuple) -> tuple[Document, tuple]:
-    """The document and compact facts of an executor's ``("ok", extraction)`` or ``("facts", document, facts)``."""
-    if result[0] == "facts":
-        return result[1], result[2]
+def _document_facts(result: Extracted | Facts) -> tuple[Document, tuple]:
+    """The document and compact facts of an executor's result."""
+    if isinstance(result, Facts):
+        return result.document, result.facts
     from .facts import compact
 
-    return result[1].document, compact(result[1])
+    return result.extraction.document, compact(result.extraction)
 
 
-def _run_overlapped(misses: list[Document], model: str, batch_size: int, consume: bool) -> Iterator[tuple]:
-    """Parse in this process and run the rule components in a second one, at the same time.
+class _Shared:
+    """The chunks of one run shared between this process and a second one, and their results in order.
 
-    The parse (tok2vec and parser) and the rules are the two halves of the work, and Python threads cannot run
-    them side by side (thinc keeps the GIL), so a second process takes the rules: each batch's parses go to it
-    as arrays (``parse_all``) while this process parses the next batch. Results come back in document order.
-    Should that process fail, the rules of the batches it had not answered run here. With ``consume`` the
-    documents are removed from ``misses`` as they are parsed.
+    The second process is handed chunks in order and answers in that order; this process keeps it
+    :data:`AHEAD` chunks ahead and does the next chunk itself meanwhile. Once every chunk is handed out, this
+    process takes back from the second one's queue those it has not begun (its answers to them are not needed).
+    Should the second process end, this one does what it had not answered.
     """
-    from .nlp.extract import parse_all
 
-    failures: list[tuple] = []
+    def __init__(self, model: str, batch_size: int) -> None:
+        from collections import deque
 
-    def parsed() -> Iterator[tuple]:
-        nlp = _nlp(model)
-        for part in _parts(misses if consume else list(misses)):
-            yield from parse_all(nlp, part, batch_size=batch_size, on_error=lambda d, exc:
-                                 failures.append(("error", d, type(exc).__name__, str(exc))))
+        self.model, self.batch_size = model, batch_size
+        try:
+            self.worker: _SecondProcess | None = _SecondProcess(model, batch_size)
+        except OSError:  # no second process to be had: every chunk is done here
+            self.worker = None
+        self.results: dict[int, list[Result] | None] = {}  # chunk number -> its results, None until done
+        self.handed: dict[int, list[Document]] = {}  # chunk number -> chunk, handed over and not yet answered
+        self.queue = deque()  # the numbers of the chunks handed over and not answered, in order
+        self.made = self.done = 0  # chunks made, chunks whose results were yielded
 
-    try:
-        worker: _RulesProcess | None = _RulesProcess(model)  # it loads the pipeline while this process does
-    except OSError:  # no second process to be had: the rules run here, batch by batch
-        worker = None
-    results: dict[int, list | None] = {}  # chunk number -> its results, None until answered (there or here)
-    chunks: dict[int, list] = {}  # the chunks not yet answered
-    done = handed = answered = 0  # chunks yielded, handed over, answered by the worker (it answers in order)
+    def add(self, chunk: list[Document]) -> None:
+        """A new chunk: to the second process if it has fewer than AHEAD, else done here."""
+        self.take(wait=False)
+        k, self.made = self.made, self.made + 1
+        self.results[k] = None
+        if self.worker is not None and len(self.queue) < AHEAD:
+            self.handed[k] = chunk
+            self.queue.append(k)
+            self.worker.send(chunk)
+        else:
+            self.here(k, chunk)
 
-    def take(wait: bool) -> None:
-        """Collect the worker's answers that have come (with ``wait``, at least one)."""
-        nonlocal worker, answered
-        while worker is not None and answered < handed:
-            if not wait and worker.results.empty():
+    def wants(self) -> bool:
+        """Whether the second process has fewer chunks than :data:`AHEAD` to do."""
+        self.take(wait=False)
+        return self.worker is not None and len(self.queue) < AHEAD
+
+    def here(self, k: int, chunk: list[Document]) -> None:
+        self.results[k] = extract_chunk(chunk, self.model, self.batch_size)
+
+    def take(self, wait: bool) -> None:
+        """Collect the second process's answers that have come (with ``wait``, at least one)."""
+        while self.worker is not None and self.queue:
+            if not wait and self.worker.results.empty():
                 return
-            result = worker.results.get()
-            if result is None:  # it has ended: what it had not answered is done here
-                worker = None
-                return
-            if answered in chunks:  # else this process did that chunk already
-                results[answered] = _restored(result, chunks[answered])
-                del chunks[answered]
-            answered += 1
+            sent = self.worker.results.get()
+            if sent is None:  # it has ended: what it had not answered is done here
+                self.worker = None
+                break
+            k = self.queue.popleft()
+            if k in self.handed:  # else this process did that chunk already
+                self.results[k] = _restored(sent, self.handed.pop(k))
             wait = False
+        if self.worker is None:
+            for k in sorted(self.handed):
+                self.here(k, self.handed.pop(k))
+            self.queue.clear()
 
-    def here(k: int) -> None:
-        results[k] = extract_parsed_chunk(chunks.pop(k), model)
+    def ready(self) -> Iterator[Result]:
+        """The results of the chunks done, in order, up to the first not done."""
+        while self.done < self.made and self.results[self.done] is not None:
+            yield from self.results.pop(self.done)
+            self.done += 1
 
-    def ready() -> Iterator[tuple]:
-        nonlocal done
-        while done < handed and results[done] is not None:
-            yield from results.pop(done)
-            done += 1
-
-    def hand(chunk: list) -> Iterator[tuple]:
-        nonlocal handed
-        results[handed], chunks[handed] = None, chunk
-        handed += 1
-        if worker is not None:
-            worker.send(chunk)  # should it fail, the worker has ended, and take() will say so
-        take(wait=handed - done > 8)  # a few batches ahead, not the corpus
-        if worker is None and chunks:
-            here(min(chunks))
-        yield from ready()
-
-    try:
-        chunk: list = []
-        for pair in parsed():
-            chunk.append(pair)
-            if len(chunk) == batch_size:
-                yield from hand(chunk)
-                chunk = []
-            yield from failures
-            failures.clear()
-        if chunk:
-            yield from hand(chunk)
-        # the parse is over: this process takes chunks from the back while the worker goes on from the front
-        while done < handed:
-            take(wait=False)
-            behind = [k for k in chunks if worker is None or k > answered]  # not the one the worker is on
+    def finish(self) -> Iterator[Result]:
+        """The rest, once every chunk is handed out: this process takes back the chunks the second one has not
+        begun (the last first), and waits for the one it is on."""
+        while self.done < self.made:
+            self.take(wait=False)
+            behind = [k for k in self.queue if k != self.queue[0] and k in self.handed]
             if behind:
-                here(max(behind) if worker is not None else min(behind))
-            elif chunks:
-                take(wait=True)
-            yield from ready()
-        yield from failures
+                k = max(behind)
+                self.here(k, self.handed.pop(k))
+            elif self.handed:
+                self.take(wait=True)
+            yield from self.ready()
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close(kill=bool(self.queue))  # its answers to chunks taken back are not needed
+
+
+def _run_shared(misses: list[Document], model: str, batch_size: int, consume: bool) -> Iterator[Result]:
+    """Parse and extract in this process and in a second one, each taking chunks of ``batch_size`` documents,
+    so that each of two cores does about half the work; results in document order. With ``consume`` the
+    documents are removed from ``misses`` as they are taken."""
+    source = misses if consume else list(misses)
+    shared = _Shared(model, batch_size)
+    try:
+        for chunk in _parts(source, batch_size):
+            while shared.wants() and source:  # keep the other process busy before taking a chunk here
+                shared.add(chunk)
+                chunk = next(_parts(source, batch_size))
+            shared.add(chunk)
+            yield from shared.ready()
+        yield from shared.finish()
     finally:
-        if worker is not None:
-            worker.close(kill=answered < handed)  # its answers to chunks done here are not needed
+        shared.close()
 
 
 def _chunks(documents: list[Document], size: int) -> list[list[Document]]:
     return [documents[i:i + size] for i in range(0, len(documents), size)]
 
 
-def _run_local(misses: list[Document], model: str, batch_size: int, workers: int) -> Iterator[tuple]:
+def _run_local(misses: list[Document], model: str, batch_size: int, workers: int) -> Iterator[Result]:
     if workers <= 1:  # one document at a time, so a long run of misses is never held all at once
         from .nlp.extract import extract_all
 
-        failures: list[tuple] = []
+        failures: list[Result] = []
         for i, ex in enumerate(extract_all(_nlp(model), misses, batch_size=batch_size, on_error=lambda d, exc:
-                                           failures.append(("error", d, type(exc).__name__, str(exc))))):
-            yield ("ok", ex)
+                                           failures.append(Failed(d, type(exc).__name__, str(exc))))):
+            yield Extracted(ex)
             yield from failures
             failures.clear()
             if i % 512 == 511:
@@ -403,7 +463,7 @@ def _run_local(misses: list[Document], model: str, batch_size: int, workers: int
             yield from result
 
 
-def _run_dask(misses: list[Document], model: str, batch_size: int, workers: int, scheduler: str | None) -> Iterator[tuple]:
+def _run_dask(misses: list[Document], model: str, batch_size: int, workers: int, scheduler: str | None) -> Iterator[Result]:
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as exc:  # an optional extra
@@ -470,7 +530,7 @@ def extract_documents(
                 on_done(d.id)
     if misses:
         for r in _parse(misses, model, batch_size, executor, workers, scheduler, overlap=overlap):
-            if r[0] == "error":
+            if isinstance(r, Failed):
                 _failed(r, on_error)
                 continue
             ex = _extraction(r)
@@ -484,17 +544,17 @@ def extract_documents(
 
 
 def _parse(misses: list[Document], model: str, batch_size: int, executor: str, workers: int, scheduler: str | None,
-           chunked: bool = False, overlap: bool = True) -> Iterator[tuple]:
-    """The executor's results for ``misses``: ``("ok", extraction)`` or ``("error", document, type name, message)``.
+           chunked: bool = False, overlap: bool = True) -> Iterator[Result]:
+    """The executor's results for ``misses``, one :data:`Result` per document.
 
     With ``chunked`` (in process, one worker) the misses are parsed 256 at a time and removed from the list as
     they go, so texts already parsed are not held to the end. With ``overlap``, one local worker and at least
-    ``OVERLAP_MIN`` misses on a machine of two cores or more, the rules run in a second process beside the parse.
+    ``OVERLAP_MIN`` misses on a machine of two cores or more, a second process takes half the chunks.
     """
     if executor == "dask":
         return _run_dask(misses, model, batch_size, workers, scheduler)
     if executor == "local" and workers <= 1 and overlap and len(misses) >= OVERLAP_MIN and (os.cpu_count() or 1) >= 2:
-        return _run_overlapped(misses, model, batch_size, consume=chunked)
+        return _run_shared(misses, model, batch_size, consume=chunked)
     if executor == "local" and workers <= 1 and chunked:
         return (r for part in _parts(misses) for r in _run_local(part, model, batch_size, 1))
     if executor == "local":
@@ -513,12 +573,24 @@ def _parts(documents: list[Document], size: int = 256) -> Iterator[list[Document
         yield part
 
 
-def _failed(result: tuple, on_error: Callable[[Document, Exception], None] | None) -> None:
+def _failed(result: Failed, on_error: Callable[[Document, Exception], None] | None) -> None:
     """Tell ``on_error`` of a failed document, or raise when nobody listens."""
-    _, d, name, msg = result
     if on_error is None:
-        raise RuntimeError(f"{d.id}: {name}: {msg}")
-    on_error(d, type(name, (Exception,), {})(msg))
+        raise RuntimeError(f"{result.document.id}: {result.error}: {result.message}")
+    on_error(result.document, type(result.error, (Exception,), {})(result.message))
+
+
+@dataclass(frozen=True)
+class DocumentFacts:
+    """What :func:`iter_facts` gives of a document."""
+
+    document: Document
+    facts: tuple
+    """Its compact facts (``facts.compact``)."""
+    memo: tuple | None
+    """What its cache entry holds beside them (``cache.Entry.memo``), or None."""
+    parsed: bool
+    """Parsed in this build, not read from the cache."""
 
 
 def iter_facts(
@@ -536,9 +608,8 @@ def iter_facts(
     put: bool = True,
     consume: bool = False,
     overlap: bool = True,
-) -> Iterator[tuple[Document, tuple, tuple | None, bool]]:
-    """``(document, compact facts, memo, parsed)`` (``facts.compact``; the memo the cache entry holds, or
-    None) for each of ``documents``, cache hits first, then the parsed ones as they come: not in document
+) -> Iterator[DocumentFacts]:
+    """The :class:`DocumentFacts` of each of ``documents``, cache hits first, then the parsed ones as they come: not in document
     order, and nothing kept (a streaming build's first pass).
 
     Arguments as for :func:`extract_documents`; spaCy is loaded only when some document misses the cache.
@@ -563,14 +634,14 @@ def iter_facts(
             stats.cached += 1
             if on_done:
                 on_done(d.id)
-            yield d, entry.facts, entry.memo, False
+            yield DocumentFacts(d, entry.facts, entry.memo, False)
     finally:
         if collecting:
             gc.enable()
     if not misses:
         return
     for r in _parse(misses, model, batch_size, executor, workers, scheduler, chunked=consume, overlap=overlap):
-        if r[0] == "error":
+        if isinstance(r, Failed):
             _failed(r, on_error)
             continue
         document, facts = _document_facts(r)
@@ -579,8 +650,8 @@ def iter_facts(
             cache.put_facts(document, facts)
         if on_done:
             on_done(document.id)
-        yield document, facts, None, True
+        yield DocumentFacts(document, facts, None, True)
 
 
-if __name__ == "__main__":  # the rules' process of an overlapped run (_RulesProcess)
-    _serve_rules(sys.argv[1])
+if __name__ == "__main__":  # the second process of a shared run (_SecondProcess)
+    _serve(sys.argv[1], int(sys.argv[2]))
