@@ -21,6 +21,9 @@ __all__ = ["component_layout", "pack", "ITERATIONS"]
 
 ITERATIONS = 100
 """Fruchterman-Reingold steps per component."""
+GRID_ABOVE = 1000
+"""Components of more nodes than this (igraph's own threshold) reckon the repulsion on a grid: only between nodes
+in neighbouring cells."""
 
 
 def component_layout(n: int, edges: Sequence[tuple[int, int]], *, seed: int = 7, spacing: float = 100.0) -> np.ndarray:
@@ -40,9 +43,12 @@ def component_layout(n: int, edges: Sequence[tuple[int, int]], *, seed: int = 7,
 
     g = ig.Graph(n=n, edges=[(a, b) for a, b in edges if a != b])
     start = np.random.default_rng(seed).random((n, 2)) * math.sqrt(n)
+    grid = n > GRID_ABOVE
+    if grid:  # igraph's grid is a square of side sqrt(n) centred on 0: nodes outside it crowd its border cells,
+        start -= math.sqrt(n) / 2  # whose repulsion is reckoned pair by pair (5 times the time at 4,500 nodes)
     ig.set_random_number_generator(random.Random(seed))
     try:
-        pos = np.array(g.layout_fruchterman_reingold(seed=start.tolist(), niter=ITERATIONS).coords)
+        pos = np.array(g.layout_fruchterman_reingold(seed=start.tolist(), niter=ITERATIONS, grid=grid).coords)
     finally:
         ig.set_random_number_generator(random)
     pos -= pos.mean(axis=0)

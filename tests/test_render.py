@@ -129,3 +129,16 @@ def test_a_patched_view_and_a_memo_give_the_page_of_the_whole_graph():
     assert render_html(view, reused) == render_html(whole) == render_html(new)
     kept = set(memo.used()) & set(reused.used())
     assert any(k[0] == "layout" for k in kept) and len(kept) < len(reused.used()), "some components kept, some new"
+
+
+def test_a_component_laid_out_on_igraphs_grid_is_deterministic_and_spread():
+    # above GRID_ABOVE nodes the repulsion is reckoned on igraph's grid, the start positions centred on it
+    import numpy as np
+
+    from pipeline.layout import GRID_ABOVE, component_layout
+
+    n = GRID_ABOVE + 200
+    edges = [(i, (i * 7 + 3) % n) for i in range(n)] + [(i, i + 1) for i in range(n - 1)]  # one component
+    a, b = component_layout(n, edges), component_layout(n, edges)
+    assert a.shape == (n, 2) and np.isfinite(a).all() and a.tobytes() == b.tobytes()
+    assert np.allclose(a.mean(axis=0), 0) and len({(round(x), round(y)) for x, y in a.tolist()}) > 0.95 * n
