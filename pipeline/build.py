@@ -475,13 +475,19 @@ def _write_streamed(b: Build, resolver, spill) -> BuildReport | None:
             done[doc_id] = DocumentState(entry, resolver.document_block(doc_id).prefixes if facts[1] or facts[2]
                                          else None, used.evidence_triples, used.prefixes)
     turtle = resolver.turtle()
+    check = None
     if not _validation_note(b, resolver.triples):
+        from .executor import Beside
+        from .validate import validate_turtle
+
         turtle = b"".join(turtle)
-        b.lap("resolve+rdf")
-        if not _conforms(b, turtle):
-            return None
+        check = Beside(validate_turtle, turtle)  # checked in a second process while this one renders the rest
     b.lap("resolve+rdf")
-    return _commit_streamed(b, Streamed(resolver, done, {GRAPH_TTL: turtle, MERGES: resolver.merges()}))
+    try:
+        return _commit_streamed(b, Streamed(resolver, done, {GRAPH_TTL: turtle, MERGES: resolver.merges()}), check)
+    finally:
+        if check is not None:
+            check.close()
 
 
 def _with_html(b: Build, files: dict, changed=None) -> dict:
@@ -523,9 +529,10 @@ class Streamed:
     changed: object = None
 
 
-def _commit_streamed(b: Build, streamed: Streamed) -> BuildReport:
+def _commit_streamed(b: Build, streamed: Streamed, check=None) -> BuildReport | None:
     """Write graph.ttl, merges.json, graph.html if asked for and report.json in one commit; prune the cache
-    and leave the state (and the page's)."""
+    and leave the state (and the page's). ``check``: the validation of graph.ttl under way beside this process
+    (``executor.Beside``); None, nothing written, when the graph fails the shapes."""
     from . import incremental
 
     resolver, done = streamed.resolver, streamed.docs
@@ -540,6 +547,12 @@ def _commit_streamed(b: Build, streamed: Streamed) -> BuildReport:
         encodings={k.document.id: k.document.encoding for k in b.kept.values() if k.document.id in done},
         validation=_validation_note(b, resolver.triples),
         documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=streamed.patched)
+    if check is not None:
+        b.stage("validate")
+        conforms = check.result().conforms
+        b.lap("validate")  # the wait for it: the check ran beside the page and the statistics
+        if not conforms:
+            return None
     report = _commit(b, {name: data for name, data in files.items() if name not in b.left}, report)
     if b.store is not None:
         incremental.save_state(b.out, b.version, resolver, done, validated=not _validation_note(b, resolver.triples),

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from .model import Document, Extraction
 
-__all__ = ["ExtractStats", "Extracted", "Facts", "Failed", "Result", "DocumentFacts", "extract_documents", "iter_facts", "extract_chunk",
+__all__ = ["Beside", "ExtractStats", "Extracted", "Facts", "Failed", "Result", "DocumentFacts", "extract_documents", "iter_facts", "extract_chunk",
            "release_pipelines", "EXECUTORS"]
 
 EXECUTORS = ("local", "dask")
@@ -266,6 +266,62 @@ class _SecondProcess:
         self.proc.wait()
         self.reader.join()
         self.stdout.close()
+
+
+class Beside:
+    """``fn(*args)`` computed in a forked copy of this process while this one goes on (:data:`FORK`); elsewhere,
+    or when the copy cannot be made or fails, computed here when :meth:`result` is asked for. ``fn`` must
+    change nothing this process reads after (the copy's changes are lost) and return something picklable."""
+
+    def __init__(self, fn: Callable, *args) -> None:
+        self.fn, self.args, self.proc = fn, args, None
+        if not FORK:
+            return
+        try:
+            read, write = os.pipe()
+            pid = os.fork()
+        except OSError:
+            return
+        if pid == 0:  # the copy: compute, send, and end without returning into the caller's code
+            code = 1
+            try:
+                import gc
+                import signal
+
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the process group: this one ends it
+                gc.freeze()
+                os.closerange(3, write)  # none of this process's files (the output folder's lock among them)
+                os.closerange(write + 1, os.sysconf("SC_OPEN_MAX"))
+                with open(write, "wb") as out:
+                    _send(out, [fn(*args)])
+                code = 0
+            except BaseException:  # noqa: BLE001  (the parent computes it itself)
+                pass
+            finally:
+                os._exit(code)
+        os.close(write)
+        self.proc, self.stream = _Forked(pid), open(read, "rb")
+
+    def result(self):
+        """``fn(*args)``: the copy's answer, or computed here if it gave none."""
+        if self.proc is not None:
+            try:
+                got = _receive(self.stream)
+            except (OSError, EOFError, pickle.UnpicklingError):
+                got = None
+            finally:
+                self.close()
+            if got is not None:
+                return got[0]
+        return self.fn(*self.args)
+
+    def close(self) -> None:
+        """End the copy (if it still runs, its answer is not wanted)."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.stream.close()
+            self.proc.wait()
+            self.proc = None
 
 
 def _serve(model: str, batch_size: int, stdin=None, stdout=None) -> None:

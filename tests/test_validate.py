@@ -524,11 +524,12 @@ def test_validate_streamed_and_patched_builds_check_the_graph_they_write(tmp_pat
     """With validation on (the default), a build of graph.ttl alone streams and checks the Turtle it writes in
     pyoxigraph, with no rdflib Graph; the rebuild after one change patches graph.ttl and checks it again, where
     it changed (``validate.validate_patch``)."""
-    from pipeline import BuildConfig, build, incremental, rdf
+    from pipeline import BuildConfig, build, executor, incremental, rdf
     from pipeline.generate import generate_corpus
 
     docs, out = tmp_path / "docs", tmp_path / "out"
     generate_corpus(20, docs)
+    monkeypatch.setattr(executor, "FORK", False)  # the check runs in this process, where the spy below sees it
     checked = []
     real, real_patch = V.validate_turtle, V.validate_patch
     monkeypatch.setattr(V, "validate_turtle", lambda data: checked.append(data) or real(data))
