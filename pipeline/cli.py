@@ -240,7 +240,7 @@ def build(
     infer: bool = typer.Option(False, "--infer", help="Add the RDFS/OWL-RL entailments of ontology/mlkg.ttl (owlrl) to the written graph."),
     formats: str = typer.Option("ttl", "--formats", help="Comma-separated serialisations: ttl (always), nt, jsonld (+ context.jsonld), trig; or 'all'."),
     workers: int = typer.Option(1, "--workers", "-j", min=1, help="Processes parsing documents (Dask: workers of the local cluster)."),
-    overlap: bool = typer.Option(True, "--overlap/--no-overlap", help="With one worker, run the rules in a second process beside the parse (from 200 documents to parse, on 2+ cores)."),
+    overlap: bool = typer.Option(True, "--overlap/--no-overlap", help="With one worker, share the documents with a second process that parses and extracts half of them (from 200 documents to parse, on 2+ cores)."),
     executor: str = typer.Option("local", help="local, or dask (runs the per-document stages on a Dask cluster)."),
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address (default: start a local cluster)."),
     cache: Optional[Path] = typer.Option(None, help="Incremental cache folder (default: OUT/.mlkg-cache)."),

@@ -76,8 +76,9 @@ class BuildConfig:
     workers: int = 1
     """Processes (``local``) or Dask workers of a local cluster (``dask``) parsing documents."""
     overlap: bool = True
-    """With one local worker, run the rule components in a second process beside the parse (when there are
-    ``executor.OVERLAP_MIN`` documents or more to parse and two cores or more): the same graph, sooner."""
+    """With one local worker, share the documents with a second process that parses and extracts chunks of them
+    (when there are ``executor.OVERLAP_MIN`` documents or more to parse and two cores or more): the same graph,
+    sooner."""
     executor: str = "local"
     """``local`` (this machine, ``workers`` processes) or ``dask`` (a Dask cluster)."""
     scheduler: str | None = None
