@@ -437,7 +437,8 @@ class _Shared:
                 return
             sent = self.worker.results.get()
             if sent is None:  # it has ended: what it had not answered is done here
-                self.worker = None
+                dead, self.worker = self.worker, None
+                dead.close(kill=True)
                 break
             k = self.queue.popleft()
             if k in self.handed:  # else this process did that chunk already
