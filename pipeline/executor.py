@@ -270,12 +270,13 @@ class _SecondProcess:
 
 class Beside:
     """``fn(*args)`` computed in a forked copy of this process while this one goes on (:data:`FORK`); elsewhere,
-    or when the copy cannot be made or fails, computed here when :meth:`result` is asked for. ``fn`` must
-    change nothing this process reads after (the copy's changes are lost) and return something picklable."""
+    when this process runs other threads (a lock one of them holds would stay held in the copy), or when the
+    copy cannot be made or fails, computed here when :meth:`result` is asked for. ``fn`` must change nothing
+    this process reads after (the copy's changes are lost) and return something picklable."""
 
     def __init__(self, fn: Callable, *args) -> None:
         self.fn, self.args, self.proc = fn, args, None
-        if not FORK:
+        if not FORK or threading.active_count() > 1:
             return
         try:
             read, write = os.pipe()

@@ -153,3 +153,28 @@ def test_executor_overlapped_build_from_a_script_without_a_main_guard(tmp_path, 
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.splitlines() == ["built 200"]
     assert (tmp_path / "out" / "graph.ttl").stat().st_size > 10_000
+
+
+def test_beside_computes_in_a_forked_copy_or_here():
+    import os
+    import threading
+
+    import pipeline.executor as ex
+
+    if not ex.FORK:
+        pytest.skip("forking is Linux's")
+    copy = ex.Beside(os.getpid)
+    assert copy.proc is not None and copy.result() != os.getpid()  # answered by the copy
+    busy = threading.Event()
+    other = threading.Thread(target=busy.wait)
+    other.start()
+    try:  # another thread could hold a lock the copy would need: no copy
+        here = ex.Beside(os.getpid)
+        assert here.proc is None and here.result() == os.getpid()
+    finally:
+        busy.set()
+        other.join()
+    failing = ex.Beside(lambda: 1 / 0)  # the copy fails: computed here, where the error is raised
+    with pytest.raises(ZeroDivisionError):
+        failing.result()
+    assert failing.proc is None
