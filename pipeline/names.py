@@ -3,13 +3,15 @@ resolution (``resolve.py``), so that neither imports the other."""
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from functools import lru_cache
+from pathlib import Path
 
 from .vocab import local_name
 
-__all__ = ["norm", "clean", "entity_key", "is_acronym_of"]
+__all__ = ["norm", "clean", "entity_key", "is_acronym_of", "variants", "looks_like_acronym", "PLURAL", "ORG_SUFFIX", "VARIANT", "INITIALS"]
 
 ACRONYM_MAX = 8
 """A normalised alias at most this long, other than the name itself, is read as an acronym of the name."""
@@ -65,3 +67,80 @@ def is_acronym_of(alias_norm: str, name_norm: str) -> bool:
     (True, False)
     """
     return alias_norm != name_norm and len(alias_norm) <= ACRONYM_MAX
+
+
+# Variants: the names a spelling is another form of ------------------------------------------------------------
+PLURAL, ORG_SUFFIX, VARIANT, INITIALS = "plural", "organisation-suffix", "variant-suffix", "initials"
+"""The rules of :func:`variants` (their meanings are ``model.MERGE_RULES``)."""
+
+_CUES = json.loads(Path(__file__).with_name("resolution.json").read_text("utf-8"))
+_ORG_SUFFIXES = sorted((tuple(c.split()) for c in _CUES["organisation_suffixes"]), key=len, reverse=True)
+_STOP = frozenset(_CUES["initials_stop_words"])
+_TOKEN = re.compile(r"[\s\-_/]+")
+_FIRST_RELEASE = re.compile(r"v1(?:\.0)*|1\.0(?:\.0)*", re.I)
+"""A version ending that names a first release ("v1", "v1.0", "1.0"): a later one ("v2", "1.5") is another entity,
+and so, often, is a model's size ("7B" and "70B", even alone), so neither is stripped."""
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def _initials(tokens: list[str]) -> str:
+    """The initials of the words: a word in capitals or with digits counts whole ("Point Transformer V3": ptv3)."""
+    out = []
+    for t in tokens:
+        if t.casefold() in _STOP:
+            continue
+        out.append(t if t.isupper() or any(c.isdigit() for c in t) else t[0])
+    return norm("".join(out))
+
+
+@lru_cache(maxsize=1 << 15)
+def variants(cls_name: str, spelling: str) -> tuple[tuple[str, str, str], ...]:
+    """The other names a spelling of class ``cls_name`` may be a form of: ``(rule, normalised name, tag)``, the tag
+    being what tells the form apart (a variant's suffix); ``resolve.NameTable`` joins them only when that name is
+    an entity of the class too (and, for some rules, only when nothing else claims it).
+
+    >>> variants("Organization", "Sandia National Laboratories")
+    (('organisation-suffix', 'sandia', ''), ('initials', 'snl', ''))
+    >>> variants("Dataset", "FooBench v1.0"), variants("Method", "Llama 2 7B")
+    ((('variant-suffix', 'foobench', 'v10'), ('initials', 'fv10', '')), (('initials', 'l27b', ''),))
+    >>> variants("Method", "EfficientNets")
+    (('plural', 'efficientnet', ''), ('initials', 'en', ''))
+    """
+    tokens = [t for t in _TOKEN.split(clean(spelling)) if t]
+    if len(tokens) > 1 and tokens[0].casefold() == "the":
+        tokens = tokens[1:]
+    if not tokens:
+        return ()
+    out = []
+    low = [t.casefold() for t in tokens]
+    if cls_name in _CUES["plural_classes"]:
+        last = tokens[-1]
+        if len(last) > 3 and last[-1] == "s" and last[-2].isalpha() and last[-2] not in "sS" and not last.isupper():
+            out.append((PLURAL, norm(" ".join(tokens)[:-1]), ""))
+    if cls_name == "Organization":
+        rest = low
+        while True:
+            cut = next((c for c in _ORG_SUFFIXES if len(rest) > len(c) and tuple(rest[-len(c):]) == c), None)
+            if cut is None:
+                break
+            rest = rest[:-len(cut)]
+        if len(rest) < len(low):
+            out.append((ORG_SUFFIX, norm(" ".join(rest)), ""))
+    if cls_name in _CUES["version_classes"] and len(tokens) > 1 and _FIRST_RELEASE.fullmatch(tokens[-1]):
+        out.append((VARIANT, norm(" ".join(tokens[:-1])), norm(tokens[-1])))
+    if cls_name in _CUES["initials_classes"]:
+        words = tokens if len(tokens) > 1 else _CAMEL.findall(tokens[0])
+        if len(words) > 1:
+            out.append((INITIALS, _initials(words), ""))
+    whole = norm(spelling)
+    return tuple(dict.fromkeys(v for v in out if v[1] and v[1] != whole))
+
+
+def looks_like_acronym(spelling: str) -> bool:
+    """Whether a spelling reads as an acronym: two capitals or more, and no more small letters than capitals.
+
+    >>> looks_like_acronym("CMU"), looks_like_acronym("PTv3"), looks_like_acronym("Orin")
+    (True, True, False)
+    """
+    upper = sum(c.isupper() for c in spelling)
+    return upper >= 2 and upper >= sum(c.islower() for c in spelling)

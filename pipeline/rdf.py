@@ -442,7 +442,8 @@ def render_fingerprint() -> str:
     if not _FINGERPRINT:
         h = hashlib.sha256()
         root = Path(__file__).parent
-        for name in ("stream.py", "write.py", "rdf.py", "vocab.py", "resolve.py", "names.py", "facts.py", "model.py"):
+        for name in ("stream.py", "write.py", "rdf.py", "vocab.py", "resolve.py", "names.py", "resolution.json", "facts.py",
+                     "model.py"):
             h.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
         _FINGERPRINT.append(h.hexdigest()[:16])
     return _FINGERPRINT[0]
@@ -589,10 +590,10 @@ class GraphBlocks(NameTable):
         occurrence = iter(occurrences)
 
         def entity(m: tuple) -> str:
-            _, text, a, b, _, can, aliases = m
+            cls, text, a, b, _, can, aliases = m
             name = can or text
             glabel, key = next(occurrence)
-            seen[(self.iri[key], (doc_id, a, b, text, clean(name), merge_rule(name, aliases, glabel)))] = None
+            seen[(self.iri[key], (doc_id, a, b, text, clean(name), merge_rule(name, aliases, glabel, cls)))] = None
             return key
 
         for m in ms:
