@@ -224,3 +224,25 @@ def test_variant_merges_depend_on_every_document():
     assert labels(_finished(facts, ["d1", "d2", "d3"])) == ["Lattice Quantum Sampler", "Quokka", "Quokka 1.0",
                                                             "Quokka v1.0", "Zorblat University"]
     assert "LQS" in labels(_finished(facts, ["d2", "d3", "d4"]))  # two long forms: the acronym stays apart
+
+
+def test_one_relation_named_two_ways_in_one_sentence_has_one_evidence_record():
+    """"Lattice Quantum Sampler" and "LQS" merge (initials): the relation read once with each name in one sentence
+    gets one evidence node with one confidence (the shapes allow one), the more confident record, in every plan."""
+    from pipeline.model import RelationMention
+    from pipeline.rdf import to_graph
+    from pipeline.vocab import MLKG as V
+
+    text = "Lattice Quantum Sampler (LQS) runs on the Zentrix Z9."
+    ev = Evidence(doc_id="d1", sentence=text, start_char=0, end_char=len(text))
+    long_form = Mention(doc_id="d1", text="Lattice Quantum Sampler", cls=MLKG.Method, start_char=0, end_char=23, evidence=ev)
+    acronym = Mention(doc_id="d1", text="LQS", cls=MLKG.Method, start_char=25, end_char=28, evidence=ev)
+    hw = Mention(doc_id="d1", text="Zentrix Z9", cls=MLKG.Hardware, start_char=42, end_char=52, evidence=ev)
+    rels = (RelationMention(subject=long_form, predicate=MLKG.runsOn, object=hw, evidence=ev, rule="a", confidence=0.7),
+            RelationMention(subject=acronym, predicate=MLKG.runsOn, object=hw, evidence=ev, rule="b", confidence=0.9))
+    from pathlib import Path
+
+    ex = Extraction(document=Document(id="d1", path=Path("d1"), text=text), mentions=(long_form, acronym, hw), relations=rels)
+    g = to_graph(resolve([ex]))
+    assert [float(c) for c in g.objects(None, V.confidence)] == [0.9]
+    assert [str(r) for r in g.objects(None, V.rule)] == ["b"]
