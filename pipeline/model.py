@@ -136,6 +136,8 @@ MERGE_RULES = {
                       "other way round, and no other ending of that name is an entity of the class",
     "initials": "an acronym of capitals is the initials of the label, or the other way round, and of no other name "
                 "of the class",
+    "leading-word": "a hardware name is the label after a maker's or product line's leading word ('Apple Neural "
+                    "Engine', 'Neural Engine'), or the other way round",
 }
 """The merge rules a ``MergeRecord`` can name, with what each means."""
 

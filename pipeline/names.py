@@ -11,7 +11,8 @@ from pathlib import Path
 
 from .vocab import local_name
 
-__all__ = ["norm", "clean", "entity_key", "is_acronym_of", "variants", "looks_like_acronym", "PLURAL", "ORG_SUFFIX", "VARIANT", "INITIALS"]
+__all__ = ["norm", "clean", "entity_key", "is_acronym_of", "variants", "first_release", "looks_like_acronym", "PLURAL", "ORG_SUFFIX", "VARIANT", "INITIALS",
+           "LEADING"]
 
 ACRONYM_MAX = 8
 """A normalised alias at most this long, other than the name itself, is read as an acronym of the name."""
@@ -70,16 +71,26 @@ def is_acronym_of(alias_norm: str, name_norm: str) -> bool:
 
 
 # Variants: the names a spelling is another form of ------------------------------------------------------------
-PLURAL, ORG_SUFFIX, VARIANT, INITIALS = "plural", "organisation-suffix", "variant-suffix", "initials"
+PLURAL, ORG_SUFFIX, VARIANT, INITIALS, LEADING = "plural", "organisation-suffix", "variant-suffix", "initials", "leading-word"
 """The rules of :func:`variants` (their meanings are ``model.MERGE_RULES``)."""
 
 _CUES = json.loads(Path(__file__).with_name("resolution.json").read_text("utf-8"))
 _ORG_SUFFIXES = sorted((tuple(c.split()) for c in _CUES["organisation_suffixes"]), key=len, reverse=True)
 _STOP = frozenset(_CUES["initials_stop_words"])
 _TOKEN = re.compile(r"[\s\-_/]+")
-_FIRST_RELEASE = re.compile(r"v1(?:\.0)*|1\.0(?:\.0)*", re.I)
+_VERSION = re.compile(r"v\d+(?:\.\d+)*|\d+\.\d+", re.I)
+_FIRST_RELEASE = re.compile(r"v1(?:\.0)*|1\.0(?:\.0)*")
 """A version ending that names a first release ("v1", "v1.0", "1.0"): a later one ("v2", "1.5") is another entity,
-and so, often, is a model's size ("7B" and "70B", even alone), so neither is stripped."""
+and so, often, is a model's size ("7B" and "70B", even alone), which is no variant here."""
+
+
+def first_release(tag: str) -> bool:
+    """Whether a variant's tag (:func:`variants`) is a first release's version, which names the bare name's entity.
+
+    >>> first_release("v1.0"), first_release("1.0"), first_release("v2")
+    (True, True, False)
+    """
+    return bool(_FIRST_RELEASE.fullmatch(tag))
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -102,7 +113,7 @@ def variants(cls_name: str, spelling: str) -> tuple[tuple[str, str, str], ...]:
     >>> variants("Organization", "Sandia National Laboratories")
     (('organisation-suffix', 'sandia', ''), ('initials', 'snl', ''))
     >>> variants("Dataset", "FooBench v1.0"), variants("Method", "Llama 2 7B")
-    ((('variant-suffix', 'foobench', 'v10'), ('initials', 'fv10', '')), (('initials', 'l27b', ''),))
+    ((('variant-suffix', 'foobench', 'v1.0'), ('initials', 'fv10', '')), (('initials', 'l27b', ''),))
     >>> variants("Method", "EfficientNets")
     (('plural', 'efficientnet', ''), ('initials', 'en', ''))
     """
@@ -126,8 +137,12 @@ def variants(cls_name: str, spelling: str) -> tuple[tuple[str, str, str], ...]:
             rest = rest[:-len(cut)]
         if len(rest) < len(low):
             out.append((ORG_SUFFIX, norm(" ".join(rest)), ""))
-    if cls_name in _CUES["version_classes"] and len(tokens) > 1 and _FIRST_RELEASE.fullmatch(tokens[-1]):
-        out.append((VARIANT, norm(" ".join(tokens[:-1])), norm(tokens[-1])))
+    if cls_name in _CUES["version_classes"] and len(tokens) > 1 and _VERSION.fullmatch(tokens[-1]):
+        out.append((VARIANT, norm(" ".join(tokens[:-1])), low[-1]))  # every version: a later one keeps v1 apart
+    if cls_name in _CUES["leading_word_classes"] and len(tokens) > 1 and tokens[0][:1].isupper():
+        rest = tokens[1:]  # a maker's or a product line's name before a product's: "Zentrix Orin Z9", "Orin Z9"
+        if len(rest) > 1 or any(c.isdigit() for c in rest[0]):  # not a bare class word ("Zentrix GPU")
+            out.append((LEADING, norm(" ".join(rest)), ""))
     if cls_name in _CUES["initials_classes"]:
         words = tokens if len(tokens) > 1 else _CAMEL.findall(tokens[0])
         if len(words) > 1:

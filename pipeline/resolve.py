@@ -22,13 +22,14 @@ from functools import partial
 
 from .facts import compact, mentions_of
 from .model import MERGE_RULES, Entity, Extraction, MergeRecord, Relation, Resolution
-from .names import INITIALS, ORG_SUFFIX, PLURAL, VARIANT, clean, entity_key, is_acronym_of, looks_like_acronym, norm, variants
+from .names import (INITIALS, LEADING, ORG_SUFFIX, PLURAL, VARIANT, clean, entity_key, first_release, is_acronym_of,
+                    looks_like_acronym, norm, variants)
 from .vocab import local_name
 
 __all__ = ["resolve", "NameTable", "Regrouped", "merge_rule", "label_vote", "alt_labels", "norm", "entity_key", "root"]
 
 LABEL, SAME_NAME, OWN_PAIR, SHARED_ALIAS, *VARIANT_RULES = MERGE_RULES  # the rules' names, in the order tried
-assert VARIANT_RULES == [PLURAL, ORG_SUFFIX, VARIANT, INITIALS]  # the rules of ``names.variants``
+assert VARIANT_RULES == [PLURAL, ORG_SUFFIX, VARIANT, INITIALS, LEADING]  # the rules of ``names.variants``
 
 
 def label_vote(votes: Counter | dict[str, int]) -> str:
@@ -415,15 +416,16 @@ class NameTable:
         return claims
 
     def _variant_joins(self, j: int, claims: list[tuple], cls_of: list) -> list[int]:
-        """The names among ``claims`` (:meth:`_variant_claims`) that join name ``j``: a plural or an
-        organisation's ending always; a size or version ending when all the endings claiming ``j`` are one; an
-        acronym's long form when it is the only one, ``j`` is written as an acronym and the text pairs no other
-        long form with it."""
+        """The names among ``claims`` (:meth:`_variant_claims`) that join name ``j``: a plural, an organisation's
+        ending or a maker's word always; a version ending when it is a first release's and every version claiming
+        ``j`` is that one; an acronym's long form when it is the only one, ``j`` is written as an acronym and the
+        text pairs no other long form with it."""
         tags = {tag for _, rule, tag, _ in claims if rule == VARIANT}
+        one_release = len(tags) == 1 and first_release(next(iter(tags)))
         long_forms = {nn for _, rule, _, nn in claims if rule == INITIALS}
         out = []
         for i, rule, _, nn in claims:
-            if rule == VARIANT and len(tags) > 1:
+            if rule == VARIANT and not one_release:
                 continue
             if rule == INITIALS:
                 if len(long_forms) > 1 or not any(looks_like_acronym(v) for v in set(self.votes[j])):

@@ -155,6 +155,8 @@ _ORG = MLKG.Organization
     (_m("d1", "FooBench v1.0", MLKG.Dataset), _m("d2", "FooBench", MLKG.Dataset), "variant-suffix"),
     (_m("d1", "Lattice Quantum Sampler"), _m("d2", "LQS"), "initials"),
     (_m("d1", "Wexford Institute of Robotics", _ORG), _m("d2", "WIR", _ORG), "initials"),
+    (_m("d1", "Zentrix Vector Engine", MLKG.Hardware), _m("d2", "Vector Engine", MLKG.Hardware), "leading-word"),
+    (_m("d1", "Zentrix Z9", MLKG.Hardware), _m("d2", "Z9", MLKG.Hardware), "leading-word"),
 ])
 def test_variant_rules_merge_forms_of_one_name(a, b, rule):
     for docs in ([_ex("d1", a), _ex("d2", b)], [_ex("d2", b), _ex("d1", a)]):
@@ -166,9 +168,12 @@ def test_variant_rules_merge_forms_of_one_name(a, b, rule):
     [_m("d1", "Quokka"), _m("d2", "Quokka v1"), _m("d3", "Quokka 1.0")],        # two endings: neither is the name
     [_m("d1", "Quokka"), _m("d2", "Quokka 2")],                               # a new version is another model
     [_m("d1", "Quokka"), _m("d2", "Quokka v2")],
+    [_m("d1", "Quokka"), _m("d2", "Quokka V1"), _m("d3", "Quokka V2")],        # a first of several versions
     [_m("d1", "Quokka"), _m("d2", "Quokka 7B")],                              # a size is often another entity
     [_m("d1", "Zorblat", _ORG), _m("d2", "Zorblat Research", _ORG)],           # a lab is not its company
     [_m("d1", "GigaNet"), _m("d2", "GigaNets", MLKG.Dataset)],                # nothing merges across classes
+    [_m("d1", "GPU", MLKG.Hardware), _m("d2", "Zentrix GPU", MLKG.Hardware)],  # a maker's GPUs are not all GPUs
+    [_m("d1", "Vector Engine"), _m("d2", "Zentrix Vector Engine")],          # a hardware rule only
     [_m("d1", "LQS"), _m("d2", "Lattice Quantum Sampler"), _m("d3", "Linear Quadratic Solver")],  # two long forms
     [_m("d1", "Lqs"), _m("d2", "Lattice Quantum Sampler")],                  # not written as an acronym
     [_m("d1", "Lattice Quantum Sampler (LQS)", canonical="Lattice Quantum Sampler", aliases=("LQS",)),
