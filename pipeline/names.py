@@ -75,6 +75,12 @@ PLURAL, ORG_SUFFIX, VARIANT, INITIALS, LEADING = "plural", "organisation-suffix"
 """The rules of :func:`variants` (their meanings are ``model.MERGE_RULES``)."""
 
 _CUES = json.loads(Path(__file__).with_name("resolution.json").read_text("utf-8"))
+_RULES_OF: dict[str, frozenset] = {}
+for _rule, _key in ((PLURAL, "plural_classes"), (VARIANT, "version_classes"), (LEADING, "leading_word_classes"),
+                    (INITIALS, "initials_classes")):
+    for _cls in _CUES[_key]:
+        _RULES_OF[_cls] = _RULES_OF.get(_cls, frozenset()) | {_rule}
+_RULES_OF["Organization"] = _RULES_OF.get("Organization", frozenset()) | {ORG_SUFFIX}
 _ORG_SUFFIXES = sorted((tuple(c.split()) for c in _CUES["organisation_suffixes"]), key=len, reverse=True)
 _STOP = frozenset(_CUES["initials_stop_words"])
 _TOKEN = re.compile(r"[\s\-_/]+")
@@ -91,6 +97,7 @@ def first_release(tag: str) -> bool:
     (True, True, False)
     """
     return bool(_FIRST_RELEASE.fullmatch(tag))
+_DIGIT = re.compile(r"\d")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -100,11 +107,11 @@ def _initials(tokens: list[str]) -> str:
     for t in tokens:
         if t.casefold() in _STOP:
             continue
-        out.append(t if t.isupper() or any(c.isdigit() for c in t) else t[0])
+        out.append(t if t.isupper() or _DIGIT.search(t) else t[0])
     return norm("".join(out))
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 17)
 def variants(cls_name: str, spelling: str) -> tuple[tuple[str, str, str], ...]:
     """The other names a spelling of class ``cls_name`` may be a form of: ``(rule, normalised name, tag)``, the tag
     being what tells the form apart (a variant's suffix); ``resolve.NameTable`` joins them only when that name is
@@ -123,13 +130,13 @@ def variants(cls_name: str, spelling: str) -> tuple[tuple[str, str, str], ...]:
     if not tokens:
         return ()
     out = []
-    low = [t.casefold() for t in tokens]
-    if cls_name in _CUES["plural_classes"]:
+    rules = _RULES_OF.get(cls_name, ())
+    if PLURAL in rules:
         last = tokens[-1]
         if len(last) > 3 and last[-1] == "s" and last[-2].isalpha() and last[-2] not in "sS" and not last.isupper():
             out.append((PLURAL, norm(" ".join(tokens)[:-1]), ""))
-    if cls_name == "Organization":
-        rest = low
+    if ORG_SUFFIX in rules:
+        rest = low = [t.casefold() for t in tokens]
         while True:
             cut = next((c for c in _ORG_SUFFIXES if len(rest) > len(c) and tuple(rest[-len(c):]) == c), None)
             if cut is None:
@@ -137,18 +144,17 @@ def variants(cls_name: str, spelling: str) -> tuple[tuple[str, str, str], ...]:
             rest = rest[:-len(cut)]
         if len(rest) < len(low):
             out.append((ORG_SUFFIX, norm(" ".join(rest)), ""))
-    if cls_name in _CUES["version_classes"] and len(tokens) > 1 and _VERSION.fullmatch(tokens[-1]):
-        out.append((VARIANT, norm(" ".join(tokens[:-1])), low[-1]))  # every version: a later one keeps v1 apart
-    if cls_name in _CUES["leading_word_classes"] and len(tokens) > 1 and tokens[0][:1].isupper():
+    if VARIANT in rules and len(tokens) > 1 and _VERSION.fullmatch(tokens[-1]):
+        out.append((VARIANT, norm(" ".join(tokens[:-1])), tokens[-1].casefold()))  # every version: a later one keeps v1 apart
+    if LEADING in rules and len(tokens) > 1 and tokens[0][:1].isupper():
         rest = tokens[1:]  # a maker's or a product line's name before a product's: "Zentrix Orin Z9", "Orin Z9"
-        if len(rest) > 1 or any(c.isdigit() for c in rest[0]):  # not a bare class word ("Zentrix GPU")
+        if len(rest) > 1 or _DIGIT.search(rest[0]):  # not a bare class word ("Zentrix GPU")
             out.append((LEADING, norm(" ".join(rest)), ""))
-    if cls_name in _CUES["initials_classes"]:
-        words = tokens if len(tokens) > 1 else _CAMEL.findall(tokens[0])
+    if INITIALS in rules and len(tokens) <= ACRONYM_MAX:
+        words = tokens if len(tokens) > 1 else _CAMEL.findall(tokens[0]) if not tokens[0][1:].islower() else ()
         if len(words) > 1:
             out.append((INITIALS, _initials(words), ""))
-    whole = norm(spelling)
-    return tuple(dict.fromkeys(v for v in out if v[1] and v[1] != whole))
+    return tuple(dict.fromkeys(v for v in out if v[1]))
 
 
 def looks_like_acronym(spelling: str) -> bool:

@@ -8,8 +8,11 @@ have changed (:meth:`NameTable.regroup`).
 Rules, in order: (1) mentions of one class whose canonical names normalise alike are one entity
 ("FlashAttention-2" = "FLASHATTENTION2"); (2) a mention whose other names (an acronym and its long form from
 the text's own "Long Form (LF)") meet an entity's names joins it, but only within a class and only when the
-acronym's long forms agree (two "RoPE" with different long forms stay two); (3) nothing merges across
-classes. The canonical label is the canonical name used most often, ties broken by the longer then
+acronym's long forms agree (two "RoPE" with different long forms stay two); (3) a name joins another name of
+its class that it is a form of (``names.variants``: a plural, an organisation without its generic ending, a first
+release without its version, a hardware name without its maker's word, the long form of an acronym of capitals),
+but a first release only when no later version of the name is an entity and a long form only when no other long
+form claims the acronym; (4) nothing merges across classes. The canonical label is the canonical name used most often, ties broken by the longer then
 alphabetically first name (:func:`label_vote`), so the result does not depend on document order.
 """
 
@@ -314,9 +317,10 @@ class NameTable:
                 seeds.add(i)
         roots = {old_root[i] for i in seeds if i < n_old}
         region = {i for i in range(n_old) if old_root[i] in roots} | set(range(n_old, len(self.votes))) | seeds
+        claims = self._variant_claims(cls_of)  # the same for every try
         while True:
             try:
-                joined = self._union(region)
+                joined = self._union(region, claims)
                 break
             except _Outside as e:  # a link leads out of the region: take in that name's whole group
                 roots.add(old_root[e.args[0]])
@@ -345,10 +349,11 @@ class NameTable:
                          old_relations=old_relations, old_keys=frozenset(old_keys), new_keys=frozenset(new_keys),
                          moved=frozenset(moved), name_relations=name_relations)
 
-    def _union(self, bases: Iterable[int]) -> dict[int, int] | list[int]:
-        """The root of each of ``bases`` (a name's id) once names that share a spelling or an acronym are joined;
-        a list when ``bases`` is every id, else a dict. The links of ``bases`` must lead only to ``bases`` or to
-        alias-only names (a component of names is closed under its links)."""
+    def _union(self, bases: Iterable[int], claims: dict | None = None) -> dict[int, int] | list[int]:
+        """The root of each of ``bases`` (a name's id) once names that share a spelling or an acronym, or that are
+        forms of one name (``claims``, :meth:`_variant_claims`), are joined; a list when ``bases`` is every id, else
+        a dict. The links of ``bases`` must lead only to ``bases`` or to alias-only names (a component of names is
+        closed under its links), and a name claimed by others is joined again with all of them or with none."""
         ids, long_forms, links = self.ids, self.long_forms, self.links
         everything = isinstance(bases, range)
         if everything:
@@ -383,14 +388,14 @@ class NameTable:
                 ra, rb = find(i), find(j)
                 if ra != rb:
                     parent[max(ra, rb)] = min(ra, rb)  # a root is a name's id, never an alias-only one
-        for j, claims in self._variant_claims(cls_of).items():
+        for j, cs in (self._variant_claims(cls_of) if claims is None else claims).items():
             if not everything:  # a name and every name claiming it are joined again together, or none of them
-                outside = [x for x in (j, *(c[0] for c in claims)) if x not in parent]
-                if len(outside) == 1 + len(claims):
+                outside = [x for x in (j, *(c[0] for c in cs)) if x not in parent]
+                if len(outside) == 1 + len(cs):
                     continue
                 if outside:
                     raise _Outside(outside[0])
-            for i in self._variant_joins(j, claims, cls_of):
+            for i in self._variant_joins(j, cs, cls_of):
                 ra, rb = find(i), find(j)
                 if ra != rb:
                     parent[max(ra, rb)] = min(ra, rb)
@@ -403,11 +408,14 @@ class NameTable:
         same class with mentions): ``(id, rule, tag, normalised name)`` of each such claim."""
         claims: dict[int, list[tuple]] = {}
         ids, votes = self.ids, self.votes
+        local: dict[str, str] = {}
         for (cls, nn), i in ids.items():
             spellings = votes[i]
             if not spellings:
                 continue
-            cls_name = local_name(cls)
+            cls_name = local.get(cls)
+            if cls_name is None:
+                cls_name = local[cls] = local_name(cls)
             for spelling in (spellings[:1] if len(spellings) == 1 else sorted(set(spellings))):
                 for rule, other, tag in variants(cls_name, spelling):
                     j = ids.get((cls, other))
