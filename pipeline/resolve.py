@@ -67,7 +67,7 @@ def merge_rule(name: str, aliases: Sequence[str], label: str, cls: str = "") -> 
 
     >>> merge_rule("MF", (), "Masked Flows"), merge_rule("Masked Flows", ("MF",), "Masked Flows")
     ('shared-alias', 'label')
-    >>> merge_rule("Stanford", (), "Stanford University", "https://w3id.org/mlkg/ontology#Organization")
+    >>> merge_rule("Zorblat", (), "Zorblat University", "https://w3id.org/mlkg/ontology#Organization")
     'organisation-suffix'
     """
     cname = clean(name)
