@@ -117,8 +117,8 @@ def variants(cls_name: str, spelling: str) -> tuple[tuple[str, str, str], ...]:
     being what tells the form apart (a variant's suffix); ``resolve.NameTable`` joins them only when that name is
     an entity of the class too (and, for some rules, only when nothing else claims it).
 
-    >>> variants("Organization", "Quillon National Laboratories")
-    (('organisation-suffix', 'quillon', ''), ('initials', 'qnl', ''))
+    >>> variants("Organization", "Brevik National Laboratories")
+    (('organisation-suffix', 'brevik', ''), ('initials', 'bnl', ''))
     >>> variants("Dataset", "FooBench v1.0"), variants("Method", "Quokka 2 7B")
     ((('variant-suffix', 'foobench', 'v1.0'), ('initials', 'fv10', '')), (('initials', 'q27b', ''),))
     >>> variants("Method", "GigaNets")
@@ -147,7 +147,7 @@ def variants(cls_name: str, spelling: str) -> tuple[tuple[str, str, str], ...]:
     if VARIANT in rules and len(tokens) > 1 and _VERSION.fullmatch(tokens[-1]):
         out.append((VARIANT, norm(" ".join(tokens[:-1])), tokens[-1].casefold()))  # every version: a later one keeps v1 apart
     if LEADING in rules and len(tokens) > 1 and tokens[0][:1].isupper():
-        rest = tokens[1:]  # a maker's or a product line's name before a product's: "Zentrix Vela Z9", "Vela Z9"
+        rest = tokens[1:]  # a maker's or a product line's name before a product's: "Zentrix Zyrn Z9", "Zyrn Z9"
         if len(rest) > 1 or _DIGIT.search(rest[0]):  # not a bare class word ("Zentrix GPU")
             out.append((LEADING, norm(" ".join(rest)), ""))
     if INITIALS in rules and len(tokens) <= ACRONYM_MAX:
@@ -160,7 +160,7 @@ def variants(cls_name: str, spelling: str) -> tuple[tuple[str, str, str], ...]:
 def looks_like_acronym(spelling: str) -> bool:
     """Whether a spelling reads as an acronym: two capitals or more, and no more small letters than capitals.
 
-    >>> looks_like_acronym("WIR"), looks_like_acronym("SGv3"), looks_like_acronym("Vela")
+    >>> looks_like_acronym("WIR"), looks_like_acronym("SGv3"), looks_like_acronym("Zyrn")
     (True, True, False)
     """
     upper = sum(c.isupper() for c in spelling)

@@ -149,7 +149,7 @@ _ORG = MLKG.Organization
 
 @pytest.mark.parametrize("a,b,rule", [
     (_m("d1", "Zorblat University", _ORG), _m("d2", "Zorblat", _ORG), "organisation-suffix"),
-    (_m("d1", "Quillon National Laboratories", _ORG), _m("d2", "Quillon", _ORG), "organisation-suffix"),
+    (_m("d1", "Brevik National Laboratories", _ORG), _m("d2", "Brevik", _ORG), "organisation-suffix"),
     (_m("d1", "GigaNets"), _m("d2", "GigaNet"), "plural"),
     (_m("d1", "Quokka 1.0"), _m("d2", "Quokka"), "variant-suffix"),
     (_m("d1", "FooBench v1.0", MLKG.Dataset), _m("d2", "FooBench", MLKG.Dataset), "variant-suffix"),
