@@ -133,7 +133,7 @@ MERGE_RULES = {
     "organisation-suffix": "an organisation's name with and without a generic ending ('University', 'Inc', "
                            "'National Laboratories')",
     "variant-suffix": "the name is the label with a first release's version ending ('v1', 'v1.0', '1.0'), or the "
-                      "other way round, and no other ending of that name is an entity of the class",
+                      "other way round, and no other version of that name is an entity of the class",
     "initials": "an acronym of capitals is the initials of the label, or the other way round, and of no other name "
                 "of the class",
     "leading-word": "a hardware name is the label after a maker's or product line's leading word ('Zentrix Vector "
