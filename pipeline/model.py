@@ -129,6 +129,15 @@ MERGE_RULES = {
     "same-normalised-name": "the name equals the label up to case, spacing, punctuation and a leading 'the'",
     "own-acronym-pair": "the mention itself pairs its name with the label ('Long Form (LF)' in the text)",
     "shared-alias": "another mention of the class pairs this name with the label (an acronym learned elsewhere)",
+    "plural": "the name is the plural of the label, or the label of the name ('GigaNets', 'GigaNet')",
+    "organisation-suffix": "an organisation's name with and without a generic ending ('University', 'Inc', "
+                           "'National Laboratories')",
+    "variant-suffix": "the name is the label with a first release's version ending ('v1', 'v1.0', '1.0'), or the "
+                      "other way round, and no other version of that name is an entity of the class",
+    "initials": "an acronym of capitals is the initials of the label, or the other way round, and of no other name "
+                "of the class",
+    "leading-word": "a hardware name is the label after a maker's or product line's leading word ('Zentrix Vector "
+                    "Engine', 'Vector Engine'), or the other way round",
 }
 """The merge rules a ``MergeRecord`` can name, with what each means."""
 

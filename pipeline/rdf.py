@@ -36,7 +36,7 @@ from .write import Terms, json_bytes, quote_string, turtle_block
 __all__ = ["to_graph", "triples", "document_metadata", "entity_iri", "entity_iri_text", "document_iri", "document_iri_text", "evidence_iri",
            "literal", "confidence_literal", "slug", "merge_log", "merges_json", "resolution_merges", "merges_frame",
            "merge_section", "GraphTerms", "GRAPH_TERMS", "TurtleTerms", "entity_pairs", "document_pairs",
-           "evidence_pairs", "record_pairs", "block_prefixes", "Block", "RenderMemo", "render_fingerprint",
+           "evidence_pairs", "keep_best_record", "record_pairs", "block_prefixes", "Block", "RenderMemo", "render_fingerprint",
            "GraphBlocks"]
 
 
@@ -182,14 +182,15 @@ def triples(resolution: Resolution) -> Iterator[tuple]:
     for r in resolution.relations:
         support = len({ev.doc_id for ev, _, _ in r.evidence})
         nodes: dict[URIRef, set] = {}
+        best: dict[URIRef, tuple] = {}
         for ev, rule, conf in r.evidence:
             node = evidence_iri(r.subject, local_name(r.predicate), r.object, ev.doc_id, ev.start_char, ev.end_char)
-            pairs = nodes.get(node)
-            if pairs is None:
-                pairs = nodes[node] = evidence_pairs(T, (r.subject, r.predicate, r.object), ev.doc_id,
-                                                     (ev.sentence, ev.start_char, ev.end_char), support)
-            pairs.update(record_pairs(T, rule, conf))
+            if node not in nodes:
+                nodes[node] = evidence_pairs(T, (r.subject, r.predicate, r.object), ev.doc_id,
+                                             (ev.sentence, ev.start_char, ev.end_char), support)
+            keep_best_record(best, node, rule, conf)
         for node, pairs in nodes.items():
+            pairs.update(record_pairs(T, *best[node]))
             for p, o in pairs:
                 yield (node, p, o)
 
@@ -246,6 +247,15 @@ def evidence_pairs(T, relation: tuple, doc_id: str, sentence: tuple, support: in
     return {(T.a, T.evidence_cls), (T.subject, T.entity(s)), (T.predicate, T.iri(p)), (T.object, T.entity(o)),
             (T.source, T.document(doc_id)), (T.sentence, T.string(text)), (T.start_char, T.number(a)),
             (T.end_char, T.number(b)), (T.support_count, T.number(support))}
+
+
+def keep_best_record(best: dict, node, rule: str, conf: float) -> None:
+    """Keep one extraction record per evidence node in ``best`` (node -> ``(rule, confidence)``): two extractions
+    of one relation in one sentence (its ends named two ways, then merged into one entity) give the more confident
+    record, then the rule first in order."""
+    old = best.get(node)
+    if old is None or conf > old[1] or (conf == old[1] and rule < old[0]):
+        best[node] = (rule, conf)
 
 
 def record_pairs(T, rule: str, conf: float) -> tuple[tuple, tuple]:
@@ -442,7 +452,8 @@ def render_fingerprint() -> str:
     if not _FINGERPRINT:
         h = hashlib.sha256()
         root = Path(__file__).parent
-        for name in ("stream.py", "write.py", "rdf.py", "vocab.py", "resolve.py", "names.py", "facts.py", "model.py"):
+        for name in ("stream.py", "write.py", "rdf.py", "vocab.py", "resolve.py", "names.py", "resolution.json", "facts.py",
+                     "model.py"):
             h.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
         _FINGERPRINT.append(h.hexdigest()[:16])
     return _FINGERPRINT[0]
@@ -589,26 +600,28 @@ class GraphBlocks(NameTable):
         occurrence = iter(occurrences)
 
         def entity(m: tuple) -> str:
-            _, text, a, b, _, can, aliases = m
+            cls, text, a, b, _, can, aliases = m
             name = can or text
             glabel, key = next(occurrence)
-            seen[(self.iri[key], (doc_id, a, b, text, clean(name), merge_rule(name, aliases, glabel)))] = None
+            seen[(self.iri[key], (doc_id, a, b, text, clean(name), merge_rule(name, aliases, glabel, cls)))] = None
             return key
 
         for m in ms:
             entity(m)
         T = self.T
         nodes: dict[str, set] = {}
+        best: dict[str, tuple] = {}
         for s, p, o, e, rule, conf in rs:
             ks, ko = entity(s), entity(o)
             if ks == ko:
                 continue
             sentence, a, b = evs[e]
             node = str(evidence_iri(ks, local_name(p), ko, doc_id, a, b))
-            pairs = nodes.get(node)
-            if pairs is None:
-                pairs = nodes[node] = evidence_pairs(T, (ks, p, ko), doc_id, evs[e], self.relations[(ks, p, ko)])
-            pairs.update(record_pairs(T, rule, conf))
+            if node not in nodes:
+                nodes[node] = evidence_pairs(T, (ks, p, ko), doc_id, evs[e], self.relations[(ks, p, ko)])
+            keep_best_record(best, node, rule, conf)
+        for node, pairs in nodes.items():
+            pairs.update(record_pairs(T, *best[node]))
         blocks = []
         prefixes: set[str] = set()
         for node, pairs in nodes.items():

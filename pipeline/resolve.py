@@ -8,8 +8,11 @@ have changed (:meth:`NameTable.regroup`).
 Rules, in order: (1) mentions of one class whose canonical names normalise alike are one entity
 ("FlashAttention-2" = "FLASHATTENTION2"); (2) a mention whose other names (an acronym and its long form from
 the text's own "Long Form (LF)") meet an entity's names joins it, but only within a class and only when the
-acronym's long forms agree (two "RoPE" with different long forms stay two); (3) nothing merges across
-classes. The canonical label is the canonical name used most often, ties broken by the longer then
+acronym's long forms agree (two "RoPE" with different long forms stay two); (3) a name joins another name of
+its class that it is a form of (``names.variants``: a plural, an organisation without its generic ending, a first
+release without its version, a hardware name without its maker's word, the long form of an acronym of capitals),
+but a first release only when no later version of the name is an entity and a long form only when no other long
+form claims the acronym; (4) nothing merges across classes. The canonical label is the canonical name used most often, ties broken by the longer then
 alphabetically first name (:func:`label_vote`), so the result does not depend on document order.
 """
 
@@ -22,11 +25,14 @@ from functools import partial
 
 from .facts import compact, mentions_of
 from .model import MERGE_RULES, Entity, Extraction, MergeRecord, Relation, Resolution
-from .names import clean, entity_key, is_acronym_of, norm
+from .names import (INITIALS, LEADING, ORG_SUFFIX, PLURAL, VARIANT, clean, entity_key, first_release, is_acronym_of,
+                    looks_like_acronym, norm, variants)
+from .vocab import local_name
 
 __all__ = ["resolve", "NameTable", "Regrouped", "merge_rule", "label_vote", "alt_labels", "norm", "entity_key", "root"]
 
-LABEL, SAME_NAME, OWN_PAIR, SHARED_ALIAS = MERGE_RULES  # the rules' names, in the order they are tried
+LABEL, SAME_NAME, OWN_PAIR, SHARED_ALIAS, *VARIANT_RULES = MERGE_RULES  # the rules' names, in the order tried
+assert VARIANT_RULES == [PLURAL, ORG_SUFFIX, VARIANT, INITIALS, LEADING]  # the rules of ``names.variants``
 
 
 def label_vote(votes: Counter | dict[str, int]) -> str:
@@ -55,12 +61,14 @@ def _names(name: str, aliases: Sequence[str]) -> list[str]:
     return [clean(n) for n in (name, *aliases) if n and norm(n)]
 
 
-def merge_rule(name: str, aliases: Sequence[str], label: str) -> str:
-    """Why a mention read as ``name`` (with ``aliases``) belongs to the entity labelled ``label``
+def merge_rule(name: str, aliases: Sequence[str], label: str, cls: str = "") -> str:
+    """Why a mention of class ``cls`` read as ``name`` (with ``aliases``) belongs to the entity labelled ``label``
     (``model.MERGE_RULES``).
 
     >>> merge_rule("MF", (), "Masked Flows"), merge_rule("Masked Flows", ("MF",), "Masked Flows")
     ('shared-alias', 'label')
+    >>> merge_rule("Zorblat", (), "Zorblat University", "https://w3id.org/mlkg/ontology#Organization")
+    'organisation-suffix'
     """
     cname = clean(name)
     if cname == label:
@@ -70,6 +78,14 @@ def merge_rule(name: str, aliases: Sequence[str], label: str) -> str:
         return SAME_NAME
     if any(norm(n) == target for n in _names(name, aliases)):
         return OWN_PAIR
+    if cls:
+        cls_name, own = local_name(cls), norm(cname)
+        for rule, other, _ in variants(cls_name, cname):
+            if other == target:
+                return rule
+        for rule, other, _ in variants(cls_name, label):
+            if other == own:
+                return rule
     return SHARED_ALIAS
 
 
@@ -267,6 +283,8 @@ class NameTable:
             out.add((cls, nn))
             out.update((cls, norm(n)) for n in names)
             out.update((cls, na) for na in acronyms)
+            cls_name = local_name(cls)
+            out.update((cls, v[1]) for n in names[:1] for v in variants(cls_name, n))  # what its name may join
         return out
 
     # joining ----------------------------------------------------------------------------------------------
@@ -299,9 +317,10 @@ class NameTable:
                 seeds.add(i)
         roots = {old_root[i] for i in seeds if i < n_old}
         region = {i for i in range(n_old) if old_root[i] in roots} | set(range(n_old, len(self.votes))) | seeds
+        claims = self._variant_claims(cls_of)  # the same for every try
         while True:
             try:
-                joined = self._union(region)
+                joined = self._union(region, claims)
                 break
             except _Outside as e:  # a link leads out of the region: take in that name's whole group
                 roots.add(old_root[e.args[0]])
@@ -330,10 +349,11 @@ class NameTable:
                          old_relations=old_relations, old_keys=frozenset(old_keys), new_keys=frozenset(new_keys),
                          moved=frozenset(moved), name_relations=name_relations)
 
-    def _union(self, bases: Iterable[int]) -> dict[int, int] | list[int]:
-        """The root of each of ``bases`` (a name's id) once names that share a spelling or an acronym are joined;
-        a list when ``bases`` is every id, else a dict. The links of ``bases`` must lead only to ``bases`` or to
-        alias-only names (a component of names is closed under its links)."""
+    def _union(self, bases: Iterable[int], claims: dict | None = None) -> dict[int, int] | list[int]:
+        """The root of each of ``bases`` (a name's id) once names that share a spelling or an acronym, or that are
+        forms of one name (``claims``, :meth:`_variant_claims`), are joined; a list when ``bases`` is every id, else
+        a dict. The links of ``bases`` must lead only to ``bases`` or to alias-only names (a component of names is
+        closed under its links), and a name claimed by others is joined again with all of them or with none."""
         ids, long_forms, links = self.ids, self.long_forms, self.links
         everything = isinstance(bases, range)
         if everything:
@@ -368,9 +388,61 @@ class NameTable:
                 ra, rb = find(i), find(j)
                 if ra != rb:
                     parent[max(ra, rb)] = min(ra, rb)  # a root is a name's id, never an alias-only one
+        for j, cs in (self._variant_claims(cls_of) if claims is None else claims).items():
+            if not everything:  # a name and every name claiming it are joined again together, or none of them
+                outside = [x for x in (j, *(c[0] for c in cs)) if x not in parent]
+                if len(outside) == 1 + len(cs):
+                    continue
+                if outside:
+                    raise _Outside(outside[0])
+            for i in self._variant_joins(j, cs, cls_of):
+                ra, rb = find(i), find(j)
+                if ra != rb:
+                    parent[max(ra, rb)] = min(ra, rb)
         if everything:
             return [find(i) for i in range(top)]
         return {i: find(i) for i in bases}
+
+    def _variant_claims(self, cls_of: list) -> dict[int, list[tuple]]:
+        """Per name that other names may be forms of (``names.variants`` of their spellings, a name of the
+        same class with mentions): ``(id, rule, tag, normalised name)`` of each such claim."""
+        claims: dict[int, list[tuple]] = {}
+        ids, votes = self.ids, self.votes
+        local: dict[str, str] = {}
+        for (cls, nn), i in ids.items():
+            spellings = votes[i]
+            if not spellings:
+                continue
+            cls_name = local.get(cls)
+            if cls_name is None:
+                cls_name = local[cls] = local_name(cls)
+            for spelling in (spellings[:1] if len(spellings) == 1 else sorted(set(spellings))):
+                for rule, other, tag in variants(cls_name, spelling):
+                    j = ids.get((cls, other))
+                    if j is not None and j != i and votes[j]:
+                        claims.setdefault(j, []).append((i, rule, tag, nn))
+        return claims
+
+    def _variant_joins(self, j: int, claims: list[tuple], cls_of: list) -> list[int]:
+        """The names among ``claims`` (:meth:`_variant_claims`) that join name ``j``: a plural, an organisation's
+        ending or a maker's word always; a version ending when it is a first release's and every version claiming
+        ``j`` is that one; an acronym's long form when it is the only one, ``j`` is written as an acronym and the
+        text pairs no other long form with it."""
+        tags = {tag for _, rule, tag, _ in claims if rule == VARIANT}
+        one_release = len(tags) == 1 and first_release(next(iter(tags)))
+        long_forms = {nn for _, rule, _, nn in claims if rule == INITIALS}
+        out = []
+        for i, rule, _, nn in claims:
+            if rule == VARIANT and not one_release:
+                continue
+            if rule == INITIALS:
+                if len(long_forms) > 1 or not any(looks_like_acronym(v) for v in set(self.votes[j])):
+                    continue
+                paired = self.long_forms.get((cls_of[j], norm(self.votes[j][0])))
+                if paired and nn not in paired:
+                    continue
+            out.append(i)
+        return out
 
     def _cls_of(self) -> list:
         cls_of = getattr(self, "_classes", None)
@@ -441,7 +513,7 @@ def resolve(extractions: Sequence[Extraction]) -> Resolution:
             label, key = table.entity_of(m)
             cls, text, a, b, _, can, aliases = m
             logs.setdefault(key, set()).add(MergeRecord(doc_id=doc_id, start_char=a, end_char=b, text=text,
-                                                        name=clean(can or text), rule=merge_rule(can or text, aliases, label)))
+                                                        name=clean(can or text), rule=merge_rule(can or text, aliases, label, cls)))
         for r, (s, p, o, *_) in zip(ex.relations, f[2]):
             ks, ko = table.entity_of(s)[1], table.entity_of(o)[1]
             if ks != ko:

@@ -49,10 +49,13 @@ def test_build_removing_and_readding_a_document_keeps_iris(tmp_path, corpus_buil
     assert (tmp_path / "b" / "graph.ttl").read_bytes() == (corpus_build[1] / "graph.ttl").read_bytes()
     ga = Graph().parse(str(tmp_path / "a" / "graph.ttl"))
     gb = Graph().parse(str(tmp_path / "b" / "graph.ttl"))
-    # every entity of the smaller build keeps its IRI (and label) in the full build
+    # every entity of the smaller build keeps its IRI (and label) in the full build, or, when the document added
+    # back names it another way ("Transformer" beside "Transformers": one entity), lives on as a name of that entity
+    from rdflib.namespace import SKOS
+
     for s, label in ga.subject_objects(RDFS.label):
         if (s, RDF.type, None) in ga and "/document/" not in str(s):
-            assert (s, RDFS.label, label) in gb
+            assert (s, RDFS.label, label) in gb or (None, SKOS.altLabel, label) in gb, label
 
 
 def _score(graph, gold):
