@@ -9,7 +9,7 @@ from pathlib import Path
 from rdflib import Dataset, URIRef
 from rdflib.namespace import RDF, RDFS, SKOS
 
-from .resolve import norm as _norm
+from .names import norm as _norm
 from .vocab import ENTITY_CLASSES, MLKG, RELATIONS, local_name
 
 __all__ = ["evaluate", "load_gold", "format_scores"]

@@ -22,7 +22,7 @@ from spacy.tokens import Doc
 
 from .candidates import (ALLOWED, Layout, MentionCandidate, PairCandidate, Typed, layout, lexicon, mention_candidates,
                          pair_candidates)
-from ..resolve import norm
+from ..names import norm
 from .components import MENTIONS_KEY
 from .features import doc_context, mention_features, pairs_features
 

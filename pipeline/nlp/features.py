@@ -17,7 +17,7 @@ from itertools import accumulate
 
 from spacy.tokens import Doc
 
-from ..resolve import norm
+from ..names import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon
 
 __all__ = ["mention_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
