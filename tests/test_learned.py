@@ -276,6 +276,20 @@ def test_the_words_near_a_name_say_what_kind_of_thing_it_names(parse):
     assert "ctx_b=Organization" in mention_features(doc, lay, _cand(doc, lay, "WRC"), ctx)
 
 
+@pytest.mark.parametrize("text", ["Kite is tuned on the Quill tasks: Wrenbank, TRX-2, PLQ and HBX.",
+                                  "On the interactive benchmarks Wrenbank, PLQ and HBX it beats imitation.",
+                                  "It is scored on datasets such as Wrenbank, PLQ or HBX."])
+def test_a_list_after_a_noun_naming_datasets_lists_datasets(parse, text):
+    doc = parse(text)
+    got = {s.text: s.label_ for s in doc.spans["mlkg_mentions"]}
+    assert all(got.get(n) == "Dataset" for n in ("Wrenbank", "PLQ", "HBX")), got
+
+
+def test_we_benchmark_a_list_of_methods_is_no_list_of_datasets(parse):
+    doc = parse("We benchmark Wrenformer, PLQ-Net and HBX-Large on Ternset.")
+    assert not {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Dataset"} & {"Wrenformer", "PLQ-Net"}
+
+
 def test_a_list_member_hears_the_classes_of_the_whole_list(parse):
     text = "Kite is tuned on the Quill tasks: Wrenbank, TRX-2, Ternset, PLQ and HBX. Bo Chan wrote it."
     doc = parse(text)
@@ -353,6 +367,15 @@ def test_each_piece_of_an_affiliation_line_is_an_organization(parse, text, names
     doc = parse(text)
     orgs = {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Organization"}
     assert names <= orgs, orgs
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Kite: Sparse Weights\nAnn Lee, Bo Chan (Wrenfield University Medical Center)\n", "Wrenfield University Medical Center"),
+    ("Kite: Sparse Weights\nAuthors' labs: Quill Labs; Wrenfield University Tern Campus\n", "Wrenfield University Tern Campus"),
+])
+def test_an_organization_is_the_whole_piece_of_its_list(parse, text, name):
+    doc = parse(text)
+    assert name in {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Organization"}
 
 
 def test_a_byline_of_people_is_no_list_of_organizations(parse):

@@ -175,9 +175,7 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
             picks.append(Typed(c, c.rule_cls, 1.0))
             continue
         j = best[k]
-        if rows[k][j] >= CLASS_BARS.get(labels[j], threshold) or (weak is not None and not c.rule_cls and rows[k][j] >= weak):
-            picks.append(Typed(c, labels[j], rows[k][j]))
-        elif c.rule == _SHAPE_RULE and labels[j] != c.rule_cls and rows[k][j] >= RETYPE_BAR:
+        if rows[k][j] >= threshold or (weak is not None and not c.rule_cls and rows[k][j] >= weak):
             picks.append(Typed(c, labels[j], rows[k][j]))
         elif c.rule_cls and (p := rows[k][labels.index(c.rule_cls)]) >= (
                 rule_threshold if c.rule not in _VETOED or (c.start, c.end) in related else max(rule_threshold, _VETOED[c.rule])):
@@ -198,10 +196,6 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
 
 
 _SHAPE_RULE = "name.shape_or_context"
-import os as _os
-RETYPE_BAR = float(_os.environ.get("MEN_RETYPE", "2"))
-LONGER_ANY = _os.environ.get("MEN_LONGER_ANY") == "1"
-CLASS_BARS = {k[8:]: float(v) for k, v in _os.environ.items() if k.startswith("MEN_BAR_")}
 _EXTENSIBLE = frozenset({"Method", "Dataset"})
 """The classes whose name-shape mention (``_SHAPE_RULE``) a longer name of the same class may replace: a variant's
 suffix ("Llama 2 13B Chat", "DeBERTa V2 XXLarge"). The other rules' spans are their own (a device, an acronym with
@@ -242,14 +236,13 @@ def _longer_names(picks: list[Typed], threshold: float, texts: list[str] | None 
     for t in picks:
         c = t.cand
         bar = max(threshold, ORG_LONGER_BAR) if t.cls == "Organization" else threshold
-        if c.rule_cls or t.prob < bar or (t.cls not in _EXTENSIBLE and t.cls != "Organization" and not LONGER_ANY):
+        if c.rule_cls or t.prob < bar or (t.cls not in _EXTENSIBLE and t.cls != "Organization"):
             out.append(t)
             continue
         near = rules[max(0, bisect_left(starts, c.start) - 8):bisect_left(starts, c.end)]
         inside = [r for r in near if r.cand.start < c.end and c.start < r.cand.end]
         if inside and all(c.start <= r.cand.start and r.cand.end <= c.end and (r.cand.start, r.cand.end) != (c.start, c.end)
-                          and (r.cls == t.cls and _shorter(r.cand, c, t.cls, texts)
-                               or LONGER_ANY and t.prob >= ORG_LONGER_BAR and r.cand.rule == _SHAPE_RULE) for r in inside):
+                          and r.cls == t.cls and _shorter(r.cand, c, t.cls, texts) for r in inside):
             drop |= {id(r) for r in inside}
             out.append(replace(t, cand=replace(c, rule_cls=t.cls, rule="learned.longer_name")))
         else:
@@ -307,7 +300,7 @@ def _without_weak(typed: list[Typed], rels: list, threshold: float, joint_bar: f
     """The decision without the weak mentions (below ``threshold``, not the rules') that are not the end of a
     relation whose probability times the mention's reaches ``joint_bar`` and whose other end is not weak: a name
     the mention model doubts stays when the relation model is sure of what it does."""
-    weak = {i for i, t in enumerate(typed) if not t.cand.forced and not t.cand.rule_cls and t.prob < CLASS_BARS.get(t.cls, threshold)}
+    weak = {i for i, t in enumerate(typed) if not t.cand.forced and not t.cand.rule_cls and t.prob < threshold}
     if not weak:
         return Decision(tuple(typed), tuple(rels))
     kept = {i for s, _, o, pr, _ in rels for i, other in ((s, o), (o, s))

@@ -46,6 +46,28 @@ def _affiliations(text: str) -> set[str]:
     return out
 
 
+_PIECE_OPEN = re.compile(r"(?:[,;(|]|\band)[ \t]*$")
+_PIECE_TAIL = re.compile(r"(?:[ \t]+(?:[A-Z][\w'’-]*(?:\.[\w-]+)*|of|de|du|the|for)){1,3}?(?=[ \t]*(?:[,;)|\n]|\.(?:\s|$)|$|[ \t]+and[ \t]))")
+
+
+def _whole_pieces(text: str, found: list[Found]) -> list[Found]:
+    """Each organization that opens a piece of a list ("; X", "(X", "| X", not a line's start: a headline) and is followed by up to three
+    more capitalised words up to the piece's end is the whole piece: "(Leiden University Medical Center)", "; Naver
+    Labs Europe.", "| Microsoft Research Asia"."""
+    out = []
+    for f in found:
+        m = _PIECE_TAIL.match(text, f.end)
+        # a company's name and a product's ("Intel Gaudi", "Google Drive") are no organization: a lexicon's name
+        # grows only into one that holds a word naming an organization ("Microsoft Research Asia")
+        if m and _PIECE_OPEN.search(text, max(0, f.start - 6), f.start) and "\n" not in m.group(0) \
+                and not m.group(0).split()[-1] in _NOT_A_NAME \
+                and (f.rule != "org.lexicon" or _ORG_WORD.search(text, f.start, m.end())):
+            name = text[f.start:m.end()]
+            f = Found(f.start, m.end(), f.cls, name, (*f.aliases, f.canonical), f.rule, f.generic)
+        out.append(f)
+    return out
+
+
 def _lead_lists(text: str, function_words: set[str]) -> set[str]:
     """The organizations of lines that open with a list of names most of which hold a word naming an organization
     ("Stanford University, Caltech, University at Buffalo. Rather than ..."): every piece of such a list."""
@@ -101,4 +123,4 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         pat = regex(r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(rules.organizations, key=len, reverse=True)) + r")(?![\w-])")
         for m in pat.finditer(text):
             out.append(Found(m.start(), m.end(), "Organization", m.group(1), (), "org.lexicon"))
-    return out
+    return _whole_pieces(text, out)
