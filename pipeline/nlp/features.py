@@ -254,17 +254,20 @@ def _context_classes() -> dict[str, tuple[str, ...]]:
 def _context(lay: Layout, c: MentionCandidate) -> list[str]:
     """The classes the common words within ``_WINDOW`` tokens of a span on its line speak of ("the on-chip SRAM
     memory": Hardware, "chips made by the foundry": Organization), before and after it."""
-    classes, texts, tl = _context_classes(), lay.texts, lay.token_line
+    per_token = lay.context_classes
+    if per_token is None:  # once per document: the classes of each token's word
+        get = _context_classes().get
+        per_token = lay.context_classes = [get(t.lower(), ()) for t in lay.texts]
+    tl = lay.token_line
     line = tl[c.start]
     found = set()
     for tag, ks in (("ctx_b=", range(c.start - 1, max(-1, c.start - 1 - _WINDOW), -1)),
-                    ("ctx_a=", range(c.end, min(len(texts), c.end + _WINDOW)))):
+                    ("ctx_a=", range(c.end, min(len(per_token), c.end + _WINDOW)))):
         for k in ks:
             if tl[k] != line:
                 break
-            got = classes.get(texts[k].lower())
-            if got:
-                found.update(tag + x for x in got)
+            if per_token[k]:
+                found.update(tag + x for x in per_token[k])
     return sorted(found)
 
 
@@ -278,10 +281,14 @@ def _list_classes(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
     cuts, says = got
     own = bisect_right(cuts, c.start_char) - 1
     si = lay.sent_of(c.start)  # the list ends with its sentence
-    a = lay.idx[lay.sent_starts[si]]
-    b = lay.idx[lay.sent_starts[si + 1]] if si + 1 < len(lay.sent_starts) else len(lay.text)
-    found = sorted({x for k, s in enumerate(says) if k != own and a <= cuts[k] < b for x in s if x.startswith("rc=")})
-    return [f"ls_{x}" for x in found] + ([f"ls_one_{found[0]}"] if len(found) == 1 else [])
+    key = ("list", own, si, lay.token_line[c.start])
+    out = lay.line_info.get(key)  # the same for every span of the piece
+    if out is None:
+        a = lay.idx[lay.sent_starts[si]]
+        b = lay.idx[lay.sent_starts[si + 1]] if si + 1 < len(lay.sent_starts) else len(lay.text)
+        found = sorted({x for k, s in enumerate(says) if k != own and a <= cuts[k] < b for x in s if x.startswith("rc=")})
+        out = lay.line_info[key] = [f"ls_{x}" for x in found] + ([f"ls_one_{found[0]}"] if len(found) == 1 else [])
+    return out
 
 
 def _apposition(lay: Layout, end: int, root: int) -> list[str]:
