@@ -267,6 +267,42 @@ def test_the_characters_framing_a_name_in_an_affiliation_line(parse):
     assert any(x.startswith("line_caps=") for x in f)
 
 
+def test_the_words_near_a_name_say_what_kind_of_thing_it_names(parse):
+    doc = parse("Kite keeps the cache in on-chip QRAM memory, on chips from the foundry WRC.")
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    ctx = doc_context(doc, lay, cands)
+    assert {"ctx_b=Hardware", "ctx_a=Hardware"} <= set(mention_features(doc, lay, _cand(doc, lay, "QRAM"), ctx))
+    assert "ctx_b=Organization" in mention_features(doc, lay, _cand(doc, lay, "WRC"), ctx)
+
+
+@pytest.mark.parametrize("text", ["Kite is tuned on the Quill tasks: Wrenbank, TRX-2, PLQ and HBX.",
+                                  "On the interactive benchmarks Wrenbank, PLQ and HBX it beats imitation.",
+                                  "It is scored on datasets such as Wrenbank, PLQ or HBX."])
+def test_a_list_after_a_noun_naming_datasets_lists_datasets(parse, text):
+    doc = parse(text)
+    got = {s.text: s.label_ for s in doc.spans["mlkg_mentions"]}
+    assert all(got.get(n) == "Dataset" for n in ("Wrenbank", "PLQ", "HBX")), got
+
+
+def test_we_benchmark_a_list_of_methods_is_no_list_of_datasets(parse):
+    doc = parse("We benchmark Wrenformer, PLQ-Net and HBX-Large on Ternset.")
+    assert not {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Dataset"} & {"Wrenformer", "PLQ-Net"}
+
+
+def test_a_list_member_hears_the_classes_of_the_whole_list(parse):
+    text = "Kite is tuned on the Quill tasks: Wrenbank, TRX-2, Ternset, PLQ and HBX. Bo Chan wrote it."
+    doc = parse(text)
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    ctx = doc_context(doc, lay, cands)
+    f = mention_features(doc, lay, _cand(doc, lay, "HBX"), ctx)
+    # the rule classes of its siblings, however far along the list, and none from the next sentence
+    rc = {c.rule_cls for c in cands if c.rule_cls and text.index("Wrenbank") <= c.start_char < text.index("HBX")}
+    assert rc and {f"ls_rc={x}" for x in rc} <= set(f), (rc, f)
+    assert not any(x.startswith("ls_") and "Bo" in x for x in f)
+
+
 def test_a_programme_line_gives_the_title_after_its_time_and_label(parse):
     doc = parse("Programme\n\n10:30  Oral: Wren: Token Merging for Long Audio\nAuthors: Ann Lee\n")
     spans = {(s.label_, s.text) for s in doc.spans["mlkg_mentions"]}
@@ -319,11 +355,33 @@ def test_a_title_line_the_model_doubts_goes():
     ("Kite: Sparse Weights\nAuthors: Ann Lee (1,2), Bo Chan (2)\n(1) Wrenfield, Quillby; (2) Ternia\n",
      {"Wrenfield", "Quillby", "Ternia"}),
     ("Kite: Sparse Weights\nAffiliations: 1 Quill Research, 2 Tern Institute\n", {"Quill Research", "Tern Institute"}),
+    # a model card's field, as a line or a table row: "A and B", "A (ACR), with B"
+    ("Model details\n- Developed by: Quill Research and Tern Institute\n", {"Quill Research", "Tern Institute"}),
+    ("| Field | Value |\n| Developed by | Wrenfield Institute for AI (WIA), with Tern AI |\n",
+     {"Wrenfield Institute for AI (WIA)", "Tern AI"}),  # the acronym is its alias
+    # a line that opens with a list of names most of which name organizations, under a title
+    ("> Kite: Sparse Weights\nQuill Research, Ternia, Wrenfield University. Kite prunes weights early.\n",
+     {"Quill Research", "Ternia", "Wrenfield University"}),
 ])
 def test_each_piece_of_an_affiliation_line_is_an_organization(parse, text, names):
     doc = parse(text)
     orgs = {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Organization"}
     assert names <= orgs, orgs
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Kite: Sparse Weights\nAnn Lee, Bo Chan (Wrenfield University Medical Center)\n", "Wrenfield University Medical Center"),
+    ("Kite: Sparse Weights\nAuthors' labs: Quill Labs; Wrenfield University Tern Campus\n", "Wrenfield University Tern Campus"),
+])
+def test_an_organization_is_the_whole_piece_of_its_list(parse, text, name):
+    doc = parse(text)
+    assert name in {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Organization"}
+
+
+def test_a_byline_of_people_is_no_list_of_organizations(parse):
+    doc = parse("> Kite: Sparse Weights\nAnn Lee, Bo Chan, Wrenfield University. Kite prunes weights early.\n")
+    orgs = {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Organization"}
+    assert not orgs & {"Ann Lee", "Bo Chan"}, orgs
 
 
 def test_entry_title_after_a_line_label(parse):

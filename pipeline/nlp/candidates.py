@@ -134,6 +134,8 @@ class Layout:
     prev_line: list[int] = field(default_factory=list)
     next_line: list[int] = field(default_factory=list)
     """For each line, the nearest line with words above and below it (-1: none)."""
+    context_classes: list | None = None
+    """For each token, the classes its word speaks of (``features._context``, computed when first asked)."""
 
     def line_of_char(self, i: int) -> int:
         return bisect_right(self.line_starts, i) - 1

@@ -232,7 +232,63 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f += _neighbours(lay, c, ctx)
     f += _list_intro(lay, c)
     f += _apposition(lay, c.end, root)
+    f += _context(lay, c)
+    f += _list_classes(lay, c, ctx)
     return f
+
+
+_WINDOW = 5
+
+
+@lru_cache(maxsize=1)
+def _context_classes() -> dict[str, tuple[str, ...]]:
+    """Lower-case word -> the classes it says a name near it is of (``context_classes`` of ``features.json``)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for cls, words in lexicon()["context_classes"].items():
+        if not cls.startswith("_"):
+            for w in words:
+                out[w] = (*out.get(w, ()), cls)
+    return out
+
+
+def _context(lay: Layout, c: MentionCandidate) -> list[str]:
+    """The classes the common words within ``_WINDOW`` tokens of a span on its line speak of ("the on-chip SRAM
+    memory": Hardware, "chips made by the foundry": Organization), before and after it."""
+    per_token = lay.context_classes
+    if per_token is None:  # once per document: the classes of each token's word
+        get = _context_classes().get
+        per_token = lay.context_classes = [get(t.lower(), ()) for t in lay.texts]
+    tl = lay.token_line
+    line = tl[c.start]
+    found = set()
+    for tag, ks in (("ctx_b=", range(c.start - 1, max(-1, c.start - 1 - _WINDOW), -1)),
+                    ("ctx_a=", range(c.end, min(len(per_token), c.end + _WINDOW)))):
+        for k in ks:
+            if tl[k] != line:
+                break
+            if per_token[k]:
+                found.update(tag + x for x in per_token[k])
+    return sorted(found)
+
+
+def _list_classes(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
+    """The classes the rules gave anywhere else in the list a span stands in (the pieces of its line and sentence,
+    :func:`_segments`, at most twelve), and the one class when they agree: a list's items are of one kind ("the GLUE
+    tasks: MNLI, SST-2, MRPC, CoLA and RTE")."""
+    got = ctx.get("segments", {}).get(lay.token_line[c.start])
+    if got is None or len(got[0]) > 12:
+        return []
+    cuts, says = got
+    own = bisect_right(cuts, c.start_char) - 1
+    si = lay.sent_of(c.start)  # the list ends with its sentence
+    key = ("list", own, si, lay.token_line[c.start])
+    out = lay.line_info.get(key)  # the same for every span of the piece
+    if out is None:
+        a = lay.idx[lay.sent_starts[si]]
+        b = lay.idx[lay.sent_starts[si + 1]] if si + 1 < len(lay.sent_starts) else len(lay.text)
+        found = sorted({x for k, s in enumerate(says) if k != own and a <= cuts[k] < b for x in s if x.startswith("rc=")})
+        out = lay.line_info[key] = [f"ls_{x}" for x in found] + ([f"ls_one_{found[0]}"] if len(found) == 1 else [])
+    return out
 
 
 def _apposition(lay: Layout, end: int, root: int) -> list[str]:

@@ -60,6 +60,7 @@ _NAME_ITEM = (r"(?:(?:[A-Z]|\d[A-Za-z])[\w-]*(?:\.\d+)?(?:[ \t]+(?:[A-Z][\w-]*|\
 _SEP = _CUES["list_separator"]
 _EVAL_CUE = re.compile(_CUES["eval_cue"])
 _ON_LIST = re.compile(_fill(_CUES["on_list"], name_item=_NAME_ITEM, sep=_SEP))
+_SPAN_LIST = re.compile(_fill(_CUES["span_list"], name_item=_NAME_ITEM, sep=_SEP))
 
 
 class _Spans:
@@ -282,16 +283,20 @@ def _by_evaluation(v: _Votes) -> None:
 
 
 def _evaluated_on_lists(v: _Votes) -> None:
-    """Lists of dataset names after "Experiments span" and after "on" in a result's sentence."""
+    """Lists of dataset names after "Experiments span", after a noun naming datasets ("tasks: A, B and C") and after
+    "on" in a result's sentence."""
     text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
     dheads, name_item, sep, eval_cue, on_list = v.dheads, _NAME_ITEM, _SEP, _EVAL_CUE, _ON_LIST
-    # "Experiments span A, B and the C": a list of datasets after an experiments verb
-    for m in cue(_CUES["experiments_span"]).finditer(text):
-        lst = re.match(_fill(_CUES["span_list"], name_item=name_item, sep=sep), text[m.end():])
+    # "Experiments span A, B and the C": a list of datasets after an experiments verb; "the GLUE tasks: A, B and C",
+    # "the benchmarks A and B", "datasets such as A, B or C": after a noun that names datasets
+    span_list = _SPAN_LIST
+    for m in (*cue(_CUES["experiments_span"]).finditer(text), *cue(_CUES["dataset_noun_list"]).finditer(text)):
+        lst = span_list.match(text, m.end())
         if lst and re.search(_CUES["and_or"], lst.group(1)):
             for item in re.finditer(name_item, lst.group(1)):
-                vote(item.group(0), "Dataset", 3)
-                cands.append((m.end() + lst.start(1) + item.start(), m.end() + lst.start(1) + item.end(), item.group(0)))
+                w = item.group(0).rstrip(".")  # "... RTE and STS-B." ends the sentence
+                vote(w, "Dataset", 3)
+                cands.append((lst.start(1) + item.start(), lst.start(1) + item.start() + len(w), w))
 
     def in_eval_context(at: int) -> bool:
         """An "on X" at ``at`` opens its sentence or follows a result cue in the same sentence."""
