@@ -56,4 +56,4 @@ def test_streamed_renderer_writes_the_bytes_of_the_in_memory_one(tmp_path):
     assert {e.key for e in resolution.entities} == set(r.entities)
     (mf,) = [e for e in resolution.entities if e.key == "Method/maskedflows"]  # 3 votes each: the longer wins
     assert mf.alt_labels == {"MF"} and {(m.doc_id, m.rule) for m in mf.merge_log} == {
-        ("a.txt", "label"), ("b.txt", "shared-alias")}
+        ("a.txt", "label"), ("b.txt", "initials")}  # paired elsewhere, and its initials too
