@@ -7,7 +7,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 
 import numpy
-from spacy.attrs import DEP, HEAD, IDX, LENGTH, SENT_START, SPACY
+from spacy.attrs import DEP, HEAD, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -18,10 +18,11 @@ from . import budget
 from .components import MENTIONS_KEY, TEXT_KEY, doc_text, sentence_starts
 from .doc import span_value
 
-__all__ = ["extract", "extract_all", "parse_all", "extract_parsed", "RULE_COMPONENTS"]
+__all__ = ["extract", "extract_all", "RULE_COMPONENTS"]
 
 RULE_COMPONENTS = ("mlkg_mentions", "mlkg_relations", "mlkg_learned")
-"""The components that read the parse: what an overlapped run does in its second process."""
+"""The components that read the parse (a long document's pieces are parsed without them, and they run on the
+joined Doc)."""
 
 RUNAWAY_CHARS = 5_000
 """A stretch of text this long with no full stop, "!", "?" or line break is no sentence (the longest in the
@@ -193,34 +194,6 @@ def extract_all(nlp: Language, documents: Iterable[Document], batch_size: int = 
     A document whose parse raises is reported through ``on_error(document, exc)`` and skipped.
     """
     return _each_parsed(nlp, documents, batch_size, on_error, extract)
-
-
-def parse_all(nlp: Language, documents: Iterable[Document], batch_size: int = 16,
-              on_error=None) -> Iterator[tuple[Document, numpy.ndarray]]:
-    """The first half of :func:`extract_all`: parse in batches, without the rule components, and yield each
-    document with its parse as one array (:func:`extract_parsed` does the rest, in another process)."""
-    # disabled for these calls only: the pipeline is shared (executor._nlp), and a generator left unfinished
-    # must not leave it without its rules
-    disable = [n for n in RULE_COMPONENTS if n in nlp.pipe_names]
-    return _each_parsed(nlp, documents, batch_size, on_error, lambda d, doc: (d, doc.to_array(_PARSE)), disable)
-
-
-# what the rules read of a parse: the tokens (offsets, trailing space) and the dependency tree; sentence starts
-# follow from the tree, as in the parsed Doc
-_PARSE = [IDX, LENGTH, SPACY, HEAD, DEP, SENT_START]
-
-
-def extract_parsed(nlp: Language, document: Document, parse: numpy.ndarray) -> Extraction:
-    """The Extraction of ``document`` from its parse as :func:`parse_all` gave it: the Doc is rebuilt from the
-    array and the text, and ``nlp``'s rule components run on it (``nlp`` loaded the same model)."""
-    text = document.text
-    words = [text[i:i + n] for i, n in parse[:, :2].tolist()]
-    doc = Doc(nlp.vocab, words=words, spaces=parse[:, 2].astype(bool).tolist())
-    doc.from_array(_PARSE[3:], parse[:, 3:])
-    doc.user_data[TEXT_KEY] = text
-    for name in RULE_COMPONENTS:
-        doc = nlp.get_pipe(name)(doc)
-    return extract(document, doc)
 
 
 def _each_parsed(nlp: Language, documents: Iterable[Document], batch_size: int, on_error, finish,
