@@ -1,4 +1,4 @@
-"""Every key of the rule data (``pipeline/nlp/patterns/*.json``) is read by the rules: no dead cue lists."""
+"""Every key of the rule data (``pipeline/nlp/patterns/*.json``, ``pipeline/resolution.json``) is read: no dead cue lists."""
 
 from __future__ import annotations
 
@@ -106,3 +106,18 @@ def test_every_cue_pattern_is_compiled_by_the_module_that_loads_its_section():
         assert len(readers) == 1, section
         unread = [k for k in patterns if not k.startswith("_") and f'_CUES["{k}"]' not in readers[0]]
         assert unread == [], (section, unread)
+
+
+def test_every_key_of_the_resolution_cues_is_read(monkeypatch):
+    """``pipeline/resolution.json`` (the merge rules' cue words) has no dead key: loading ``names.py`` afresh reads
+    every one."""
+    import importlib.util
+
+    path = PATTERNS.parent.parent / "resolution.json"
+    seen: set[str] = set()
+    loads = json.loads
+    monkeypatch.setattr(json, "loads", lambda text, *a, **k: _Reads(loads(text, *a, **k), "", seen))
+    spec = importlib.util.spec_from_file_location("pipeline.names_probe", PATTERNS.parent.parent / "names.py")
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    monkeypatch.undo()
+    assert _keys(loads(path.read_text("utf-8")), "") - seen == set()
