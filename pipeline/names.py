@@ -97,6 +97,8 @@ def first_release(tag: str) -> bool:
     (True, True, False)
     """
     return bool(_FIRST_RELEASE.fullmatch(tag))
+
+
 _DIGIT = re.compile(r"\d")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
