@@ -60,7 +60,7 @@ def _whole_pieces(text: str, found: list[Found]) -> list[Found]:
         # a company's name and a product's ("Intel Gaudi", "Google Drive") are no organization: a lexicon's name
         # grows only into one that holds a word naming an organization ("Microsoft Research Asia")
         if m and _PIECE_OPEN.search(text, max(0, f.start - 6), f.start) and "\n" not in m.group(0) \
-                and not m.group(0).split()[-1] in _NOT_A_NAME \
+                and m.group(0).split()[-1] not in _NOT_A_NAME \
                 and (f.rule != "org.lexicon" or _ORG_WORD.search(text, f.start, m.end())):
             name = text[f.start:m.end()]
             f = Found(f.start, m.end(), f.cls, name, (*f.aliases, f.canonical), f.rule, f.generic)
