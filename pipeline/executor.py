@@ -47,9 +47,22 @@ def _nlp(model: str):
     if cache is None:
         cache = _local.nlp = {}
     if model not in cache:
+        import gc
+
         from .nlp import load_nlp
 
-        cache[model] = load_nlp(model)
+        # loading makes some hundred thousand objects that live as long as the pipeline: a cycle collection during
+        # the load, or any later one, would only walk them (a collection of the whole heap costs ~0.1 s, a
+        # tenth of a one-document rebuild). Loaded with no automatic collection (a threshold of 0: srsly turns
+        # the collector back on after each msgpack message, so gc.disable would not hold), then moved out of its
+        # reach (frozen); release_pipelines gives them back to it.
+        thresholds = gc.get_threshold()
+        gc.set_threshold(0)
+        try:
+            cache[model] = load_nlp(model)
+        finally:
+            gc.set_threshold(*thresholds)
+        gc.freeze()
     return cache[model]
 
 
@@ -64,6 +77,7 @@ def release_pipelines() -> None:
     import gc
 
     _local.nlp = {}
+    gc.unfreeze()  # what _nlp froze (the pipelines among it) can be collected again
     gc.collect()
     _malloc_trim()
 
