@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from .config import FORMATS, RELEASE_AFTER, VALIDATE_AUTO_LIMIT, BuildConfig
+from .config import CHECK_BESIDE_TRIPLES, FORMATS, RELEASE_AFTER, VALIDATE_AUTO_LIMIT, BuildConfig
 from .errors import DocumentError, ExitCode, InputError, MlkgError
 from .model import BuildReport, Document, SkippedDocument, Violation
 from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT, own_folders
@@ -267,18 +267,15 @@ def _after_commit(b: Build) -> None:
         b.store.prune(b.out, own=b.config.cache_dir is None)
 
 
-def _conforms(b: Build, turtle: bytes, changed=None) -> bool:
-    """Does graph.ttl, about to be written, pass the shapes? Checked in pyoxigraph (``validate.validate_turtle``):
-    a streamed or patched graph that fails them goes to the full plan, which quarantines what fails. A patch
-    (``changed``, its ``incremental.ChangedBlocks``) of a graph that passed is checked where it changed
-    (``validate.validate_patch``)."""
+def _check_shapes(turtle: bytes, changed=None):
+    """The ``validate.ValidationReport`` of graph.ttl, about to be written, in pyoxigraph
+    (``validate.validate_turtle``): a streamed or patched graph that fails the shapes goes to the full plan, which
+    quarantines what fails. A patch (``changed``, its ``incremental.ChangedBlocks``) of a graph that passed is
+    checked where it changed (``validate.validate_patch``)."""
     from . import validate
 
-    b.stage("validate")
-    ok = (validate.validate_patch(turtle, changed.removed, changed.added) if changed is not None
-          else validate.validate_turtle(turtle)).conforms
-    b.lap("validate")
-    return ok
+    return (validate.validate_patch(turtle, changed.removed, changed.added) if changed is not None
+            else validate.validate_turtle(turtle))
 
 
 def _validation_note(b: Build, triples: int) -> str:
@@ -587,15 +584,41 @@ def _patched_plan(b: Build) -> BuildReport | None:
     rebuilt = incremental.rebuild(b.state, b.out, b.store, got, changes.removed + failed,
                                   {d: k.document for d, k in b.kept.items()})
     b.lap("resolve+rdf")
-    if rebuilt is not None and not _validation_note(b, rebuilt.resolver.triples) and not _conforms(
-            b, rebuilt.files[GRAPH_TTL], rebuilt.changed if b.state.validated else None):
-        rebuilt = None  # fails the shapes: the full plan quarantines
     if rebuilt is None:
-        for g in got:
-            if g.parsed:
-                b.store.put_entry(g.entry, g.doc_id, g.facts)
-        del b.skipped[n_skipped:]  # the full build meets them again
-        return None
+        return _unpatched(b, got, n_skipped)
+    check = None
+    if not _validation_note(b, rebuilt.resolver.triples):
+        from .executor import Beside, Here
+
+        # a large graph is checked in a second process while this one renders graph.html and counts the statistics
+        check = (Beside if rebuilt.resolver.triples > CHECK_BESIDE_TRIPLES else Here)(
+            _check_shapes, rebuilt.files[GRAPH_TTL], rebuilt.changed if b.state.validated else None)
+    try:
+        report = _commit_patch(b, changes, stats, rebuilt, check)
+    finally:
+        if check is not None:
+            check.close()
+    return report if report is not None else _unpatched(b, got, n_skipped)
+
+
+def _unpatched(b: Build, got: list, n_skipped: int) -> None:
+    """What a patch that cannot be used leaves for the full build: the documents it parsed in the cache, its
+    skipped documents and counts undone, and no output left as it is."""
+    from .executor import ExtractStats
+
+    for g in got:
+        if g.parsed:
+            b.store.put_entry(g.entry, g.doc_id, g.facts)
+    del b.skipped[n_skipped:]  # the full build meets them again
+    b.left, b.counts = set(), ExtractStats()
+    return None
+
+
+def _commit_patch(b: Build, changes, stats, rebuilt, check) -> BuildReport | None:
+    """Write the patched outputs (:func:`_commit_streamed`); None when the patched graph fails the shapes
+    (``check``, under way beside this process), and nothing is written."""
+    from . import incremental
+
     b.left = incremental.left_as_they_are(b.out, b.state, rebuilt)
     for c in rebuilt.entries:
         b.store.put_entry(c.entry, c.doc_id, c.facts, c.memo)
@@ -605,7 +628,7 @@ def _patched_plan(b: Build) -> BuildReport | None:
     patched = (f"graph.ttl and merges.json patched: {len(changes.changed)} document(s) new or changed, "
                f"{len(changes.removed)} removed, {rebuilt.rendered} rendered again"
                + ("; graph.html rendered from the patched graph" if b.config.html else ""))
-    return _commit_streamed(b, Streamed(rebuilt.resolver, rebuilt.docs, rebuilt.files, patched, rebuilt.changed))
+    return _commit_streamed(b, Streamed(rebuilt.resolver, rebuilt.docs, rebuilt.files, patched, rebuilt.changed), check)
 
 
 # reports ----------------------------------------------------------------------------------------------------------

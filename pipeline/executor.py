@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from .model import Document, Extraction
 
-__all__ = ["Beside", "ExtractStats", "Extracted", "Facts", "Failed", "Result", "DocumentFacts", "extract_documents", "iter_facts", "extract_chunk",
+__all__ = ["Beside", "Here", "ExtractStats", "Extracted", "Facts", "Failed", "Result", "DocumentFacts", "extract_documents", "iter_facts", "extract_chunk",
            "release_pipelines", "EXECUTORS"]
 
 EXECUTORS = ("local", "dask")
@@ -337,6 +337,14 @@ class Beside:
             self.stream.close()
             self.proc.wait()
             self.proc = None
+
+
+class Here(Beside):
+    """``fn(*args)`` computed in this process when :meth:`result` is asked for: a :class:`Beside` for work that
+    costs less than the fork would."""
+
+    def __init__(self, fn: Callable, *args) -> None:
+        self.fn, self.args, self.proc = fn, args, None
 
 
 def _serve(model: str, batch_size: int, stdin=None, stdout=None) -> None:
