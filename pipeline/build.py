@@ -92,6 +92,8 @@ class Build:
     """The documents given by their files' stats, texts not read (``incremental.KnownSources``)."""
     left: set[str] = field(default_factory=set)
     """The outputs a patch leaves as they are: what it would write is what they hold."""
+    early: object = None
+    """An ``executor.EarlyParse`` loading the pipeline for the documents a patch may parse (ended by the build)."""
 
     @property
     def out(self) -> Path:
@@ -148,11 +150,15 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         if last is not None:
             return last
         b = Build(config, cb)
-        _read(b)
-        if not b.streaming:
-            report = _full_plan(b, _extract(b))
-        else:
-            report = (_patched_plan(b) if b.state is not None else None) or _streamed_plan(b)
+        try:
+            _read(b)
+            if not b.streaming:
+                report = _full_plan(b, _extract(b))
+            else:
+                report = (_patched_plan(b) if b.state is not None else None) or _streamed_plan(b)
+        finally:
+            if b.early is not None:
+                b.early.close()
         stamp.save(config, [Path(p).name for p in report.outputs], report_dict(report, include_timing=False))
         return report
 
@@ -199,6 +205,10 @@ def _open_cache(b: Build) -> None:
     if b.store is not None and b.streaming:
         b.version = incremental.state_version(b.store.version)
     b.state = incremental.take_state(b.out, b.version, remove=False)
+    if b.state is not None and b.config.executor == "local" and b.config.workers <= 1:
+        from .executor import EarlyParse
+
+        b.early = EarlyParse(b.model, b.config.batch_size)  # the pipeline loads beside while the documents are read
 
 
 def _keep(b: Build, known) -> None:
@@ -576,9 +586,11 @@ def _patched_plan(b: Build) -> BuildReport | None:
         _read_unread(b)
     n_skipped = len(b.skipped)
     stats = ExtractStats()
+    if b.early is not None and b.early.proc is not None:
+        _import_later_stages(b)  # while the pipeline loads beside
     got = [incremental.Change(g.document.id, g.facts, g.memo, b.kept[g.document.id].entry, g.parsed)
-           for g in iter_facts([d for d in b.documents if d.id in want], b.model,
-                                                           put=False, consume=True, **b.extract_options(stats))]
+           for g in iter_facts([d for d in b.documents if d.id in want], b.model, put=False, consume=True,
+                               early=b.early, **b.extract_options(stats))]
     failed = sorted(want - {g.doc_id for g in got})  # processing failed: skipped, and its old facts go
     b.lap("parse+extract")
     rebuilt = incremental.rebuild(b.state, b.out, b.store, got, changes.removed + failed,
@@ -599,6 +611,17 @@ def _patched_plan(b: Build) -> BuildReport | None:
         if check is not None:
             check.close()
     return report if report is not None else _unpatched(b, got, n_skipped)
+
+
+def _import_later_stages(b: Build) -> None:
+    """Import what rendering graph.html and checking the shapes need (igraph, pyoxigraph: a tenth of a
+    one-document rebuild), while this process would otherwise wait for the pipeline loading beside it."""
+    if b.config.html:
+        import igraph  # noqa: F401
+
+        from . import render  # noqa: F401
+    if b.config.validate is not False:
+        from . import validate  # noqa: F401
 
 
 def _unpatched(b: Build, got: list, n_skipped: int) -> None:

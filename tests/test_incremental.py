@@ -387,3 +387,37 @@ def test_a_large_patch_is_checked_beside_the_build_and_one_that_fails_the_shapes
     assert patched == [True, True] and not report.patched, "the patch failed the shapes: built afresh"
     assert report.documents_parsed == 0 and report.documents_cached == len(files)
     same_as_in_memory()
+
+
+def test_a_patch_parses_in_a_copy_that_loaded_the_pipeline_while_the_documents_were_read(tmp_path, patched,
+                                                                                         monkeypatch):
+    """A build that may patch and has no pipeline loaded forks a copy that loads it at once
+    (``executor.EarlyParse``); the changed documents are parsed there, and the outputs are the in-memory build's
+    bytes. A change that parses nothing leaves the copy unused."""
+    import threading
+
+    from pipeline import executor
+
+    docs = tmp_path / "docs"
+    files = _mixed_corpus(docs, 10)
+    out, ref = tmp_path / "out", tmp_path / "ref"
+    config = BuildConfig(inputs=(docs,), out_dir=out, html=True, validate=True)
+    build(config)
+    answered = []
+    real = executor.EarlyParse.results
+
+    def spy(self, documents):
+        got = real(self, documents)
+        answered.append(None if got is None else sorted(r.document.id for r in got))
+        return got
+
+    monkeypatch.setattr(executor.EarlyParse, "results", spy)
+    monkeypatch.setattr(executor, "_local", threading.local())  # as in a new process: no pipeline loaded
+    files[1].write_text(files[1].read_text("utf-8") + "\nWe also evaluate BERT on ImageNet.\n", "utf-8")
+    report = build(config)
+    assert patched == [True] and report.patched and report.documents_parsed == 1
+    assert answered == ([[files[1].name]] if executor.FORK else [None])
+    shutil.rmtree(ref, ignore_errors=True)
+    build(BuildConfig(inputs=(docs,), out_dir=ref, formats=("ttl", "nt"), cache=False, html=True))
+    for name in (*OUTPUTS, "graph.html"):
+        assert (out / name).read_bytes() == (ref / name).read_bytes(), name
