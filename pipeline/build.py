@@ -157,8 +157,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
             else:
                 report = (_patched_plan(b) if b.state is not None else None) or _streamed_plan(b)
         finally:
-            if b.early is not None:
-                b.early.close()
+            _end_early(b)
         stamp.save(config, [Path(p).name for p in report.outputs], report_dict(report, include_timing=False))
         return report
 
@@ -580,6 +579,7 @@ def _patched_plan(b: Build) -> BuildReport | None:
 
     changes = incremental.plan(b.state, {d: k.entry for d, k in b.kept.items()})
     if changes is None:
+        _end_early(b)
         return None
     want = set(changes.changed)
     if want & b.unread:  # not so when the state is whole: a document given unread has its last entry
@@ -591,6 +591,7 @@ def _patched_plan(b: Build) -> BuildReport | None:
     got = [incremental.Change(g.document.id, g.facts, g.memo, b.kept[g.document.id].entry, g.parsed)
            for g in iter_facts([d for d in b.documents if d.id in want], b.model, put=False, consume=True,
                                early=b.early, **b.extract_options(stats))]
+    _end_early(b)  # (when nothing was to be parsed, it is not wanted)
     failed = sorted(want - {g.doc_id for g in got})  # processing failed: skipped, and its old facts go
     b.lap("parse+extract")
     rebuilt = incremental.rebuild(b.state, b.out, b.store, got, changes.removed + failed,
@@ -611,6 +612,13 @@ def _patched_plan(b: Build) -> BuildReport | None:
         if check is not None:
             check.close()
     return report if report is not None else _unpatched(b, got, n_skipped)
+
+
+def _end_early(b: Build) -> None:
+    """End the copy loading the pipeline for a patch, if any (its memory and CPU are not wanted any more)."""
+    if b.early is not None:
+        b.early.close()
+        b.early = None
 
 
 def _import_later_stages(b: Build) -> None:
