@@ -208,7 +208,7 @@ def _open_cache(b: Build) -> None:
     if b.store is not None and b.streaming:
         b.version = incremental.state_version(b.store.version)
     b.state = incremental.take_state(b.out, b.version, remove=False)
-    if b.state is not None and b.config.executor == "local" and b.config.workers <= 1:
+    if b.state is not None and b.config.executor == "local" and b.config.workers <= 1 and b.config.overlap:
         from .executor import EarlyParse
 
         b.early = EarlyParse(b.model, b.config.batch_size)  # the pipeline loads beside while the documents are read
