@@ -26,6 +26,10 @@ BATCH_SIZE = 16
 MAX_CHANGED = 0.25
 """Above this share of changed or removed documents a build starts afresh rather than patching the last graph
 (``incremental.py``): patching would save little."""
+CHECK_BESIDE_TRIPLES = 20_000
+"""A patched graph of more triples than this is checked against the shapes in a forked copy of the build while
+the build renders graph.html (``executor.Beside``); a smaller one is checked in the build, where the check costs
+less than the fork of a process holding spaCy (10 to 20 ms)."""
 RELEASE_AFTER = 256
 """After parsing at least this many documents, a large build hands back what spaCy held before resolving."""
 MEMORY_RECORDS = 2048

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from .model import Document, Extraction
 
-__all__ = ["Beside", "ExtractStats", "Extracted", "Facts", "Failed", "Result", "DocumentFacts", "extract_documents", "iter_facts", "extract_chunk",
+__all__ = ["Beside", "Here", "EarlyParse", "ExtractStats", "Extracted", "Facts", "Failed", "Result", "DocumentFacts", "extract_documents", "iter_facts", "extract_chunk",
            "release_pipelines", "EXECUTORS"]
 
 EXECUTORS = ("local", "dask")
@@ -47,9 +47,22 @@ def _nlp(model: str):
     if cache is None:
         cache = _local.nlp = {}
     if model not in cache:
+        import gc
+
         from .nlp import load_nlp
 
-        cache[model] = load_nlp(model)
+        # loading makes some hundred thousand objects that live as long as the pipeline: a cycle collection during
+        # the load, or any later one, would only walk them (a collection of the whole heap costs ~0.1 s, a
+        # tenth of a one-document rebuild). Loaded with no automatic collection (a threshold of 0: srsly turns
+        # the collector back on after each msgpack message, so gc.disable would not hold), then moved out of its
+        # reach (frozen); release_pipelines gives them back to it.
+        thresholds = gc.get_threshold()
+        gc.set_threshold(0)
+        try:
+            cache[model] = load_nlp(model)
+        finally:
+            gc.set_threshold(*thresholds)
+        gc.freeze()
     return cache[model]
 
 
@@ -64,6 +77,7 @@ def release_pipelines() -> None:
     import gc
 
     _local.nlp = {}
+    gc.unfreeze()  # what _nlp froze (the pipelines among it) can be collected again
     gc.collect()
     _malloc_trim()
 
@@ -171,6 +185,77 @@ class _Forked:
         return self.returncode
 
 
+def _fork_server(model: str, batch_size: int):
+    """A forked copy of this process serving chunks of documents (:func:`_serve`, which loads the pipeline if this
+    process had not): the copy, and the two ends of its pipes this process keeps (to write chunks, to read
+    results)."""
+    down, up = os.pipe(), os.pipe()  # (read, write) each: chunks down to the child, results up from it
+    pid = os.fork()
+    if pid == 0:  # the child: serve, and end without returning into the caller's code (nor its cleanup)
+        code = 1
+        try:
+            import gc
+
+            gc.freeze()  # what it has of this process is never collected there: not walked, its pages not copied
+            # it keeps none of this process's files (the output folder's lock among them) but its two pipes
+            keep = sorted((down[0], up[1]))
+            os.closerange(3, keep[0])
+            os.closerange(keep[0] + 1, keep[1])
+            os.closerange(keep[1] + 1, os.sysconf("SC_OPEN_MAX"))
+            with open(down[0], "rb") as stdin, open(up[1], "wb") as stdout:
+                _serve(model, batch_size, stdin, stdout)
+            code = 0
+        except BaseException:  # noqa: BLE001  (the parent does what this child did not answer)
+            pass
+        finally:
+            os._exit(code)
+    os.close(down[0])
+    os.close(up[1])
+    return _Forked(pid), open(down[1], "wb"), open(up[0], "rb")
+
+
+class EarlyParse:
+    """A forked copy of this process that loads the pipeline as soon as it is made, then parses and extracts the
+    documents :meth:`results` hands it. A patched build makes it once it knows it may parse a few documents, before
+    it reads them: loading spaCy (most of a one-document rebuild) then runs on the second core while this
+    process reads the documents, the state and the page. Not made (and :meth:`results` gives None) off Linux, when
+    this process holds the pipeline already, or runs other threads."""
+
+    def __init__(self, model: str, batch_size: int) -> None:
+        self.proc = None
+        if not FORK or model in getattr(_local, "nlp", {}) or threading.active_count() > 1:
+            return
+        try:
+            self.proc, self.stdin, self.stdout = _fork_server(model, batch_size)
+        except OSError:
+            self.proc = None
+
+    def results(self, documents: list[Document]) -> list[Result] | None:
+        """The results of ``documents`` (one chunk), or None when the copy gave none (it is then ended)."""
+        if self.proc is None:
+            return None
+        try:
+            _send(self.stdin, documents)
+            self.stdin.close()  # the end of the work: it answers and ends
+            got = _receive(self.stdout)
+        except (OSError, EOFError, ValueError, pickle.UnpicklingError):
+            got = None
+        self.close()
+        return None if got is None else _restored(got, documents)
+
+    def close(self) -> None:
+        """End the copy (if it still runs, what it would answer is not wanted)."""
+        if self.proc is not None:
+            self.proc.kill()
+            for stream in (self.stdin, self.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+            self.proc.wait()
+            self.proc = None
+
+
 class _SecondProcess:
     """A second process parsing and extracting chunks of documents, speaking pickles over two pipes.
 
@@ -207,30 +292,7 @@ class _SecondProcess:
 
     def _fork(self, model: str, batch_size: int) -> None:
         _nlp(model)  # loaded before the fork: the child has it as this process does
-        down, up = os.pipe(), os.pipe()  # (read, write) each: chunks down to the child, results up from it
-        pid = os.fork()
-        if pid == 0:  # the child: serve, and end without returning into the caller's code (nor its cleanup)
-            code = 1
-            try:
-                import gc
-
-                gc.freeze()  # what it has of this process is never collected there: not walked, its pages not copied
-                # it keeps none of this process's files (the output folder's lock among them) but its two pipes
-                keep = sorted((down[0], up[1]))
-                os.closerange(3, keep[0])
-                os.closerange(keep[0] + 1, keep[1])
-                os.closerange(keep[1] + 1, os.sysconf("SC_OPEN_MAX"))
-                with open(down[0], "rb") as stdin, open(up[1], "wb") as stdout:
-                    _serve(model, batch_size, stdin, stdout)
-                code = 0
-            except BaseException:  # noqa: BLE001  (the parent does what this child did not answer)
-                pass
-            finally:
-                os._exit(code)
-        os.close(down[0])
-        os.close(up[1])
-        self.proc = _Forked(pid)
-        self.stdin, self.stdout = open(down[1], "wb"), open(up[0], "rb")
+        self.proc, self.stdin, self.stdout = _fork_server(model, batch_size)
 
     def _read(self) -> None:
         try:
@@ -323,6 +385,14 @@ class Beside:
             self.stream.close()
             self.proc.wait()
             self.proc = None
+
+
+class Here(Beside):
+    """``fn(*args)`` computed in this process when :meth:`result` is asked for: a :class:`Beside` for work that
+    costs less than the fork would."""
+
+    def __init__(self, fn: Callable, *args) -> None:
+        self.fn, self.args, self.proc = fn, args, None
 
 
 def _serve(model: str, batch_size: int, stdin=None, stdout=None) -> None:
@@ -666,6 +736,7 @@ def iter_facts(
     put: bool = True,
     consume: bool = False,
     overlap: bool = True,
+    early: EarlyParse | None = None,
 ) -> Iterator[DocumentFacts]:
     """The :class:`DocumentFacts` of each of ``documents``, cache hits first, then the parsed ones as they come: not in document
     order, and nothing kept (a streaming build's first pass).
@@ -673,7 +744,9 @@ def iter_facts(
     Arguments as for :func:`extract_documents`; spaCy is loaded only when some document misses the cache.
     With ``put=False`` the parsed documents are not written to the cache (the caller writes them). With
     ``consume=True`` the entries of the list ``documents`` are set to None as they are taken, and (in
-    process) misses are parsed in chunks, so that texts already parsed are not held to the end.
+    process) misses are parsed in chunks, so that texts already parsed are not held to the end. ``early``: an
+    :class:`EarlyParse` under way, which parses the misses when they are fewer than :data:`OVERLAP_MIN` (else
+    it is ended and they are parsed as without it).
     """
     import gc
 
@@ -698,7 +771,11 @@ def iter_facts(
             gc.enable()
     if not misses:
         return
-    for r in _parse(misses, model, batch_size, executor, workers, scheduler, chunked=consume, overlap=overlap):
+    done = early.results(misses) if early is not None and len(misses) < OVERLAP_MIN else None
+    if early is not None:
+        early.close()
+    for r in done if done is not None else _parse(misses, model, batch_size, executor, workers, scheduler,
+                                                    chunked=consume, overlap=overlap):
         if isinstance(r, Failed):
             _failed(r, on_error)
             continue

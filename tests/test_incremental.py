@@ -339,3 +339,85 @@ def test_an_edit_that_changes_no_statement_leaves_the_outputs_as_they_are(tmp_pa
     build(BuildConfig(inputs=(docs,), out_dir=out, html=True, validate=True))
     assert patched == [True, True] and stats()["graph.ttl"] != before["graph.ttl"]
     same_as_in_memory()
+
+
+def test_a_large_patch_is_checked_beside_the_build_and_one_that_fails_the_shapes_builds_afresh(tmp_path, patched,
+                                                                                               monkeypatch):
+    """Above ``config.CHECK_BESIDE_TRIPLES`` a patched graph is checked against the shapes in a forked copy of the
+    build (``executor.Beside``) while graph.html is rendered: the outputs are the in-memory build's bytes. When
+    that check finds a violation, nothing of the patch is written: the build starts afresh (and quarantines)."""
+    import importlib
+
+    from pipeline import executor, validate
+
+    build_module = importlib.import_module("pipeline.build")
+    monkeypatch.setattr(build_module, "CHECK_BESIDE_TRIPLES", 0)
+    forks = []
+
+    class Counted(executor.Beside):
+        def __init__(self, fn, *args):
+            super().__init__(fn, *args)
+            forks.append(self.proc is not None or not executor.FORK)
+
+    monkeypatch.setattr(executor, "Beside", Counted)
+    docs = tmp_path / "docs"
+    files = _mixed_corpus(docs, 12)
+    out, ref = tmp_path / "out", tmp_path / "ref"
+    config = BuildConfig(inputs=(docs,), out_dir=out, html=True, validate=True)
+    build(config)
+    forks.clear()  # the streamed build checks its graph beside too
+
+    def same_as_in_memory():
+        shutil.rmtree(ref, ignore_errors=True)
+        build(BuildConfig(inputs=(docs,), out_dir=ref, formats=("ttl", "nt"), cache=False, html=True))
+        for name in (*OUTPUTS, "graph.html"):
+            assert (out / name).read_bytes() == (ref / name).read_bytes(), name
+
+    files[2].write_text(files[2].read_text("utf-8") + "\nWe also evaluate BERT on ImageNet.\n", "utf-8")
+    report = build(config)
+    assert patched == [True] and report.patched and forks == [True]
+    same_as_in_memory()
+
+    def failing(data, removed, added):
+        return validate.ValidationReport(conforms=False, violations=())
+
+    monkeypatch.setattr(validate, "validate_patch", failing)  # the forked copy has it too
+    files[3].write_text(files[3].read_text("utf-8") + "\nWe also evaluate GPT-2 on SQuAD.\n", "utf-8")
+    report = build(config)
+    assert patched == [True, True] and not report.patched, "the patch failed the shapes: built afresh"
+    assert report.documents_parsed == 0 and report.documents_cached == len(files)
+    same_as_in_memory()
+
+
+def test_a_patch_parses_in_a_copy_that_loaded_the_pipeline_while_the_documents_were_read(tmp_path, patched,
+                                                                                         monkeypatch):
+    """A build that may patch and has no pipeline loaded forks a copy that loads it at once
+    (``executor.EarlyParse``); the changed documents are parsed there, and the outputs are the in-memory build's
+    bytes. A change that parses nothing leaves the copy unused."""
+    import threading
+
+    from pipeline import executor
+
+    docs = tmp_path / "docs"
+    files = _mixed_corpus(docs, 10)
+    out, ref = tmp_path / "out", tmp_path / "ref"
+    config = BuildConfig(inputs=(docs,), out_dir=out, html=True, validate=True)
+    build(config)
+    answered = []
+    real = executor.EarlyParse.results
+
+    def spy(self, documents):
+        got = real(self, documents)
+        answered.append(None if got is None else sorted(r.document.id for r in got))
+        return got
+
+    monkeypatch.setattr(executor.EarlyParse, "results", spy)
+    monkeypatch.setattr(executor, "_local", threading.local())  # as in a new process: no pipeline loaded
+    files[1].write_text(files[1].read_text("utf-8") + "\nWe also evaluate BERT on ImageNet.\n", "utf-8")
+    report = build(config)
+    assert patched == [True] and report.patched and report.documents_parsed == 1
+    assert answered == ([[files[1].name]] if executor.FORK else [None])
+    shutil.rmtree(ref, ignore_errors=True)
+    build(BuildConfig(inputs=(docs,), out_dir=ref, formats=("ttl", "nt"), cache=False, html=True))
+    for name in (*OUTPUTS, "graph.html"):
+        assert (out / name).read_bytes() == (ref / name).read_bytes(), name

@@ -94,29 +94,130 @@ def bound_affixes(tokenizer) -> None:
             setattr(tokenizer, name, cls(search.__self__).search)
 
 
+LAZY_CHARS = 50_000
+"""The tokenizer's special cases are loaded as the texts it is given need them until it has been given this many
+characters, then all at once (:class:`MlkgTokenizer`)."""
+
+
 class MlkgTokenizer(Tokenizer):
-    """The pipeline's own tokenizer, with :data:`_SUFFIX_EXTRA` among the suffixes, loaded in one pass.
+    """The pipeline's own tokenizer, with :data:`_SUFFIX_EXTRA` among the suffixes, loaded in one pass, its
+    special cases loaded as they are needed.
 
     spaCy builds a tokenizer from the language's defaults and then replaces all of it with the one saved with
-    the pipeline; each change of its affixes loads its 4,000 special cases again. This one starts empty, takes
-    the saved affixes, sets the suffixes once and loads the special cases last: the same tokenizer as loading
+    the pipeline; each change of its affixes loads its 1,300 special cases again. This one starts empty, takes
+    the saved affixes, sets the suffixes once and leaves the special cases waiting: the same tokenizer as loading
     the pipeline and then setting the suffixes (a test compares them), in less time.
+
+    Loading the special cases is most of loading the tokenizer (0.06 s), and a one-document rebuild needs a few
+    dozen of them. A special case can change how a text is tokenized only if each of its tokens (as the affix
+    rules split it: the phrase pattern spaCy matches it by) occurs in the text, its whole string among them: so
+    before each text, the waiting cases that meet this are loaded, and the text is tokenized as with all of them.
+    Once :data:`LAZY_CHARS` characters have been tokenized, or when the cases or the affixes are read, changed
+    or saved, the rest are loaded.
     """
 
     defaults = None
+    _waiting: dict | None = None  # special case -> substrings, not loaded yet
+    _index: dict | None = None  # a waiting case's longest token -> [(case, its tokens)]
+    _seen = 0  # characters tokenized while cases were waiting
 
     def from_bytes(self, bytes_data, *, exclude=tuple()):
         import srsly
 
-        super().from_bytes(bytes_data, exclude=(*exclude, "exceptions"))
+        # the saved suffixes are replaced with the defaults' and the extra one: not compiled for nothing
+        ours = ("suffix_search",) if self.defaults is not None else ()
+        super().from_bytes(bytes_data, exclude=(*exclude, "exceptions", *ours))
         if self.defaults is not None:
             self.suffix_search = _suffix_search(self.defaults)  # no special cases yet: nothing to reload
         bound_affixes(self)
         if "exceptions" not in exclude:
             rules = srsly.msgpack_loads(bytes_data).get("exceptions")
             if isinstance(rules, dict):
-                self.rules = rules
+                self._waiting = dict(sorted(rules.items()))  # loaded in this order, as spaCy loads them
         return self
+
+    def __call__(self, string):
+        if self._waiting:
+            self._admit(string)
+        return super().__call__(string)
+
+    def _admit(self, text: str) -> None:
+        """Load the waiting special cases that may change how ``text`` is tokenized (or, past
+        :data:`LAZY_CHARS`, all of them)."""
+        self._seen += len(text)
+        if self._seen > LAZY_CHARS or self._index is None and Tokenizer.rules.__get__(self):
+            self._settle()  # (a case loaded already would change how the others split: all of them, then)
+            return
+        if self._index is None:
+            self._index = self._case_index()
+        index, longest, n = self._index, self._longest, len(text)
+        if n * min(n, longest) < len(index):  # a short text (a lexicon's name): its substrings looked up
+            found = {text[i:j] for i in range(n) for j in range(i + 1, min(n, i + longest) + 1)} & index.keys()
+        else:
+            found = [token for token in index if token in text]
+        waiting = self._waiting
+        for case in sorted(case for token in found for case, tokens in index[token]
+                           if case in waiting and all(t in text for t in tokens)):
+            self.add_special_case(case, waiting[case])
+
+    def _case_index(self) -> dict:
+        """The waiting cases by their longest token, each with its tokens as the affix rules alone split it (no
+        special case is loaded yet): the pattern spaCy matches a case with affixes by, of which each token must
+        occur in a text the case changes; a case without affixes is looked up whole."""
+        heuristics = self.faster_heuristics
+        index: dict[str, list] = {}
+        for case in self._waiting:
+            if not heuristics or self.find_prefix(case) or self.find_infix(case) or self.find_suffix(case) or " " in case:
+                tokens = sorted({t.text for t in super().__call__(case)} | {case}, key=len, reverse=True)
+            else:
+                tokens = [case]
+            index.setdefault(tokens[0], []).append((case, tokens))
+        self._longest = max(map(len, index), default=0)
+        return index
+
+    def _settle(self) -> None:
+        """Load every waiting special case."""
+        waiting, self._waiting, self._index = self._waiting, None, None
+        for case, substrings in (waiting or {}).items():
+            Tokenizer.add_special_case(self, case, substrings)
+
+    def add_special_case(self, string, substrings):
+        if self._waiting:
+            self._waiting.pop(string, None)  # (its entry in the index finds it gone)
+        Tokenizer.add_special_case(self, string, substrings)
+
+    @property
+    def rules(self):
+        self._settle()
+        return Tokenizer.rules.__get__(self)
+
+    @rules.setter
+    def rules(self, rules):
+        self._waiting = self._index = None
+        Tokenizer.rules.__set__(self, rules)
+
+    def to_bytes(self, *, exclude=tuple()):
+        self._settle()
+        return super().to_bytes(exclude=exclude)
+
+    def explain(self, text):
+        self._settle()
+        return super().explain(text)
+
+
+def _affix_setting(name: str) -> property:
+    """A tokenizer setting whose change also changes how the waiting special cases split (their patterns)."""
+    base = getattr(Tokenizer, name)
+
+    def set_(self, value):
+        base.__set__(self, value)
+        self._index = None  # split again, with the new setting, when next needed
+
+    return property(lambda self: base.__get__(self, type(self)), set_)
+
+
+for _name in ("prefix_search", "suffix_search", "infix_finditer", "token_match", "url_match", "faster_heuristics"):
+    setattr(MlkgTokenizer, _name, _affix_setting(_name))
 
 
 def _register_tokenizer() -> str:
