@@ -45,7 +45,7 @@ JOINT_BAR = 0.6
 all sets: pooled relation F1 0.718 without weak mentions, 0.720 at 0.6, 0.721 at 0.5 (which also kept a dated blog
 headline as a paper: tests/test_nlp_layouts.py)."""
 REL_BARS: dict[str, float] = {"affiliatedWith": 0.6, "evaluatedOn": 0.8, "extends": 0.6, "outperforms": 0.5,
-                              "presentedAt": 0.5, "uses": 0.6}
+                              "presentedAt": 0.5, "uses": 0.4}
 """Per-property bars where one differs from ``REL_THRESHOLD``, chosen from the leave-one-set-out predictions of nine
 training sets (corpus, real-dev, -a, -h, -k, -o, -s, -w, -x; each property scored at the bars 0.5 to 0.9, the best
 kept, a flat stretch read as 0.7): pooled relation F1 0.474 -> 0.500 (recall 0.384 -> 0.433, precision 0.619 ->
@@ -54,7 +54,10 @@ presentedAt 0.582 -> 0.623 at 0.5, introduces 0.548 -> 0.579 at 0.7, extends 0.4
 evaluatedOn 0.375 -> 0.398 at 0.8 (0.394 at 0.7), runsOn 0.443 at 0.8 -> 0.460 at 0.7; affiliatedWith and uses
 stay best at 0.6. Chosen on predictions partly scored too, so
 optimistic; checked on 34 training sets (12 held out in turn, with three sets not used to choose): pooled 0.465 -> 0.482,
-real-aa 0.388 -> 0.409, real-y 0.447 -> 0.452, real-z 0.413 -> 0.423 (corpus 0.972 -> 0.966, real-h 0.432 -> 0.419)."""
+real-aa 0.388 -> 0.409, real-y 0.447 -> 0.452, real-z 0.413 -> 0.423 (corpus 0.972 -> 0.966, real-h 0.432 -> 0.419).
+uses 0.6 -> 0.4 later (with the pair features of a preposition of several words, a copula's subject, a field line's
+label, the names between the ends and an end named as a baseline): on 24 training sets outside the fixed CV subset
+(two folds, pairs scored by name) uses 0.377 -> 0.421 at an unchanged pooled 0.645."""
 _ONE_VALUED = frozenset({"presentedAt", "demoedAt"})
 _ONE_SUBJECT = frozenset({"outperforms"})
 """The properties whose object, once the rules gave it a subject, the model gives no other: under ``REL_BARS``'s

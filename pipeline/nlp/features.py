@@ -19,6 +19,7 @@ from spacy.tokens import Doc
 
 from ..names import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon
+from .relations.common import BASELINE_BEFORE
 
 __all__ = ["mention_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
 
@@ -571,8 +572,51 @@ def _end_gov(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> l
     got = memo.get(key)
     if got is None:
         h = typed[k].cand
-        got = memo[key] = _gov(lay, _root(lay, h.start, h.end), tag)
+        root = _root(lay, h.start, h.end)
+        got = _gov(lay, root, tag)
+        got = memo[key] = got + [x for x in _gov_beyond(lay, root, tag) + _field(lay, h, tag) if x not in got]
     return got
+
+
+_COPULAS = frozenset({"is", "was", "are", "were", "be", "remains"})
+
+
+def _gov_beyond(lay: Layout, t: int, tag: str) -> list[str]:
+    """What governs a pair's end past what :func:`_gov` reads: the governor of the name a short form in brackets
+    stands beside ("built on top of 3D Gaussian Splatting (3DGS)"), the word above a preposition of several words
+    ("built on top of X", "used in combination with X": built, used) and the subject of a copula the end completes
+    ("Its backbone is X", "The encoder was X": read like "a X backbone")."""
+    heads, deps, words, texts = lay.heads, lay.deps, lay.words, lay.texts
+    f: list[str] = []
+    t = _phrase_head(lay, t)
+    if deps[t] == "appos" and heads[t] != t:
+        t = _phrase_head(lay, heads[t])
+        f += [x for x in _gov(lay, t, tag) if "_class=" in x]
+    h = heads[t]
+    if h != t and deps[h] in {"prep", "agent"} and heads[h] != h:
+        gov = heads[h]  # "top" of "on top of X": itself the object of a preposition
+        if deps[gov] == "pobj" and deps[heads[gov]] == "prep" and heads[heads[gov]] != heads[gov]:
+            above = heads[heads[gov]]
+            f += [f"{tag}gov2={words[above]}"] + [f"{tag}gov_class={c}" for c in verb_classes(words[above])]
+    if deps[t] == "attr" and h != t and texts[h].lower() in _COPULAS:
+        subj = next((k for k in range(max(0, h - 12), h) if heads[k] == h and deps[k] in {"nsubj", "nsubjpass"}), None)
+        if subj is not None:
+            f += [f"{tag}cop_subj={words[subj]}"] + [f"{tag}np_class={c}" for c in verb_classes(words[subj])]
+    return f
+
+
+_FIELD = re.compile(r"\s*(?:[-*•>]+\s*|\d{1,3}[.)]\s*)?([A-Za-z][\w /-]{0,30}?)\s*[:=]\s+(?:[^:.;\n]{0,80}?)$")
+
+
+def _field(lay: Layout, m: MentionCandidate, tag: str) -> list[str]:
+    """The label of a field line a pair's end stands in, by its last word ("Backbone: X", "- Vision encoder: X and
+    Y", "Framework: X"), and the relation classes of that word, read like the noun a name modifies."""
+    line = lay.token_line[m.start]
+    got = _FIELD.match(lay.text, lay.line_starts[line], m.start_char)
+    if got is None:
+        return []
+    w = word_of(got.group(1).split()[-1].lower())
+    return [f"{tag}field={w}"] + [f"{tag}np_class={c}" for c in verb_classes(w)]
 
 
 def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, heads: list[int],
@@ -594,6 +638,9 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     f.append(f"lines={_bucket(abs(lay.content_line[lo] - lay.content_line[ls]))}")
     f.append("same_para" if lay.para_of_line[ls] == lay.para_of_line[lo] else "other_para")
     origins = p.origin.split("+")
+    f += _between_names(lay, typed, s, o, first, second, memo)
+    if ss != so:
+        f.append(f"sents={_bucket(abs(so - ss))}")
     clause = []
     if ss == so or "wrapped" in origins:
         f += _between(lay, first, second)
@@ -611,6 +658,8 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     if ss != so:  # what governs the object, by how the pair was found: "It relies on X" after the paragraph's method
         classes = sorted({x.split("=", 1)[1] for x in og if x.startswith(("o_gov_class=", "o_np_class="))})
         f += [f"x_{origin}_{c}" for origin in origins for c in classes or ("none",)]
+    cmp = _compared(lay, typed, heads[p.s], "s_", memo)  # of the object "than X" says outperforms too often
+    f += cmp
     kin = _kinship(lay, typed, p.s, p.o, memo)
     f += kin
     if heads[p.o] != p.o:
@@ -618,11 +667,42 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     if heads[p.s] != p.s:
         f.append("s_listed")
     # only these lists hold features of _CROSSED's kinds: not every feature is read again
-    f += [f"{s.cls}>{o.cls}|{x}" for part in (clause, sg, og, kin, se, oe) for x in part if x.startswith(_CROSSED)]
+    f += [f"{s.cls}>{o.cls}|{x}" for part in (clause, sg, og, kin, se, oe, cmp) for x in part if x.startswith(_CROSSED)]
     return f
 
 
-_CROSSED = ("o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=", "s_prev=", "s_next=", "s_hyphen=",
+def _between_names(lay: Layout, typed: list[Typed], s: Typed, o: Typed, first: MentionCandidate,
+                   second: MentionCandidate, memo: dict) -> list[str]:
+    """How many other names of the subject's class and of the object's stand between a pair's two ends: a method
+    named between the two is the nearer candidate for what the object is said of ("X ... . Y, trained on Z, ...")."""
+    starts = memo.get("starts")
+    if starts is None:
+        by_cls: dict[str, list[int]] = defaultdict(list)
+        for t in typed:
+            by_cls[t.cls].append(t.cand.start_char)
+        starts = memo["starts"] = {c: sorted(v) for c, v in by_cls.items()}
+    f = []
+    for tag, cls in (("s", s.cls), ("o", o.cls)):
+        xs = starts.get(cls, [])
+        n = bisect_left(xs, second.start_char) - bisect_left(xs, first.end_char)
+        f.append(f"bn_{tag}={_bucket(n)}")
+    return f
+
+
+def _compared(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> list[str]:
+    """Whether an end (the first of its list) is named as what something is compared against ("3.5x faster than A,
+    B and C", "improves upon A"): a baseline, not the method a sentence's evaluation or parts are about. Read of the
+    subject only: of the object it raised outperforms for "priced higher than X" (tests/test_nlp_layouts.py)."""
+    key = (k, tag, "cmp")
+    got = memo.get(key)
+    if got is None:
+        c = typed[k].cand
+        a = max(lay.line_starts[lay.token_line[c.start]], c.start_char - 40)
+        got = memo[key] = [f"{tag}compared"] if BASELINE_BEFORE.search(lay.text, a, c.start_char) else []
+    return got
+
+
+_CROSSED = ("s_compared", "o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=", "s_prev=", "s_next=", "s_hyphen=",
             "o_prev=", "o_next=", "o_hyphen=")
 """The features also read with the pair's classes: one logistic output per property cannot tell "built on" between
 two methods (uses, or extends when one name holds the other) from "built on" of a paper's method unless a feature

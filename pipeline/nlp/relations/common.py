@@ -112,6 +112,19 @@ def sentence_index(m: Span, sents: list[Span], starts: list[int]) -> int | None:
 
 
 COMPARATIVE = prefiltered(re.compile(_CUES["comparative"]))
+BASELINE_BEFORE = re.compile(_CUES["baseline_before"])
+"""What stands right before a method named as the one compared against: "faster than X", "gains over X", "beats X"."""
+
+
+def is_baseline(dtext: str, s0: int, m: Span, methods: list[Span]) -> bool:
+    """Whether ``m`` (in a sentence starting at ``s0``) is named as what something is compared against, itself or
+    as a later member of a list ("3.5x faster than CMT, EfficientNet and ConvNeXt")."""
+    first = m
+    for x in reversed([y for y in methods if y.end_char <= m.start_char]):
+        if not re.fullmatch(r",\s*|,?\s+(?:and|or)\s+", dtext[x.end_char:first.start_char]):
+            break
+        first = x
+    return BASELINE_BEFORE.search(dtext[max(s0, first.start_char - 40):first.start_char]) is not None
 
 
 def comparison_sign(word: str, metric: str, lower_is_better: frozenset[str]) -> int:

@@ -1,0 +1,80 @@
+"""Relation constructions that carry across styles, on short sentences: the pair features that read them and the
+rule guards for the method a comparison names as its baseline (each with a sentence where it must not fire)."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_learned import _pair, parse  # noqa: F401  (parse: the fixture _pair's callers pass on)
+
+
+def _rule_relations(doc):
+    return {(s.text, p, o.text) for s, p, o, *_ in doc._.mlkg_relations}
+
+
+@pytest.mark.parametrize("text,o", [
+    ("Strand Splatting renders hair strands. It is built on top of 3D Gaussian Splatting (3DGS).", "3DGS"),
+    ("Ledger is an open-source tool built on top of vLLM for error analysis.", "vLLM"),
+])
+def test_a_preposition_of_several_words_is_read_past(parse, text, o):
+    s = text.split(" is" if text.startswith("Ledger") else " renders")[0]
+    _, f = _pair(parse, text, s, "Method", o, "Method")
+    assert "o_gov2=built" in f and "o_gov_class=uses" in f
+
+
+def test_a_plain_comparison_has_no_word_above_its_preposition(parse):
+    _, f = _pair(parse, "Strand Splatting renders hair strands. It is compared with 3D Gaussian Splatting (3DGS).",
+                 "Strand Splatting", "Method", "3DGS", "Method")
+    assert not [x for x in f if x.startswith("o_gov2=")] and "o_gov_class=uses" not in f
+
+
+@pytest.mark.parametrize("text,word,other,feature", [
+    # the subject of a copula says what its complement is: "Its backbone is X" reads like "a X backbone"
+    ("YOLOv8 lives in the ultralytics package. Its backbone is CSPDarknet53, with partial connections.", "backbone",
+     "rival", "o_cop_subj="),
+    # the label of a field line: "Backbone: X"
+    ("Model card\n\n- Backbone: CSPDarknet53, as in YOLOv8\n- License: AGPL\n", "Backbone", "Baseline", "o_field="),
+])
+def test_a_noun_that_names_the_role_of_the_object(parse, text, word, other, feature):
+    _, f = _pair(parse, text, "YOLOv8", "Method", "CSPDarknet53", "Method")
+    assert feature + word.lower() in f and "o_np_class=uses" in f
+    _, f = _pair(parse, text.replace(word, other), "YOLOv8", "Method", "CSPDarknet53", "Method")
+    assert feature + other.lower() in f and "o_np_class=uses" not in f
+
+
+def test_an_end_named_as_what_is_compared_against(parse):
+    text = "FastViT is 3.5x faster than CMT and EfficientNet on ImageNet."
+    others = [("CMT", "Method"), ("FastViT", "Method")]
+    _, f = _pair(parse, text, "EfficientNet", "Method", "ImageNet", "Dataset", others)
+    assert "s_compared" in f  # the list after "than" is compared against
+    _, f = _pair(parse, text, "FastViT", "Method", "ImageNet", "Dataset", [("CMT", "Method"), ("EfficientNet", "Method")])
+    assert "s_compared" not in f
+
+
+def test_names_of_the_ends_classes_between_the_ends(parse):
+    text = "Kestrel beats Wren on PIQA."
+    _, f = _pair(parse, text, "Kestrel", "Method", "PIQA", "Dataset", [("Wren", "Method")])
+    assert "bn_s=1" in f and "bn_o=0" in f
+    _, f = _pair(parse, text, "Wren", "Method", "PIQA", "Dataset", [("Kestrel", "Method")])
+    assert "bn_s=0" in f
+
+
+def test_a_baseline_is_not_evaluated_on_the_winners_dataset(parse):
+    got = _rule_relations(parse("YOLOv10 achieves a higher mAP than YOLOv9 and YOLOv8 on MS COCO."))
+    assert ("YOLOv10", "evaluatedOn", "MS COCO") in got
+    assert ("YOLOv9", "evaluatedOn", "MS COCO") not in got and ("YOLOv8", "evaluatedOn", "MS COCO") not in got
+    got = _rule_relations(parse("We benchmarked CLIP and DINOv2 on ImageNet."))
+    assert {("CLIP", "evaluatedOn", "ImageNet"), ("DINOv2", "evaluatedOn", "ImageNet")} <= got
+
+
+def test_a_baseline_does_not_run_on_the_winners_hardware(parse):
+    got = _rule_relations(parse("Mamba-3 is faster than Mamba-2 at prefill on an H100."))
+    assert ("Mamba-3", "runsOn", "H100") in got and ("Mamba-2", "runsOn", "H100") not in got
+
+
+def test_one_baseline_does_not_outperform_the_next(parse):
+    got = _rule_relations(parse("FastViT is 3.5x faster than CMT, 4.9x faster than EfficientNet and 1.9x faster than ConvNeXt."))
+    assert ("FastViT", "outperforms", "EfficientNet") in got and ("FastViT", "outperforms", "ConvNeXt") in got
+    assert ("CMT", "outperforms", "EfficientNet") not in got and ("EfficientNet", "outperforms", "ConvNeXt") not in got
+    got = _rule_relations(parse("FastViT beats MobileOne at similar latency."))
+    assert ("FastViT", "outperforms", "MobileOne") in got
