@@ -69,12 +69,14 @@ def _affiliations(text: str) -> set[str]:
 
 def _split_pieces(body: str, ends: re.Pattern, rules=None) -> list[str]:
     """The pieces of an affiliation list: at ``ends`` if it has them, each piece then at its commas with a place
-    that closes it dropped ("Babelscape, Italy", "Siemens, Munich": one word, no org_word) and a university's
-    place joined back ("University of Maryland, Baltimore County"); a list without them at its commas."""
+    that closes it dropped ("Babelscape, Italy", "Siemens, Munich": one word, no org_word; not in a numbered list)
+    and a university's place joined back ("University of Maryland, Baltimore County"); else at its commas."""
     out: list[str] = []
+    numbered = re.search(r"\(\d{1,2}\)", body)  # "(1) A, B; (2) C": a numbered piece may list two organizations
     for piece in ends.split(body) if ends.search(body) else [body]:
         parts = _joined_places([p.strip() for p in piece.split(",") if p.strip()], rules)
-        if len(parts) > 1 and ends.search(body) and len(parts[-1].split()) == 1 and not _ORG_WORD.search(parts[-1]):
+        if len(parts) > 1 and ends.search(body) and not numbered and len(parts[-1].split()) == 1 \
+                and not _ORG_WORD.search(parts[-1]):
             parts = parts[:-1]
         out.extend(parts)
     return out
