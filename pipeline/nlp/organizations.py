@@ -1,14 +1,16 @@
-"""Organization mentions: affinity groups, institutions by their naming patterns, names given a role, the lexicon."""
+"""Organization mentions: affinity groups, institutions by their naming patterns, names given a role (affiliation
+lines, lists after "researchers at", people and their organizations, "X researchers", "the X Team", a headline
+"X at CONF"), the lexicon."""
 
 from __future__ import annotations
 
 import re
 
 from .lexicon import longest_first
-from .rules import Found, load_rules
+from .rules import Found, acronym_long_form, load_rules
 from .text import cue, regex
 
-__all__ = ["organization_mentions"]
+__all__ = ["organization_mentions", "opens_with_people"]
 
 _CUES = load_rules().cue_patterns["organizations"]
 _AFFILIATION_LINE = re.compile(_CUES["affiliation_line"])
@@ -24,10 +26,28 @@ _NOT_A_NAME = frozenset(_CUES["not_a_name"].split("|"))
 _ROLE_LINE = cue(_CUES["role_line"])
 _ORG_WORD = re.compile(r"(?<![\w-])(?:" + _CUES["org_word"] + r")(?![\w-])")
 _LEAD_SPLIT = re.compile(_CUES["lead_split"])
+_LEAD_BREAK = re.compile(r"[,;·¹²³⁴⁵⁶⁷⁸⁹⁰]")
+"""What a line that lists names holds ("and" alone joins two names in prose too)."""
 _LINE_MARKER = re.compile(r"^[ \t]*(?:[-*•>]+[ \t]*)?")
 _ROLE_LINE_SPLIT = re.compile(_CUES["role_line_split"])
-_ORG_NAME = r"((?:[A-Z][\w&-]*(?:\.[\w&-]+)*[ \t]+){0,3}[A-Z][\w&-]*(?:\.[\w&-]+)*)"
-_ROLE_CUE = cue(_CUES["role_cue"].replace("{name}", _ORG_NAME))
+_ROLE_CUE = cue(_CUES["role_cue"])
+_ORG_PIECE = re.compile(_CUES["org_piece"])
+_LIST_SEP = re.compile(_CUES["list_sep"])
+_PLACE_HEAD = re.compile(_CUES["place_head"])
+_PEOPLE = _CUES["people_list"].replace("{person}", _CUES["person"])
+_PEOPLE_AFFILIATION = re.compile(_CUES["people_affiliation"].replace("{people}", _PEOPLE))
+_PERSON_BEFORE = re.compile(_CUES["person_before"].replace("{person}", _CUES["person"]), re.M)
+_PAREN_LIST = re.compile(_CUES["paren_list"])
+_PEOPLE_LINE = re.compile(r"[ \t]*(?:" + _PEOPLE + ")")
+_PERSON = re.compile(_CUES["person"])
+_PIECE_SPLIT = re.compile(_CUES["piece_split"])
+_MEMBER_NOUN = re.compile(_CUES["member_noun"])
+_MEMBER_NAME = re.compile(_CUES["member_name"])
+_MEMBER_NOT_A_NAME = frozenset(_CUES["member_not_a_name"].split("|"))
+_UNITS = (cue(_CUES["unit_capitalised"]), cue(_CUES["unit_possessive"]), cue(_CUES["unit_lower"]))
+"""A unit by its head noun: capitalised ("the Qwen Team"), after a possessive, lower-case (these two hold an org_word)."""
+_HEADLINE_AT = re.compile(_CUES["headline_at"])
+_HEADLINE_LINES = int(_CUES["headline_lines"])
 
 
 def _affiliations(text: str) -> set[str]:
@@ -37,12 +57,28 @@ def _affiliations(text: str) -> set[str]:
     for m in (*_AFFILIATION_LINE.finditer(text), *_NUMBERED.finditer(text)):
         body = next(g for g in m.groups() if g is not None)
         body = re.sub(r"\s*\([a-z][^()]*\)", "", body)  # "(code under mit-han-lab)"
-        if m.re is _AFFILIATION_LINE and m.group(1) is None:  # a field's value is prose: "A and B"
+        if m.re is _AFFILIATION_LINE and (m.group(1) is None or (";" not in body and body.count(",") >= 2)):
+            # a field's value is prose ("A and B"), and so is a labelled list without semicolons ("A, B, C and D")
             body = re.sub(r"\s+and\s+(?=[A-Z])", ", ", body)
-        for piece in _PIECE_END.split(body):
+        for piece in _split_pieces(body, _PIECE_END):
             name = _ACRONYM_AFTER.sub("", _PIECE_START.sub("", piece).strip(" .,;"))
             if name[:1].isupper() and len(name.split()) <= 8 and not re.search(r"\d{4}|[()]", name):
                 out.add(name)
+    return out
+
+
+def _split_pieces(body: str, ends: re.Pattern, rules=None) -> list[str]:
+    """The pieces of an affiliation list: at ``ends`` if it has them, each piece then at its commas with a place
+    that closes it dropped ("Babelscape, Italy", "Siemens, Munich": one word, no org_word; not in a numbered list)
+    and a university's place joined back ("University of Maryland, Baltimore County"); else at its commas."""
+    out: list[str] = []
+    numbered = re.search(r"\(\d{1,2}\)", body)  # "(1) A, B; (2) C": a numbered piece may list two organizations
+    for piece in ends.split(body) if ends.search(body) else [body]:
+        parts = _joined_places([p.strip() for p in piece.split(",") if p.strip()], rules)
+        if len(parts) > 1 and ends.search(body) and not numbered and len(parts[-1].split()) == 1 \
+                and not _ORG_WORD.search(parts[-1]):
+            parts = parts[:-1]
+        out.extend(parts)
     return out
 
 
@@ -68,24 +104,188 @@ def _whole_pieces(text: str, found: list[Found]) -> list[Found]:
     return out
 
 
-def _lead_lists(text: str, function_words: set[str]) -> set[str]:
+def _lead_lists(text: str, rules) -> set[str]:
     """The organizations of lines that open with a list of names most of which hold a word naming an organization
-    ("Stanford University, Caltech, University at Buffalo. Rather than ..."): every piece of such a list."""
+    or are known ones ("Stanford University, Caltech, University at Buffalo. Rather than ..."): every piece of such
+    a list. Pieces set apart by a middle dot or superscript numbers ("Google · UCLA", "¹ Google ² UCLA")
+    are a byline: half of them suffice."""
     out = set()
     for line in text.split("\n"):
         body = line[_LINE_MARKER.match(line).end():]
-        if "," not in body[:200]:
+        if not _LEAD_BREAK.search(body, 0, 200):
             continue
         stop = body.find(". ")
         head = body[:stop] if stop >= 0 else body.rstrip(". ")
-        pieces = [p.strip() for p in _LEAD_SPLIT.split(head)]
+        pieces = [p.strip() for p in _LEAD_SPLIT.split(head) if p.strip()]
         if not 2 <= len(pieces) <= 12 or re.search(r"\d{4}|[()\[\]:]", head):
             continue
-        if not all(p[:1].isupper() and len(p.split()) <= 6 and all(w[:1].isupper() or w in function_words for w in p.split())
+        if not all(p[:1].isupper() and len(p.split()) <= 6 and all(w[:1].isupper() or w in rules.function_words for w in p.split())
                    for p in pieces):
             continue
-        if 2 * sum(bool(_ORG_WORD.search(p)) for p in pieces) > len(pieces):
+        known = sum(bool(_ORG_WORD.search(p)) or p in rules.organizations for p in pieces)
+        if 2 * known > len(pieces) or (known and 2 * known == len(pieces) and re.search(r"[·¹²³⁴⁵⁶⁷⁸⁹⁰]", head)):
             out.update(p.split(None, 1)[1] if p.split()[0] in _NOT_A_NAME and " " in p else p for p in pieces)
+    return out
+
+
+def _is_place(prev: str, piece: str, rules) -> bool:
+    """Whether ``piece``, after a comma, is the place of the university ``prev`` ("University of California",
+    "Irvine"): at most two words, no organization's ("University of Oxford, Meta")."""
+    return bool(_PLACE_HEAD.match(prev)) and len(piece.split()) <= 2 and not _ORG_WORD.search(piece) \
+        and (rules is None or piece not in rules.organizations)
+
+
+def _joined_places(pieces: list[str], rules) -> list[str]:
+    """The pieces of a comma-separated list, a university's place joined back ("University of California, Irvine")."""
+    out: list[str] = []
+    for p in pieces:
+        if out and _is_place(out[-1], p, rules):
+            out[-1] = f"{out[-1]}, {p}"
+        else:
+            out.append(p)
+    return out
+
+
+def _good_name(name: str, rules) -> bool:
+    """A name a list may hold: capitalised, at most eight words, no year, bracket, possessive or conference."""
+    words = name.split()
+    return bool(words) and name[:1].isupper() and len(words) <= 8 and words[0] not in _NOT_A_NAME \
+        and not re.search(r"\d{4}|[()+:]|['’]s\b|\bet al\b", name) and not any(w in rules.conf_acronyms for w in words) \
+        and all(w[:1].isupper() or w[:1].isdigit() or w in rules.function_words or len(w) <= 3 or w == "&" for w in words)
+
+
+def _listed_after(text: str, pos: int, rules) -> list[str]:
+    """The names of the list at ``pos`` after a role cue ("researchers at A, the B and C"): pieces while each is a
+    capitalised name (a full stop that ends the sentence ends the list)."""
+    pieces: list[str] = []
+    comma = False
+    while True:
+        m = _ORG_PIECE.match(text, pos)
+        if not m:
+            break
+        name, end = m.group(1), m.end(1)
+        stop = re.search(r"\.(?:\s|$)", name + " ")  # a full stop ends the sentence, and the list
+        if stop:
+            name = name[:stop.start()]
+        if comma and pieces and _is_place(pieces[-1], name, rules):
+            pieces[-1] = f"{pieces[-1]}, {name}"
+        else:
+            pieces.append(name)
+        sep = _LIST_SEP.match(text, end)
+        if not sep or name != m.group(1):
+            break
+        comma, pos = sep.group(0).strip() == ",", sep.end()
+    return [p for p in pieces if _good_name(p, rules)]
+
+
+def _people_affiliations(text: str, rules) -> set[str]:
+    """The organizations after a line of people: "Ann Lee, Bo Chan (Org A; Org B)", "Ann Lee et al. (Org)",
+    "Ann Lee, Bo Chan · Org A"."""
+    out = set()
+    for m in _PEOPLE_AFFILIATION.finditer(text):
+        people = m.group(1)
+        if len(_PERSON.findall(people)) < 2 and "et al" not in people:
+            continue
+        body = re.sub(r"\s*\([^()]*\)", "", m.group(2) or m.group(3))
+        pieces = [q for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in re.split(r"\s+and\s+", p)]
+        out.update(p.strip(" .") for p in pieces if _good_name(p.strip(" ."), rules))
+    return out
+
+
+def _person_like(piece: str, rules) -> bool:
+    """Two capitalised words, neither naming an organization, no known one: a person's name ("Ann Lee")."""
+    words = piece.split()
+    return len(words) == 2 and all(w[:1].isupper() for w in words) and not _ORG_WORD.search(piece) \
+        and piece not in rules.organizations
+
+
+def _bracketed(text: str, rules) -> set[str]:
+    """Organizations in brackets: after one person of a list of speakers or authors ("Invited talk: Ann Lee (Org)",
+    not an acronym of the name before: "Long Range Arena (LRA)"), and a bracketed list half of whose pieces hold
+    an org_word or are known and none of which is a person's name, its venues dropped ("Mask2Former (Org Research
+    and UIUC, CVPR 2022)"); nothing from a citation ("(Ann Lee and Bo Chan, Journal, 2020)")."""
+    out = set()
+    for m in _PAREN_LIST.finditer(text):  # a bracket's words, then the person or the list before it
+        body = m.group(1)
+        person = _PERSON_BEFORE.search(text, max(0, m.start() - 80), m.start()) if len(body) <= 80 else None
+        if person:
+            out |= _person_affiliation(person, body, text[max(0, m.start() - 119):m.start()], rules)
+        pieces = [q.strip(" .") for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in re.split(r"\s+and\s+", p)]
+        pieces = [p for p in pieces if not re.search(r"\d{4}", p)]
+        known = [bool(_ORG_WORD.search(p)) or p in rules.organizations for p in pieces]
+        if len(pieces) >= 2 and 2 * sum(known) >= len(pieces) and all(
+                _good_name(p, rules) and not _person_like(p, rules) and (k or not re.search(r"\d", p))
+                for p, k in zip(pieces, known)):
+            out.update(pieces)
+    return out
+
+
+def _person_affiliation(person: re.Match, body: str, before: str, rules) -> set[str]:
+    """The organizations in the brackets ``body`` after one person (``person``, its match before them): none if
+    the body has a number, is an acronym of the words ``before`` ("Long Range Arena (LRA)"), or, with no cue before
+    the person, holds no org_word."""
+    opens_line = not person.group(0)[:1].strip() or person.group(0)[:1].isupper()  # no cue before: the body must say it
+    if re.search(r"\d", body) or (opens_line and not _ORG_WORD.search(body)) \
+            or (re.fullmatch(r"[A-Z][\w-]{0,9}", body) and acronym_long_form(body, before.replace(",", " ").split())):
+        return set()
+    pieces = [q.strip(" .") for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in re.split(r"\s+and\s+", p)]
+    if len(pieces) > 1 and any(_person_like(p, rules) for p in pieces):
+        return set()
+    return {p for p in pieces if _good_name(p, rules)}
+
+
+def opens_with_people(line: str) -> bool:
+    """Whether ``line`` opens with a list of two or more people ("Ann Lee, Bo Chan and Cy Dee ...")."""
+    m = _PEOPLE_LINE.match(line)
+    return bool(m) and len(_PERSON.findall(m.group(0))) >= 2
+
+
+def _members(text: str, rules) -> set[str]:
+    """An organization named by its people ("Lumora researchers"): a name never written in lower case in the text."""
+    out = set()
+    lower = None
+    for m in _MEMBER_NOUN.finditer(text):
+        name = _MEMBER_NAME.search(text, max(0, m.start() - 80), m.start())
+        if not name:
+            continue
+        if lower is None:
+            lower = frozenset(re.findall(r"(?<![\w-])[a-z][\w-]*", text))
+        words = name.group(1).split()
+        while words and (words[0] in _NOT_A_NAME or words[0] in _MEMBER_NOT_A_NAME):
+            words = words[1:]
+        if words and not any(w.lower() in lower or w in _MEMBER_NOT_A_NAME or w in rules.generic for w in words):
+            out.add(" ".join(words))
+    return out
+
+
+def _units(text: str) -> set[str]:
+    """Research units by their head noun: "the Qwen Team", "Stanford's Hazy Research lab", "the X Research team"."""
+    out = set()
+    for pat in _UNITS:
+        for m in pat.finditer(text):
+            name = m.group(1).strip()
+            if pat is not _UNITS[0] and not _ORG_WORD.search(name):
+                continue
+            if name.split()[0] not in _NOT_A_NAME:
+                out.add(name)
+    return out
+
+
+def _headline(text: str, rules) -> set[str]:
+    """The organization of a headline "Org at CONF 2024" in the document's first lines: its words recur in the text
+    and none of them is written in lower case there ("Highlights at ICML" names no organization)."""
+    lines = [line for line in text.split("\n", 12) if line.strip()][:_HEADLINE_LINES]
+    out = set()
+    for line in lines:
+        m = _HEADLINE_AT.match(line)
+        if not m or not re.match(r"[A-Z]{2,}|[A-Z][a-z]+[A-Z]", m.group(2)):
+            continue
+        name = m.group(1)
+        first = name.split()[0]
+        if not (_ORG_WORD.search(name) or name in rules.organizations) or first in _NOT_A_NAME or re.search(r"(?<![\w-])" + re.escape(first.lower()) + r"(?![\w-])", text) \
+                or len(re.findall(r"(?<![\w-])" + re.escape(first) + r"(?![\w-])", text)) < 2:
+            continue
+        out.add(name)
     return out
 
 
@@ -108,13 +308,14 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
     for line in _ROLE_LINE.finditer(text):
         for g in re.finditer(r"\(([A-Z][^()\n]{1,60})\)", line.group(1)):
             named.update(x.strip() for x in _ROLE_LINE_SPLIT.split(g.group(1)) if x.strip()[:1].isupper())
-    named |= _affiliations(text) | _lead_lists(text, rules.function_words)
+    named |= _affiliations(text) | _lead_lists(text, rules)
     for m in _ROLE_CUE.finditer(text):
-        name = (m.group(1) or m.group(2)).rstrip(".")
-        if name.split()[0] not in rules.conf_acronyms and not re.search(r"\d{4}", name):
-            named.add(name)
-    for name in sorted(named, key=len, reverse=True):
-        for m in re.finditer(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
+        named.update(_listed_after(text, m.end(), rules))
+    named |= _people_affiliations(text, rules) | _bracketed(text, rules) | _members(text, rules) | _units(text) | _headline(text, rules)
+    # a name is found wherever it occurs, across a line break too ("the University of\nToronto")
+    for name in sorted({" ".join(n.split()) for n in named}, key=len, reverse=True):
+        words = r"\s+".join(re.escape(w) for w in name.split())
+        for m in re.finditer(r"(?<![\w-])" + words + r"(?![\w-])", text):
             out.append(Found(m.start(), m.end(), "Organization", name, (), "org.institution"))
     if lexicon is not None:
         for a, b in longest_first(lexicon.get("Organization", [])):

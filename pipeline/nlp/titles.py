@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .organizations import opens_with_people
 from .rules import Found, load_rules, scan_title
 from .text import MONTHS, prefiltered
 
@@ -31,6 +32,13 @@ _AUTHOR_LINE = re.compile(_CUES["author_line"])
 _TITLE_LABEL = re.compile(_CUES["title_label"])
 _AUTHOR_PARENTHESIS = re.compile(_CUES["author_parenthesis"])
 """A list of two or more people's names in parentheses that closes a title's line."""
+_TITLE_LINE = re.compile(r"(?m)^[ \t]*(?:(?:(?:\d{1,3}[.)]|[-–—*•]{1,2}|>+|" + _CUES["line_marker"] + r")[ \t]+){1,2}[“\"]?"
+                         r"|\d{1,2}[:.]\d{2}(?:[ \t]*[-–][ \t]*\d{1,2}[:.]\d{2})?[ \t]+(?:[A-Z][a-z]+:[ \t]+)?)?"
+                         r"((?:[A-Z0-9\[]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)[ \t]*$")
+"""A title on a line of its own, perhaps as a list item ("1.", "-", ">", "[1]", "(A)", "#3", "[ICML 2023]"), or in
+a programme's slot after a time of day and a one-word label ("11:00  Oral: Name: Subtitle")."""
+_TRAILING_TAG = re.compile(_CUES["trailing_tag"])
+_PRESENTATION_LABEL = re.compile(_CUES["presentation_label"])
 
 
 class _Titles:
@@ -130,20 +138,20 @@ def _titles_on_lines(t: _Titles) -> None:
     # a title on a line of its own, perhaps as a list item: with a colon or a question mark, or followed by
     # an "Authors:" line ("1. Name: Subtitle", "-- Where Does the Gripper Look? ...", "Paperweight: ...")
     # (after a time of day and a one-word label: "11:00  Oral: Name: Subtitle" in a programme)
-    for m in re.finditer(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|[-–—*•]{1,2}|>+)[ \t]+"
-                         r"|\d{1,2}[:.]\d{2}(?:[ \t]*[-–][ \t]*\d{1,2}[:.]\d{2})?[ \t]+(?:[A-Z][a-z]+:[ \t]+)?)?"
-                         r"((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)[ \t]*$", text):
+    for m in _TITLE_LINE.finditer(text):
         title = m.group(1)
         if _NOT_A_TITLE_LABEL.match(title):
             continue
         start, title = _after_label(title, m.start(1))
+        start, title = _untagged(start, title)
         authors = _AUTHOR_PARENTHESIS.search(title)  # "Name: Subtitle (Ann Lee, Bo Chan)": the names are no part of it
         if authors:
             title = title[:authors.start()]
         nxt = text[m.end():m.end() + 200].lstrip("\n").lstrip()
-        if title.endswith((".", ",", ";")) or "|" in title or " -- " in title:
+        if not title or title.endswith((".", ",", ";")) or "|" in title or " -- " in title or opens_with_people(title):
             continue
-        if not (re.search(r"[:?]", title) or _AUTHOR_LINE.match(nxt)):
+        if not (re.search(r"[:?]", title) or _AUTHOR_LINE.match(nxt) or opens_with_people(nxt.split("\n", 1)[0])
+                or _PRESENTATION_LABEL.search(text, m.start(), m.start(1))):
             continue
         if re.match(_CUES["dated_line"].replace("{months}", "|".join(MONTHS)), nxt.split("\n", 1)[0]):
             continue  # a dated line follows the headline of the post itself, not a paper's title
@@ -183,6 +191,17 @@ _HEADING_PARAGRAPH = re.compile(_CUES["heading_paragraph"])
 """What makes it a section's: researchers presenting papers, a number of papers, a "Name: Subtitle" title in its prose."""
 
 
+def _untagged(start: int, title: str) -> tuple[int, str]:
+    """A title line's text without a tag with a year that closes it ("   [Accepted to CVPR 2022]") and without the
+    brackets around it ("[Name: Subtitle]  (ICLR 2025 oral)"), and where it starts."""
+    tag = _TRAILING_TAG.search(title)
+    if tag:
+        title = title[:tag.start()].rstrip()
+    if title.startswith("[") and title.endswith("]"):
+        return start + 1, title[1:-1]
+    return start, title
+
+
 _LABEL = re.compile(r"((?:[A-Za-z][\w-]*[ \t]+){0,2}[A-Za-z][\w-]*)[ \t]*:[ \t]+(?=\S)")
 _QUOTED = re.compile(r"[\"“]([^\"“”\n]{8,220})[\"”]")
 
@@ -192,7 +211,9 @@ def _after_label(title: str, at: int) -> tuple[int, str]:
     ``line_labels`` in ``features.json``), and where it starts: a title in quotes after the label is the words
     inside them. A line with no such label is returned as it is ("FPTQuant: Function-Preserving ...")."""
     m = _LABEL.match(title)
-    if not m or not any(w.lower() in _line_labels() for w in m.group(1).split()):
+    words = m.group(1).split() if m else []
+    # a label is one word or lower-case after its first ("Technical report:"): "Latent Consistency Models:" is a name
+    if not m or not any(w.lower() in _line_labels() for w in words) or (len(words) > 1 and all(w[0].isupper() for w in words)):
         return at, title
     rest = title[m.end():]
     quoted = _QUOTED.match(rest)

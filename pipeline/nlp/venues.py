@@ -116,11 +116,50 @@ MAX_NAME_WORDS = 20
 """The longest workshop name read before the word "Workshop", in words."""
 
 
-def workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
-    """Workshops: "Workshop on X", "X Workshop", "workshop paper at CONF (X)"."""
+_EVENT_YEAR = re.compile(_CUES["event_year"])
+_EVENT_NAME = re.compile(_CUES["event_name"])
+_EVENT_BEFORE = re.compile("(?:" + _CUES["event_before"] + ")$")
+_EVENT_AFTER = re.compile(_CUES["event_after"])
+_ACRONYM_WORKSHOP = re.compile(_CUES["acronym_workshop"])
+
+
+def _events(text: str, rules, confs: list[Found]) -> list[Found]:
+    """Events named with their year that are no conference of the rule data: "at Computex 2024", "during
+    COMPUTEX 2024 week", "the VAND 2023 challenge", "WWDC 2022 and WWDC 2023"."""
     out: list[Found] = []
+    for y in _EVENT_YEAR.finditer(text):  # a year, then the name just before it (years are rarer than capitals)
+        m = _EVENT_NAME.search(text, max(0, y.start() - 120), y.start())
+        if not m:
+            continue
+        name, year, start, end = m.group(1), y.group(1), m.start(1), y.end()
+        words = name.split()
+        if any(w in MONTHS or w in rules.known_words or len(re.findall(r"[^\W\d_]", w)) < 2 for w in words) \
+                or any(c.start < end and start < c.end for c in confs):
+            continue
+        if not (_EVENT_BEFORE.search(text, max(0, start - 30), start) or _EVENT_AFTER.match(text, end)):
+            continue
+        out.append(Found(start, end, "Venue", f"{name} {year}", (), "venue.event_year"))
+    return out
+
+
+def _acronym_workshops(text: str, rules) -> list[Found]:
+    """A workshop named by one capitalised token before a lower-case "workshop": "the PSML workshop"."""
+    out = []
+    for m in _ACRONYM_WORKSHOP.finditer(text):
+        name = m.group(1)
+        if name in rules.conf_acronyms or name in rules.generic:
+            continue
+        out.append(Found(m.start(1), m.end(0), "Venue", name, (f"{name} workshop", f"{name} Workshop"), "venue.acronym_workshop"))
+    return out
+
+
+def workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
+    """Workshops ("Workshop on X", "X Workshop", "workshop paper at CONF (X)", "the X workshop") and other events
+    named with their year ("at Computex 2024")."""
+    out: list[Found] = _events(text, rules, confs)
     if not _WORKSHOP.search(text):  # each pattern below needs the word: most documents have none
         return out
+    out += _acronym_workshops(text, rules)
     fw = rules.function_words - _WORKSHOP_STOP
     for m in _WORKSHOP_ON.finditer(text):
         span = scan_title(text, m.end(), fw, min_words=1, stop_words=_WORKSHOP_STOP,

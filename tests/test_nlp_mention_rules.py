@@ -1,0 +1,151 @@
+"""The rule families that find organizations, venues and paper titles, one construction at a time, on short
+sentences (each with a sentence of the same shape that must give nothing)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.nlp.organizations import opens_with_people, organization_mentions
+from pipeline.nlp.rules import load_rules
+from pipeline.nlp.titles import paper_titles
+from pipeline.nlp.venues import conference_mentions, workshop_mentions
+
+
+def _orgs(text: str) -> set[str]:
+    return {f.canonical for f in organization_mentions(text, load_rules())}
+
+
+def _venues(text: str) -> set[str]:
+    rules = load_rules()
+    return {f.canonical for f in workshop_mentions(text, rules, conference_mentions(text, rules))}
+
+
+def _titles(text: str) -> set[str]:
+    lines, pos = [], 0
+    for line in text.split("\n"):  # one sentence a line: what the parse gives these texts
+        lines.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    return {f.canonical for f in paper_titles(text, lines, load_rules())}
+
+
+@pytest.mark.parametrize("text, names", [
+    ("The model was developed by researchers at Halvard University, Brightline Robotics and Ostmark AI. It runs fast.",
+     {"Halvard University", "Brightline Robotics", "Ostmark AI"}),
+    ("Its authors come from the University of Calder, Irvine and Veltro Labs.", {"University of Calder, Irvine", "Veltro Labs"}),
+    ("Mamba-9 came from a team spanning Quorra AI and Pellam University; it was accepted.", {"Quorra AI", "Pellam University"}),
+    ("Joint work with the Arden Center for Artificial Intelligence.", {"Arden Center for Artificial Intelligence"}),
+    ("This work was supported in part by the Lindqvist Education Foundation.", {"Lindqvist Education Foundation"}),
+])
+def test_the_organizations_of_a_list_after_a_role_cue(text, names):
+    assert names <= _orgs(text)
+
+
+def test_a_product_after_supported_by_is_no_organization():
+    assert _orgs("LoRA is now supported by PEFT, the fine-tuning library.") == set()
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Ann Lee, Bo Chan, Cy Dee (Harwell Health Network; Western Fenn University)",
+     {"Harwell Health Network", "Western Fenn University"}),
+    ("    Ann Lee, Bo Chan · Quillon AI Research", {"Quillon AI Research"}),
+    ("Ann Lee et al. (Istituto Tecnico di Varda)", {"Istituto Tecnico di Varda"}),
+])
+def test_the_organizations_after_a_line_of_people(text, names):
+    assert names <= _orgs(text)
+
+
+def test_one_name_before_brackets_is_no_line_of_people():
+    assert _orgs("Gemma Turbo (Fast Edition) is small.") == set()
+
+
+def test_an_affiliation_list_drops_the_place_that_closes_a_piece():
+    assert _orgs("Affil.: Torvald University of Rome; Babelmark, Italy") == {"Torvald University of Rome", "Babelmark"}
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Tidemark researchers are advancing computer vision.", {"Tidemark"}),
+    ("The code is from Ranford's Hazy Research lab and the Qwerty Team.", {"Hazy Research", "Qwerty Team"}),
+    ("# Corvid Lab @ ICML'26: what we bring\nCorvid Lab trains models.", {"Corvid Lab"}),
+])
+def test_organizations_named_by_their_people_units_and_headlines(text, names):
+    assert names <= _orgs(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Senior researchers like robotics. Robotics researchers agree.",
+    "The framework comes from NVIDIA's NeMo team.",
+    "ICL @ ICML 2024\nICL is in-context learning; ICL is studied here.",
+])
+def test_no_organization_from_a_descriptive_word_a_product_team_or_a_workshop_headline(text):
+    assert _orgs(text) <= {"NVIDIA"}
+
+
+def test_a_line_of_people_needs_two_people():
+    assert opens_with_people("Ann Lee, Bo Chan and Cy Dee")
+    assert not opens_with_people("The Interagency Implementation Team is located at Marlow")
+
+
+@pytest.mark.parametrize("text, name", [
+    ("MediaTek used its Computex 2024 keynote on Tuesday.", "Computex 2024"),
+    ("Visitors to MWC 2024 in Barcelona had seen it.", "MWC 2024"),
+    ("On stage at the Samsung AI Forum 2023 in Seoul, it was shown.", "Samsung AI Forum 2023"),
+    ("Our work at WWDC 2022 and WWDC 2023.", "WWDC 2023"),
+    ("The model won the LIMMITS '24 challenge.", "LIMMITS '24"),
+])
+def test_an_event_named_with_its_year(text, name):
+    assert name in _venues(text)
+
+
+def test_a_month_a_quarter_or_a_dataset_with_a_year_is_no_event():
+    assert _venues("In June 2024 we trained on ImageNet 2012, up to Q4 2024.") == set()
+
+
+def test_a_workshop_named_by_one_capitalised_token():
+    assert _venues("At the PSML workshop, Ilya spoke. The fourth MATH-AI workshop brings people together.") == \
+        {"PSML", "MATH-AI"}
+    assert _venues("We met at the ICML workshop and at the LLM workshop.") == set()
+
+
+@pytest.mark.parametrize("text, title", [
+    ("Reading list\n\n[1] Scaling Rectified Flow Transformers for High-Resolution Image Synthesis\nAffiliations: Stability AI\n",
+     "Scaling Rectified Flow Transformers for High-Resolution Image Synthesis"),
+    ("Teasers\n\n#1  Masked Autoencoders Are Scalable Vision Learners   [Accepted to CVPR 2022]\n    Ann Lee, Bo Chan\n",
+     "Masked Autoencoders Are Scalable Vision Learners"),
+    ("List\n\n[ICML 2023] SmoothQuant: Accurate and Efficient Post-Training Quantization (Meta)\nAnn Lee\n",
+     "SmoothQuant: Accurate and Efficient Post-Training Quantization"),
+    ("Programme\n11:20-11:30  Spotlight: A Theoretical Understanding of Self-Correction through Alignment\n",
+     "A Theoretical Understanding of Self-Correction through Alignment"),
+    ("News\n3. Fully Quantizing Transformer-based ASR for Edge Deployment\n   Alex Bie; Bharat Venkitesh; Joao Monteiro\n",
+     "Fully Quantizing Transformer-based ASR for Edge Deployment"),
+])
+def test_a_title_on_a_line_of_its_own_after_a_marker_or_before_its_people(text, title):
+    assert title in _titles(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Contents\n- Training Large Models Efficiently\n- Serving Them On Phones\n",
+    "Programme\n11:30-11:40  Break: Coffee and Posters Outside\n",
+    "Abstracts\n[2] Ann Lee, Bo Chan, Cy Dee\nAffiliations: Stability AI\n",
+])
+def test_no_title_from_a_list_of_headings_a_break_or_a_line_of_people(text):
+    assert _titles(text) == set()
+
+
+@pytest.mark.parametrize("text, names", [
+    ("09:10  Invited talk: Wen Liang (Thinking Engines), \"Training at scale\"", {"Thinking Engines"}),
+    ("Talks by Ruth Bowden (University of Sorrey), Anne Braffo (LIMSA) and others.", {"University of Sorrey", "LIMSA"}),
+    ("2. Mask3Former (Acme AI Research and UIUX, CVPR 2022)", {"Acme AI Research", "UIUX"}),
+    ("     ¹ Google   ² UCLB", {"Google", "UCLB"}),
+])
+def test_organizations_in_brackets_after_a_person_or_a_name_and_in_a_byline(text, names):
+    assert names <= _orgs(text)
+
+
+@pytest.mark.parametrize("text", [
+    "- Long Range Arena (LRA): a benchmark of long sequences.",
+    "The dataset (Sincan and Keles, IEEE Access, 2020) is a reference.",
+    "CLNeRF: Continual Learning Meets NeRF (Zhi Cai and Matt Mueller, Acme Labs)",
+    "1. The transformer era begins (Google, RT-1)",
+])
+def test_no_organization_from_an_acronym_a_citation_people_or_a_model_in_brackets(text):
+    assert _orgs(text) <= {"Google", "Acme Labs"}
