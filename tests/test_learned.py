@@ -571,3 +571,75 @@ def test_an_organization_in_the_sentence_before_a_title_is_paired_with_it(parse)
     text = ('Wrenfield Labs took another road. In "Sparse Kites for Small Phones", the team prunes weights.\n')
     pair, f = _pair(parse, text, "Sparse Kites for Small Phones", "Paper", "Wrenfield Labs", "Organization")
     assert "para" in pair.origin and "cross_sent" in f
+
+
+def _featurer(parse, text):
+    """The candidates of ``text`` and a function giving the mention features of one of them."""
+    doc = parse(text)
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    ctx = doc_context(doc, lay, cands)
+    return lay, cands, lambda c: set(mention_features(doc, lay, c, ctx))
+
+
+def _mention_feats(parse, text, surface):
+    lay, cands, feats = _featurer(parse, text)
+    return feats(next(c for c in cands if lay.text[c.start_char:c.end_char] == surface))
+
+
+@pytest.mark.parametrize("text, name, want", [
+    # a table's first column under "Benchmark" lists datasets; the names of its header are the models scored
+    ("Results\n\n  Benchmark    | Kite-7B\n  -------------+--------\n  Wrenbank     | 84.2\n  PLQ          | 89.5\n",
+     "Wrenbank", {"tab=row_first", "tab_key=row_first_Dataset"}),
+    ("Results\n\n  Benchmark    | Kite-7B\n  -------------+--------\n  Wrenbank     | 84.2\n", "Kite-7B",
+     {"tab=head_other", "tab_key=head_other_Dataset"}),
+    # under "model" the rows are models and the header's other cells the datasets they are scored on
+    ("| model | Wrenbank | PLQ |\n|---|---|---|\n| Kite 7B | 77.4 | 78.8 |\n", "Kite 7B",
+     {"tab=row_first", "tab_key=row_first_Method"}),
+    ("| model | Wrenbank | PLQ |\n|---|---|---|\n| Kite 7B | 77.4 | 78.8 |\n", "PLQ",
+     {"tab=head_other", "tab_key=head_other_Method"}),
+    # a cell of another column hears its own column's header
+    ("| result | datasets |\n|---|---|\n| +7.4 BLEU over 21 directions | Wrenbank-2 |\n", "Wrenbank-2",
+     {"tab=row_other", "tab_col=Dataset"}),
+])
+def test_where_a_name_stands_in_a_table(parse, text, name, want):
+    f = _mention_feats(parse, text, name)
+    assert want <= f, sorted(x for x in f if x.startswith("tab"))
+
+
+def test_a_name_in_prose_has_no_table_features(parse):
+    f = _mention_feats(parse, "Kite reaches 84.2 on Wrenbank | a note.\nKite is trained on PLQ and Wrenbank.\n", "PLQ")
+    assert not any(x.startswith("tab") for x in f)
+
+
+@pytest.mark.parametrize("text, name", [("Kite reaches 53.0% AP on Wrenbank and 26.1 mean AP on PLQ.", "Wrenbank"),
+                                        ("Kite reaches 53.0% AP on Wrenbank and 26.1 mean AP on PLQ.", "PLQ"),
+                                        ("It scores 74.2 on the PLQ benchmark.", "PLQ")])
+def test_a_score_before_on_says_what_it_was_measured_on(parse, text, name):
+    assert "score_prep=on" in _mention_feats(parse, text, name)
+
+
+def test_a_device_after_runs_on_has_no_score(parse):
+    assert not any(x.startswith("score_prep") for x in _mention_feats(parse, "Kite runs on Jetson Orin in 4 ms.", "Jetson Orin"))
+
+
+def test_a_piece_of_code_is_unbalanced_a_name_in_brackets_is_not(parse):
+    text = 'Load it with Wren (7B):\n    tok = AutoTokenizer.from_pretrained("Quill/Kite-7B")\n'
+    lay, cands, feats = _featurer(parse, text)
+    code = [c for c in cands if lay.text[c.start_char:c.end_char].startswith("AutoTokenizer.from_pretrained(")]
+    assert code and all("unbalanced" in feats(c) for c in code)
+    assert "unbalanced" not in _mention_feats(parse, text, "Load it with Wren (7B):")
+
+
+def test_an_enumerator_letter_is_no_candidate(parse):
+    doc = parse("(B) Kite: Sparse Weights for Small Phones\n(C) Wren: Token Merging\n")
+    lay = layout(doc)
+    surfaces = {lay.text[c.start_char:c.end_char] for c in mention_candidates(doc, lay)}
+    assert not {"B", "C"} & surfaces and "Wren: Token Merging" in surfaces
+
+
+def test_a_spaced_plus_joins_two_names_not_one(parse):
+    doc = parse("The best entry pairs ViT-g + UperHead with C++ kernels.")
+    lay = layout(doc)
+    surfaces = {lay.text[c.start_char:c.end_char] for c in mention_candidates(doc, lay)}
+    assert {"ViT-g", "UperHead", "C++"} <= surfaces and not any(s.startswith("ViT-g +") for s in surfaces), surfaces

@@ -29,7 +29,7 @@ from ..vocab import RELATION_ENDS
 from .components import MENTIONS_KEY, doc_text, sentence_starts
 
 __all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "mention_candidates",
-           "pair_candidates", "ALLOWED", "lexicon"]
+           "pair_candidates", "ALLOWED", "lexicon", "table_top"]
 
 PATTERNS = Path(__file__).parent / "patterns"
 
@@ -271,8 +271,8 @@ def _runs(lay: Layout, fw: frozenset[str], named: list[bool]) -> list[tuple[int,
             if named[j] or t[:1].isdigit():
                 last = j + 1
             elif t in {"-", "/", "–", ":", "&", "'s", ".", "+"} or t.lower() in fw:
-                if t == "." and lay.spaced[j]:
-                    break
+                if t == "." and lay.spaced[j] or t == "+" and lay.spaced[j] and lay.spaced[j - 1]:
+                    break  # a sentence's full stop; "A + B" joins two names (a model and its head), "C++" is one
             else:
                 break
             j += 1
@@ -390,6 +390,8 @@ def _from_span(span: Span) -> MentionCandidate:
 
 
 def _add(out: dict, lay: Layout, a: int, b: int, source: str) -> None:
+    if b - a == 1 and len(lay.texts[a]) == 1:
+        return  # a single letter or digit is no name: an enumerator ("(B) Toolformer: ...") or a variable
     old = out.get((a, b))
     if old is not None:
         if source != old.source and source not in old.also:
@@ -641,6 +643,24 @@ def _separator_row(lay: Layout, line: int) -> bool:
     a = lay.line_starts[line]
     b = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
     return _SEPARATOR_ROW.fullmatch(lay.text, a, b) is not None
+
+
+def table_top(lay: Layout, line: int) -> int:
+    """The header row of the table a table row stands in: the first row of its run of table rows (a rule of
+    dashes under the header counted in the run; memoised per line, so a long table is read once)."""
+    key = ("top", line)
+    got = lay.line_info.get(key)
+    if got is None:
+        k = line
+        while k > 0 and (lay.line_kind[k - 1] == "table" or _separator_row(lay, k - 1)):
+            k -= 1
+            if ("top", k) in lay.line_info:
+                k = lay.line_info[("top", k)]
+                break
+        while k < line and _separator_row(lay, k):
+            k += 1
+        got = lay.line_info[key] = k
+    return got
 
 
 def _table_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:

@@ -18,7 +18,7 @@ from itertools import accumulate
 from spacy.tokens import Doc
 
 from ..names import norm
-from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon
+from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, table_top
 from .relations.common import BASELINE_BEFORE
 
 __all__ = ["mention_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
@@ -204,6 +204,8 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
         f.append("hyphen")
     if ":" in text:
         f.append("colon")
+    if _unbalanced(text):
+        f.append("unbalanced")
     if not multi and text.isupper() and len(text) > 1:
         f.append("acronym")
     low = sorted({words[k] for k in range(c.start, c.end) if texts[k].isalpha() and texts[k].islower()})
@@ -235,7 +237,85 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f += _apposition(lay, c.end, root)
     f += _context(lay, c)
     f += _list_classes(lay, c, ctx)
+    f += _table_cell(lay, c)
+    f += _score_before(lay, c)
     return f
+
+
+_CELL_SPLIT = re.compile(r"\s*\|\s*|\t|\s{2,}")
+
+
+def _cell_starts(lay: Layout, line: int) -> list[int]:
+    """Where each cell of a table row starts (character offsets; once per line)."""
+    key = ("cells", line)
+    got = lay.line_info.get(key)
+    if got is None:
+        a, b = lay.line_starts[line], _line_end(lay, line)
+        lead = a + len(lay.text[a:b]) - len(lay.text[a:b].lstrip(" |\t"))
+        got = lay.line_info[key] = [lead] + [m.end() for m in _CELL_SPLIT.finditer(lay.text, lead, b) if m.end() < b]
+    return got
+
+
+def _word_class(text: str) -> str:
+    """The class the last common word of a header cell speaks of ("Benchmark", "model", "Datasets"): a list's
+    nouns first (``list_intros``), then the words near names (``context_classes``); "" if none."""
+    for w in reversed(re.findall(r"[A-Za-z][a-z-]*", text)):
+        w = w.lower()
+        cls = _intro_classes().get(w) or next(iter(_context_classes().get(w, ())), "")
+        if cls:
+            return cls
+    return ""
+
+
+def _table_cell(lay: Layout, c: MentionCandidate) -> list[str]:
+    """Where a span stands in a table written as text or Markdown: in the header row or a row below it, in the
+    first column or another, and the classes the header's first cell and the span's column header speak of. "MMLU
+    | 84.2" under "Benchmark | Qwen2-72B" is a dataset, "Llama 2 7B  77.4" under "model  BoolQ" a method, and the
+    names of a header after "model" are datasets."""
+    line = lay.token_line[c.start]
+    if lay.line_kind[line] != "table":
+        return []
+    top = table_top(lay, line)
+    cells = _cell_starts(lay, line)
+    col = bisect_right(cells, c.start_char) - 1
+    role = "head" if line == top else "row"
+    where = f"{role}_{'first' if col <= 0 else 'other'}"
+    head = _cell_starts(lay, top)
+    def header(j: int) -> str:
+        if j < 0 or j >= len(head):
+            return ""
+        end = head[j + 1] if j + 1 < len(head) else _line_end(lay, top)
+        return _word_class(lay.text[head[j]:end])
+    key, own = header(0), (header(col) if role == "row" and col > 0 else "")
+    return [f"tab={where}"] + ([f"tab_key={where}_{key}"] if key else []) + ([f"tab_col={own}"] if own else [])
+
+
+_SCORE_PREPS = frozenset({"on", "across", "over"})
+
+
+def _score_before(lay: Layout, c: MentionCandidate) -> list[str]:
+    """A score stated just before the preposition that opens a span ("53.0% AP on X", "87.1 mIoU on X", "74.2 on
+    the X benchmark"): what a result is measured on is a dataset."""
+    k = c.start - 1
+    texts = lay.texts
+    if k > 0 and texts[k].lower() == "the":
+        k -= 1
+    if k < 1 or texts[k].lower() not in _SCORE_PREPS:
+        return []
+    sent = lay.sent_starts[lay.sent_of(c.start)]
+    for t in range(k - 1, max(sent, k - 5) - 1, -1):
+        if any(map(str.isdigit, texts[t])):
+            return [f"score_prep={texts[k].lower()}"]
+    return []
+
+
+_PAIRED = (("(", ")"), ("[", "]"), ("{", "}"))
+
+
+def _unbalanced(text: str) -> bool:
+    """Whether a span opens a bracket it does not close (or the reverse), or holds an odd number of straight quotes:
+    a piece of code ('AutoTokenizer.from_pretrained("Org/Model'), not a name ("Llama (7B)" is balanced)."""
+    return any(text.count(a) != text.count(b) for a, b in _PAIRED) or text.count('"') % 2 == 1
 
 
 _WINDOW = 5
