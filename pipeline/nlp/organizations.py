@@ -178,6 +178,11 @@ def _listed_after(text: str, pos: int, rules) -> list[str]:
     return [p for p in pieces if _good_name(p, rules)]
 
 
+def _and_pieces(body: str, rules) -> list[str]:
+    """The names of a bracket's or a byline's list: its pieces (:func:`_split_pieces`), each split again at "and"."""
+    return [q.strip(" .") for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in re.split(r"\s+and\s+", p)]
+
+
 def _people_affiliations(text: str, rules) -> set[str]:
     """The organizations after a line of people: "Ann Lee, Bo Chan (Org A; Org B)", "Ann Lee et al. (Org)",
     "Ann Lee, Bo Chan · Org A"."""
@@ -187,8 +192,7 @@ def _people_affiliations(text: str, rules) -> set[str]:
         if len(_PERSON.findall(people)) < 2 and "et al" not in people:
             continue
         body = re.sub(r"\s*\([^()]*\)", "", m.group(2) or m.group(3))
-        pieces = [q for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in re.split(r"\s+and\s+", p)]
-        out.update(p.strip(" .") for p in pieces if _good_name(p.strip(" ."), rules))
+        out.update(p for p in _and_pieces(body, rules) if _good_name(p, rules))
     return out
 
 
@@ -210,8 +214,7 @@ def _bracketed(text: str, rules) -> set[str]:
         person = _PERSON_BEFORE.search(text, max(0, m.start() - 80), m.start()) if len(body) <= 80 else None
         if person:
             out |= _person_affiliation(person, body, text[max(0, m.start() - 119):m.start()], rules)
-        pieces = [q.strip(" .") for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in re.split(r"\s+and\s+", p)]
-        pieces = [p for p in pieces if not re.search(r"\d{4}", p)]
+        pieces = [p for p in _and_pieces(body, rules) if not re.search(r"\d{4}", p)]
         known = [bool(_ORG_WORD.search(p)) or p in rules.organizations for p in pieces]
         if len(pieces) >= 2 and 2 * sum(known) >= len(pieces) and all(
                 _good_name(p, rules) and not _person_like(p, rules) and (k or not re.search(r"\d", p))
@@ -228,7 +231,7 @@ def _person_affiliation(person: re.Match, body: str, before: str, rules) -> set[
     if re.search(r"\d", body) or (opens_line and not _ORG_WORD.search(body)) \
             or (re.fullmatch(r"[A-Z][\w-]{0,9}", body) and acronym_long_form(body, before.replace(",", " ").split())):
         return set()
-    pieces = [q.strip(" .") for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in re.split(r"\s+and\s+", p)]
+    pieces = _and_pieces(body, rules)
     if len(pieces) > 1 and any(_person_like(p, rules) for p in pieces):
         return set()
     return {p for p in pieces if _good_name(p, rules)}
