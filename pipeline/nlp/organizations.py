@@ -316,7 +316,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         named.update(_listed_after(text, m.end(), rules))
     named |= _people_affiliations(text, rules) | _bracketed(text, rules) | _members(text, rules) | _units(text) | _headline(text, rules)
     # a name is found wherever it occurs, across a line break too ("the University of\nToronto")
-    for name in sorted({" ".join(n.split()) for n in named}, key=len, reverse=True):
+    for name in sorted({" ".join(n.split()) for n in named}, key=lambda n: (-len(n), n)):  # (a set: ties by name)
         words = r"\s+".join(re.escape(w) for w in name.split())
         for m in re.finditer(r"(?<![\w-])" + words + r"(?![\w-])", text):
             out.append(Found(m.start(), m.end(), "Organization", name, (), "org.institution"))
