@@ -290,7 +290,7 @@ def _table_cell(lay: Layout, c: MentionCandidate) -> list[str]:
     return [f"tab={where}"] + ([f"tab_key={where}_{key}"] if key else []) + ([f"tab_col={own}"] if own else [])
 
 
-_SCORE_PREPS = frozenset({"on", "across", "over"})
+_SCORE_PREPS = frozenset(lexicon()["score_prepositions"])
 
 
 def _score_before(lay: Layout, c: MentionCandidate) -> list[str]:
@@ -658,7 +658,7 @@ def _end_gov(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> l
     return got
 
 
-_COPULAS = frozenset({"is", "was", "are", "were", "be", "remains"})
+_COPULAS = frozenset(lexicon()["copulas"])
 
 
 def _gov_beyond(lay: Layout, t: int, tag: str) -> list[str]:
