@@ -3,8 +3,10 @@ stand in a relation. The trained decision (``classify.py``) picks among them; no
 
 Mention candidates come from the rules (their class and rule name become features), from name shape (capitals,
 digits, hyphens, CamelCase, acronyms), from title-like runs anywhere in a line (headings, list items, after
-"Accepted to X,", in quotes). Lower-case phrases ("grouped-query attention") are none: leave-one-set-out, such
-candidates found few names the annotators list and as many that they do not. Pair candidates are
+"Accepted to X,", in quotes), and from lower-case phrases ("grouped-query attention") only where their context
+says they name something (an acronym or a citation in brackets after them, a list with a name, a cue before them, a
+kind noun after them: ``phrases.py``); taken everywhere, such phrases found few names the annotators list and as
+many that they do not. Pair candidates are
 the pairs of typed mentions the knowledge model allows within a sentence (a sentence wrapped over lines counted as
 one), the pairs a document's layout gives (a titled entry, or a method before a title's colon, and the venue,
 affiliation and code lines under it; a list item and the venue or device of its heading; a paragraph's method and
@@ -73,6 +75,8 @@ class MentionCandidate:
     """A rule mention that no name can confirm (an untitled paper): kept as the rules gave it."""
     also: tuple[str, ...] = ()
     """The other sources that found the same span."""
+    licences: tuple[str, ...] = ()
+    """For a lower-case phrase, what in its context says it names something (``phrases.py``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,6 +334,7 @@ def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
                 if ":" not in texts[x:y + 1]:
                     _add(out, lay, x, y + 1, "shape")
     _line_segments(doc, lay, out)
+    _phrase_candidates(doc, lay, out, fw)
     for m in _QUOTE.finditer(text):
         x, y = _tokens_within(lay, m.start(1), m.end(1))
         if x < y:
@@ -372,6 +377,29 @@ def _line_segments(doc: Doc, lay: Layout, out: dict) -> None:
                 x, y = _tokens_within(lay, a + s0, a + s0 + len(seg))
                 if x < y:
                     _add(out, lay, x, y, "line")
+
+
+def _phrase_candidates(doc: Doc, lay: Layout, out: dict, fw: frozenset[str]) -> None:
+    """Lower-case technique names where their context licenses them (``phrases.py``), each with its licences."""
+    from .phrases import PhraseCues, phrases
+
+    lex = lexicon()
+    names = [(c.start_char, c.end_char) for c in out.values() if c.rule_cls in {"Method", "Dataset"} or c.source == "shape"]
+    starts = set()
+    for k, a in enumerate(lay.line_starts):
+        if lay.line_kind[k] not in {"blank", "rule"}:
+            m = _MARKER.match(lay.text, a)
+            starts.add(m.end() if m else a + len(lay.text[a:_line_stop(lay, k)]) - len(lay.text[a:_line_stop(lay, k)].lstrip()))
+    cues = PhraseCues(*(frozenset(lex[k]) for k in ("phrase_kinds", "phrase_cues", "phrase_openers", "phrase_enders")))
+    for p in phrases(lay, names, cues, fw, starts):
+        if (p.start, p.end) in out:
+            continue  # a rule's or a shape's span already: its own features say more
+        _add(out, lay, p.start, p.end, "phrase")
+        object.__setattr__(out[(p.start, p.end)], "licences", p.licences)  # still being built, not yet shared
+
+
+def _line_stop(lay: Layout, k: int) -> int:
+    return lay.line_starts[k + 1] - 1 if k + 1 < len(lay.line_starts) else len(lay.text)
 
 
 def _tokens_within(lay: Layout, a: int, b: int) -> tuple[int, int]:

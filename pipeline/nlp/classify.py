@@ -24,7 +24,7 @@ from .candidates import (ALLOWED, Layout, MentionCandidate, PairCandidate, Typed
                          pair_candidates)
 from ..names import norm
 from .components import MENTIONS_KEY
-from .features import doc_context, mention_features, pairs_features
+from .features import doc_context, known_classes, mention_features, pairs_features
 
 __all__ = ["LinearModel", "Models", "load_models", "WEIGHTS", "Decision", "decide", "select", "apply_decision",
            "THRESHOLD", "REL_THRESHOLD", "RULE_THRESHOLD", "WEAK_BAR", "JOINT_BAR"]
@@ -185,18 +185,9 @@ title, and a document's labelled lines ("Date: Sunday, June 19", "Subjects: Comp
 X?") are such lines too, which the model gives a few hundredths."""
 
 
-@lru_cache(maxsize=1)
-def _known() -> frozenset[str]:
-    """The names the rules' lexicon knows as methods or datasets, normalised."""
-    from .rules import load_rules
-
-    rules = load_rules()
-    return frozenset(norm(n) for n in (*rules.known_methods, *rules.known_datasets))
-
-
 def _veto(c: MentionCandidate) -> float:
     """The probability a vetoable rule mention must reach: ``KNOWN_VETO`` for a name the lexicon knows."""
-    if c.rule == _SHAPE_RULE and norm(c.canonical) in _known():
+    if c.rule == _SHAPE_RULE and norm(c.canonical) in known_classes():
         return min(KNOWN_VETO, _VETOED[c.rule])
     return _VETOED[c.rule]
 

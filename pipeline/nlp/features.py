@@ -109,8 +109,39 @@ def _segments(lay: Layout, cands: list[MentionCandidate]) -> dict:
         for c in members:
             if c.rule_cls:
                 says[bisect_right(cuts, c.start_char) - 1].add("rc=" + c.rule_cls)
+            for cls in known_classes().get(norm(text[c.start_char:c.end_char]), ()):
+                says[bisect_right(cuts, c.start_char) - 1].add("lex=" + cls)
         out[line] = (cuts, says)
     return out
+
+
+@lru_cache(maxsize=1)
+def known_classes() -> dict[str, tuple[str, ...]]:
+    """Normalised name -> the classes the rules' lexicon knows it as (``known_methods``, ``known_datasets``)."""
+    from .rules import load_rules
+
+    rules = load_rules()
+    out: dict[str, tuple[str, ...]] = {}
+    for cls, names in (("Dataset", rules.known_datasets), ("Method", rules.known_methods)):
+        for n in sorted(names):
+            if cls not in out.get(norm(n), ()):
+                out[norm(n)] = (*out.get(norm(n), ()), cls)
+    return out
+
+
+_FIRST_PART = re.compile(r"[\s-]")
+
+
+def _known_name(text: str, canonical: str) -> list[str]:
+    """Whether the lexicon knows a span's name (``lex=``), or the name's first part before a space or hyphen
+    (``lex_part=``: "ImageNet-R", "Llama 2 13B Chat"): a curated name is no guess from its shape, and the name
+    rule gives both the same rule name."""
+    known = known_classes()
+    got = known.get(norm(text)) or known.get(norm(canonical or text))
+    if got:
+        return [f"lex={cls}" for cls in got]
+    part = _FIRST_PART.split(text, maxsplit=1)[0]
+    return [f"lex_part={cls}" for cls in known.get(norm(part), ())] if part != text else []
 
 
 def _neighbours(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
@@ -189,6 +220,8 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     text = lay.text[c.start_char:c.end_char]
     words, texts, n = lay.words, lay.texts, len(lay.words)
     f = [f"src={x}" for x in (c.source, *c.also)] + [f"n={_bucket(c.end - c.start)}"]
+    f += [f"lic={x}" for x in c.licences]
+    f += _known_name(text, c.canonical)
     if c.rule_cls:
         f += [f"rc={c.rule_cls}", f"rr={c.rule}", f"rrp={c.rule.split('.')[0]}"]
     key = norm(text)
@@ -239,6 +272,7 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f += _list_classes(lay, c, ctx)
     f += _table_cell(lay, c)
     f += _score_before(lay, c)
+    f += _predicate(lay, c)
     return f
 
 
@@ -335,10 +369,7 @@ def _context_classes() -> dict[str, tuple[str, ...]]:
 def _context(lay: Layout, c: MentionCandidate) -> list[str]:
     """The classes the common words within ``_WINDOW`` tokens of a span on its line speak of ("the on-chip SRAM
     memory": Hardware, "chips made by the foundry": Organization), before and after it."""
-    per_token = lay.context_classes
-    if per_token is None:  # once per document: the classes of each token's word
-        get = _context_classes().get
-        per_token = lay.context_classes = [get(t.lower(), ()) for t in lay.texts]
+    per_token = _token_classes(lay)
     tl = lay.token_line
     line = tl[c.start]
     found = set()
@@ -350,6 +381,43 @@ def _context(lay: Layout, c: MentionCandidate) -> list[str]:
             if per_token[k]:
                 found.update(tag + x for x in per_token[k])
     return sorted(found)
+
+
+def _token_classes(lay: Layout) -> list[tuple[str, ...]]:
+    """For each token, the classes its word speaks of (``context_classes``; once per document)."""
+    if lay.context_classes is None:
+        get = _context_classes().get
+        lay.context_classes = [get(t.lower(), ()) for t in lay.texts]
+    return lay.context_classes
+
+
+_PREDICATE_WINDOW = 12
+_PAREN_SCORE = re.compile(r"\s?\(\s*[+-]?\d+(?:\.\d+)?\s*%?\s*\)")
+
+
+def _predicate(lay: Layout, c: MentionCandidate) -> list[str]:
+    """What is said of a span right after it: the class of the first word of ``context_classes`` within
+    ``_PREDICATE_WINDOW`` tokens after a copula ("MADLAD-400 is a manually audited, document-level monolingual
+    dataset": ``cop_class=``) or after the colon that follows it on its line ("ClimSim-Online: A Large Multi-scale
+    Dataset and Framework": ``colon_class=``, every class named there), and a score in brackets after it ("N3-RSS-500
+    (42.0)": ``paren_score``)."""
+    texts, n = lay.texts, len(lay.texts)
+    k = c.end
+    while k < n and _SPACES(texts[k]):
+        k += 1
+    if k >= n:
+        return []
+    f = ["paren_score"] if _PAREN_SCORE.match(lay.text, c.end_char) else []
+    per_token, line = _token_classes(lay), lay.token_line[c.start]
+    stop = min(n, k + 1 + _PREDICATE_WINDOW)
+    if texts[k].lower() in _COPULAS:  # the copulas of the pair features (features.json)
+        end = lay.sent_starts[lay.sent_of(k) + 1] if lay.sent_of(k) + 1 < len(lay.sent_starts) else n
+        got = next((per_token[t] for t in range(k + 1, min(stop, end)) if per_token[t]), ())
+        f += [f"cop_class={x}" for x in got]
+    elif texts[k] == ":":
+        found = {x for t in range(k + 1, stop) if lay.token_line[t] == line for x in per_token[t]}
+        f += [f"colon_class={x}" for x in sorted(found)]
+    return f
 
 
 def _list_classes(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
@@ -368,7 +436,9 @@ def _list_classes(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
         a = lay.idx[lay.sent_starts[si]]
         b = lay.idx[lay.sent_starts[si + 1]] if si + 1 < len(lay.sent_starts) else len(lay.text)
         found = sorted({x for k, s in enumerate(says) if k != own and a <= cuts[k] < b for x in s if x.startswith("rc=")})
-        out = lay.line_info[key] = [f"ls_{x}" for x in found] + ([f"ls_one_{found[0]}"] if len(found) == 1 else [])
+        lex = sorted({x for k, s in enumerate(says) if k != own and a <= cuts[k] < b for x in s if x.startswith("lex=")})
+        out = lay.line_info[key] = ([f"ls_{x}" for x in found + lex] + ([f"ls_one_{found[0]}"] if len(found) == 1 else [])
+                                    + ([f"ls_one_{lex[0]}"] if len(lex) == 1 else []))
     return out
 
 
