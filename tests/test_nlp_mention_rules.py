@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.nlp.organizations import opens_with_people, organization_mentions
+from pipeline.nlp.organizations import organization_mentions
+from pipeline.nlp.people import opens_with_people
 from pipeline.nlp.rules import load_rules
 from pipeline.nlp.titles import paper_titles
 from pipeline.nlp.venues import conference_mentions, workshop_mentions

@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 
 from .lexicon import longest_first
+from .people import PEOPLE, PERSON, people_count
 from .rules import Found, acronym_long_form, load_rules
 from .text import cue, regex
 
-__all__ = ["organization_mentions", "opens_with_people"]
+__all__ = ["organization_mentions"]
 
 _CUES = load_rules().cue_patterns["organizations"]
 _AFFILIATION_LINE = re.compile(_CUES["affiliation_line"])
@@ -34,12 +35,9 @@ _ROLE_CUE = cue(_CUES["role_cue"])
 _ORG_PIECE = re.compile(_CUES["org_piece"])
 _LIST_SEP = re.compile(_CUES["list_sep"])
 _PLACE_HEAD = re.compile(_CUES["place_head"])
-_PEOPLE = _CUES["people_list"].replace("{person}", _CUES["person"])
-_PEOPLE_AFFILIATION = re.compile(_CUES["people_affiliation"].replace("{people}", _PEOPLE))
-_PERSON_BEFORE = re.compile(_CUES["person_before"].replace("{person}", _CUES["person"]), re.M)
+_PEOPLE_AFFILIATION = re.compile(_CUES["people_affiliation"].replace("{people}", PEOPLE))
+_PERSON_BEFORE = re.compile(_CUES["person_before"].replace("{person}", PERSON), re.M)
 _PAREN_LIST = re.compile(_CUES["paren_list"])
-_PEOPLE_LINE = re.compile(r"[ \t]*(?:" + _PEOPLE + ")")
-_PERSON = re.compile(_CUES["person"])
 _PIECE_SPLIT = re.compile(_CUES["piece_split"])
 _MEMBER_NOUN = re.compile(_CUES["member_noun"])
 _MEMBER_NAME = re.compile(_CUES["member_name"])
@@ -189,7 +187,7 @@ def _people_affiliations(text: str, rules) -> set[str]:
     out = set()
     for m in _PEOPLE_AFFILIATION.finditer(text):
         people = m.group(1)
-        if len(_PERSON.findall(people)) < 2 and "et al" not in people:
+        if people_count(people) < 2 and "et al" not in people:
             continue
         body = re.sub(r"\s*\([^()]*\)", "", m.group(2) or m.group(3))
         out.update(p for p in _and_pieces(body, rules) if _good_name(p, rules))
@@ -235,12 +233,6 @@ def _person_affiliation(person: re.Match, body: str, before: str, rules) -> set[
     if len(pieces) > 1 and any(_person_like(p, rules) for p in pieces):
         return set()
     return {p for p in pieces if _good_name(p, rules)}
-
-
-def opens_with_people(line: str) -> bool:
-    """Whether ``line`` opens with a list of two or more people ("Ann Lee, Bo Chan and Cy Dee ...")."""
-    m = _PEOPLE_LINE.match(line)
-    return bool(m) and len(_PERSON.findall(m.group(0))) >= 2
 
 
 def _members(text: str, rules) -> set[str]:

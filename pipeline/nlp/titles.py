@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .organizations import opens_with_people
+from .people import opens_with_people
 from .rules import Found, load_rules, scan_title
 from .text import MONTHS, prefiltered
 
