@@ -132,6 +132,58 @@ def test_no_title_from_a_list_of_headings_a_break_or_a_line_of_people(text):
     assert _titles(text) == set()
 
 
+@pytest.mark.parametrize("text, title", [
+    ("[2] Quillon: A Large-Scale Routing Evaluation Benchmark for Sparse\n    Mixture Models\n    Ann Lee, Bo Chan\n",
+     "Quillon: A Large-Scale Routing Evaluation Benchmark for Sparse Mixture Models"),
+    ("  Torvik: Efficient and Faithful Retrieval via Lightweight Late\n  Interaction\n  Ann Lee, Bo Chan\n",
+     "Torvik: Efficient and Faithful Retrieval via Lightweight Late Interaction"),
+    ('Its first version appeared as "Torvik: Zero-Shot Anomaly Classification and\n   Segmentation" at CVPR 2023.',
+     "Torvik: Zero-Shot Anomaly Classification and Segmentation"),
+])
+def test_a_title_wrapped_onto_an_indented_next_line_is_whole(text, title):
+    assert title in _titles(text)
+
+
+@pytest.mark.parametrize("text, title", [
+    ("  Quillon: Sparse Routing for Long Document Summarisation Models\n  Ann Lee\n", "Quillon: Sparse Routing for Long Document Summarisation Models"),
+    ("Quillon: Sparse Routing for Documents\n    Speaker: Ann Lee\n", "Quillon: Sparse Routing for Documents"),
+])
+def test_a_person_or_a_label_on_the_next_line_continues_no_title(text, title):
+    assert _titles(text) == {title}
+
+
+@pytest.mark.parametrize("text, title", [
+    ('The paper, "Torvik: A Vision Model for the Tree of Life," was written in Ohio.', "Torvik: A Vision Model for the Tree of Life"),
+    ('"Torvik: The Long-Document Transformer" replaces full attention with a window.', "Torvik: The Long-Document Transformer"),
+    ('Related reading: "Mastering Chess with Discrete World Models" (Torvik)\n', "Mastering Chess with Discrete World Models"),
+])
+def test_a_quoted_title_without_its_comma_and_after_any_label(text, title):
+    assert _titles(text) == {title}
+
+
+@pytest.mark.parametrize("text", [
+    'He said "Note: this is not a drill" twice.',
+    '"Reading List For The Long Weekend Ahead" was the headline.',
+])
+def test_a_quoted_sentence_or_headline_is_no_title(text):
+    assert _titles(text) == set()
+
+
+@pytest.mark.parametrize("text", [
+    "Workshop\nDate: Saturday, July 27th, 2024\nPlace: Room Lehar 4, Messe Wien Congress Center, Vienna\n",
+    "Entry\nPeople:  Ann Lee, Bo Chan, Cy Dee\nWhere:   arXiv preprint, August 2018\n",
+    "Abstracts\nAnn Lee, Bo Chan, Cy Dee, Dan Eel\nWe propose a thing that works in this paper, and we study it at length; it is "
+    "better than all the others we tried on the benchmarks we care about, and it is accepted at ICML 2024.\n",
+])
+def test_a_field_line_or_a_line_of_people_is_no_title(text):
+    assert _titles(text) == set()
+
+
+def test_a_title_line_that_names_its_paper_in_a_field_stays_one():
+    assert _titles("Entry\nTorvik: Knowledge Graph Embedding by Relational Rotation\nPeople:  Ann Lee, Bo Chan\n") == \
+        {"Torvik: Knowledge Graph Embedding by Relational Rotation"}
+
+
 @pytest.mark.parametrize("text, names", [
     ("09:10  Invited talk: Wen Liang (Thinking Engines), \"Training at scale\"", {"Thinking Engines"}),
     ("Talks by Ruth Bowden (University of Sorrey), Anne Braffo (LIMSA) and others.", {"University of Sorrey", "LIMSA"}),
