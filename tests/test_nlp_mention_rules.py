@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.nlp.hardware import hardware_mentions
 from pipeline.nlp.organizations import organization_mentions
+from pipeline.nlp.overlaps import resolve_overlaps
 from pipeline.nlp.people import opens_with_people
 from pipeline.nlp.rules import load_rules
 from pipeline.nlp.titles import paper_titles
@@ -202,3 +204,41 @@ def test_organizations_in_brackets_after_a_person_or_a_name_and_in_a_byline(text
 ])
 def test_no_organization_from_an_acronym_a_citation_people_or_a_model_in_brackets(text):
     assert _orgs(text) <= {"Google", "Acme Labs"}
+
+
+def _hardware(text: str) -> set[str]:
+    return {f.canonical for f in resolve_overlaps(hardware_mentions(text, load_rules()))}
+
+
+@pytest.mark.parametrize("text, names", [
+    ("We train on 8 NVIDIA A100-80GB GPUs.", {"A100"}),
+    ("It runs on one H100 SXM5 node and an A100 (40GB) card.", {"H100", "A100"}),
+    ("The checkpoint was tuned on the A100-SXM4-80GB.", {"A100"}),
+    ("Scores were leaked for the Snapdragon 8 Gen 3-powered phone.", {"Snapdragon 8 Gen 3"}),
+    ("The demo runs on a MacBook M1 Pro.", {"MacBook M1 Pro"}),
+])
+def test_a_chip_with_its_memory_or_form_factor_is_the_chip(text, names):
+    assert _hardware(text) == names
+
+
+@pytest.mark.parametrize("text", [
+    "We train on 8 NVIDIA A100-80GBX GPUs.",
+    "It has 80GB of memory and an SXM5 socket.",
+])
+def test_a_chip_name_run_into_other_letters_or_a_memory_alone_is_no_chip(text):
+    assert _hardware(text) == set()
+
+
+@pytest.mark.parametrize("text, name", [
+    ("The tracker comes from Varnholt University of Science and Technology and Veltro Labs.",
+     "Varnholt University of Science and Technology"),
+    ("Authors: Ann Lee, Bo Chan\n    University of Calder / The Ostmark University of Science and\n    Technology\n",
+     "Ostmark University of Science and Technology"),
+    ("Friends at Pellam University of Technology and Design released Tango.", "Pellam University of Technology and Design"),
+])
+def test_a_university_of_two_disciplines_is_one_name(text, name):
+    assert name in _orgs(text)
+
+
+def test_a_proper_name_after_and_is_no_part_of_the_university():
+    assert _orgs("It is joint work of the University of Calder and Veltro.") == {"University of Calder"}

@@ -21,7 +21,7 @@ _PIECE_START = re.compile(_CUES["piece_start"])
 _ACRONYM_AFTER = re.compile(r"\s*\([A-Z][A-Za-z0-9]{1,9}\)$")
 """An acronym in brackets after a piece's name ("Allen Institute for AI (AI2)"): the name is the piece without it."""
 _AFFINITY = cue(_CUES["affinity_group"])
-_INSTITUTION = cue(_CUES["institution"])
+_INSTITUTION = cue(_CUES["institution"].replace("{fields}", _CUES["fields"]))
 _NOT_A_NAME = frozenset(_CUES["not_a_name"].split("|"))
 """The words that open a sentence, not an institution's name ("The", "Our", "At")."""
 _ROLE_LINE = cue(_CUES["role_line"])
@@ -295,7 +295,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         words = m.group(1).split()
         if words[0] in _NOT_A_NAME or words[-1] in rules.conf_acronyms:
             continue
-        out.append(Found(m.start(1), m.end(1), "Organization", m.group(1), (), "org.institution"))
+        out.append(Found(m.start(1), m.end(1), "Organization", " ".join(m.group(1).split()), (), "org.institution"))
     # organizations named by their role: affiliations in "Authors: A, B (Org); C (Org)" lines, and the
     # names after "colleagues at", "researchers from", "written with the payments processor"; each is then
     # found wherever it occurs
