@@ -242,3 +242,31 @@ def test_a_university_of_two_disciplines_is_one_name(text, name):
 
 def test_a_proper_name_after_and_is_no_part_of_the_university():
     assert _orgs("It is joint work of the University of Calder and Veltro.") == {"University of Calder"}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("1st ICML Workshop on Sparse Routing\nHeld at the Forty-first International Conference", "Workshop on Sparse Routing"),
+    ("It appeared in the Proceedings of the 4th Table Routing Workshop, 2025.", "4th Table Routing Workshop"),
+])
+def test_a_workshop_name_ends_with_its_heading_line_and_after_a_proceedings_lead(text, name):
+    assert _venues(text) == {name}
+
+
+def test_a_prose_line_break_inside_a_workshop_name_is_a_space():
+    assert _venues("Last year we spoke at the Workshop on Sparse\nTable Routing in Pisa.") == {"Workshop on Sparse Table Routing in Pisa"}
+
+
+@pytest.mark.parametrize("text", [
+    "17 Jun   Workshop day\n8 Apr Workshop papers due",
+    "Venue note: CEUR Workshop Proceedings, Vol-3034.",
+])
+def test_a_date_or_a_proceedings_series_is_no_workshop(text):
+    assert _venues(text) == set()
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Affiliations: Ostmark AI, Quillon Team (Paris, France; Tel-Aviv, Israel)\n", {"Ostmark AI", "Quillon Team"}),
+    ("**Developed by:** Veltro Alexa AI, Calder, UK\n", {"Veltro Alexa AI"}),
+])
+def test_a_city_and_its_country_after_an_organization_are_no_organizations(text, names):
+    assert _orgs(text) == names

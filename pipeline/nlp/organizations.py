@@ -35,6 +35,9 @@ _ROLE_CUE = cue(_CUES["role_cue"])
 _ORG_PIECE = re.compile(_CUES["org_piece"])
 _LIST_SEP = re.compile(_CUES["list_sep"])
 _PLACE_HEAD = re.compile(_CUES["place_head"])
+_COUNTRY = re.compile(r"(?:" + _CUES["countries"] + r")\.?")
+_PLACES_BRACKET = re.compile(r"\s*\(([^()]*)\)")
+"""A bracket that may hold only places ("Meta AI (Paris, France; Tel-Aviv, Israel)")."""
 _PEOPLE_AFFILIATION = re.compile(_CUES["people_affiliation"].replace("{people}", PEOPLE))
 _PERSON_BEFORE = re.compile(_CUES["person_before"].replace("{person}", PERSON), re.M)
 _PAREN_LIST = re.compile(_CUES["paren_list"])
@@ -55,6 +58,7 @@ def _affiliations(text: str) -> set[str]:
     for m in (*_AFFILIATION_LINE.finditer(text), *_NUMBERED.finditer(text)):
         body = next(g for g in m.groups() if g is not None)
         body = re.sub(r"\s*\([a-z][^()]*\)", "", body)  # "(code under mit-han-lab)"
+        body = _PLACES_BRACKET.sub(lambda b: "" if _all_places(b.group(1)) else b.group(0), body)
         if m.re is _AFFILIATION_LINE and (m.group(1) is None or (";" not in body and body.count(",") >= 2)):
             # a field's value is prose ("A and B"), and so is a labelled list without semicolons ("A, B, C and D")
             body = re.sub(r"\s+and\s+(?=[A-Z])", ", ", body)
@@ -72,12 +76,29 @@ def _split_pieces(body: str, ends: re.Pattern, rules=None) -> list[str]:
     out: list[str] = []
     numbered = re.search(r"\(\d{1,2}\)", body)  # "(1) A, B; (2) C": a numbered piece may list two organizations
     for piece in ends.split(body) if ends.search(body) else [body]:
-        parts = _joined_places([p.strip() for p in piece.split(",") if p.strip()], rules)
+        parts = _without_place(_joined_places([p.strip() for p in piece.split(",") if p.strip()], rules))
         if len(parts) > 1 and ends.search(body) and not numbered and len(parts[-1].split()) == 1 \
                 and not _ORG_WORD.search(parts[-1]):
             parts = parts[:-1]
         out.extend(parts)
     return out
+
+
+def _without_place(parts: list[str]) -> list[str]:
+    """The pieces of a list without the place that closes it: a country, and after an organization the city of at
+    most two words before it ("Amazon Alexa AI, Cambridge, UK"; "Babelmark, Italy" is an organization and its country)."""
+    if parts and _COUNTRY.fullmatch(parts[-1]):
+        if len(parts) >= 3 and len(parts[-2].split()) <= 2 and not _ORG_WORD.search(parts[-2]):
+            return parts[:-2]
+        return parts[:-1]
+    return parts
+
+
+def _all_places(body: str) -> bool:
+    """Whether a bracket's words are only places, each a city and its country ("Paris, France; Tel-Aviv, Israel"):
+    the places of the organization before it."""
+    pieces = [[x.strip() for x in p.split(",")] for p in re.split(r"[;/·]", body)]
+    return all(len(p) == 2 and _COUNTRY.fullmatch(p[1]) and not _ORG_WORD.search(p[0]) for p in pieces)
 
 
 _PIECE_OPEN = re.compile(r"(?:[,;(|]|\band)[ \t]*$")
@@ -209,6 +230,8 @@ def _bracketed(text: str, rules) -> set[str]:
     out = set()
     for m in _PAREN_LIST.finditer(text):  # a bracket's words, then the person or the list before it
         body = m.group(1)
+        if _all_places(body):
+            continue
         person = _PERSON_BEFORE.search(text, max(0, m.start() - 80), m.start()) if len(body) <= 80 else None
         if person:
             out |= _person_affiliation(person, body, text[max(0, m.start() - 119):m.start()], rules)
@@ -302,6 +325,8 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
     named: set[str] = set()
     for line in _ROLE_LINE.finditer(text):
         for g in re.finditer(r"\(([A-Z][^()\n]{1,60})\)", line.group(1)):
+            if _all_places(g.group(1)):
+                continue
             named.update(x.strip() for x in _ROLE_LINE_SPLIT.split(g.group(1)) if x.strip()[:1].isupper())
     named |= _affiliations(text) | _lead_lists(text, rules)
     for m in _ROLE_CUE.finditer(text):
