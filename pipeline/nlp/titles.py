@@ -196,8 +196,9 @@ def _titles_on_lines(t: _Titles) -> None:
 _EMPHASISED = re.compile(r"(?<![*\w])(?:\*\*?|__?|[“\"])((?:[A-Z0-9]|[a-z]{1,4}[A-Z])(?:[^*_“”\"\n]|\n[ \t]*(?=[^\s*_“”\"])){8,200}?)"
                          r"(?:\*\*?|__?|[”\"])(?![*\w])")
 """A title set off by emphasis or quotes, perhaps wrapped onto the next line."""
-_NAMED_TITLE = re.compile(r"[A-Z0-9][\w.+-]*(?:[ \t]+v?\d[\w.]*)?:\s+\S+(?:\s+\S+){2,}")
-"""A title that names what it is about, in one word (and a version), and then says it ("Name 2: Three Words Or More")."""
+_NAMED_TITLE = re.compile(r"[A-Z0-9][\w.+-]*(?:[ \t]+v?\d[\w.]*)?(?::|[ \t]+[—–])\s+\S+(?:\s+\S+){2,}")
+"""A title that names what it is about, in one word (and a version), and then says it ("Name 2: Three Words Or More",
+"Name — Three Words Or More")."""
 _WRAP = re.compile(r"\n[ \t]+(\S[^\n]{0,60}?)[ \t]*(?=\n|$)")
 _WRAP_LINE_CHARS = 45
 """The shortest line a title wraps from onto the next: a short one ends where the writer ended it."""
