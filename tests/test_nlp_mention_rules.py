@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.nlp.organizations import opens_with_people, organization_mentions
+from pipeline.nlp.hardware import hardware_mentions
+from pipeline.nlp.organizations import organization_mentions
+from pipeline.nlp.overlaps import resolve_overlaps
+from pipeline.nlp.people import opens_with_people
 from pipeline.nlp.rules import load_rules
 from pipeline.nlp.titles import paper_titles
 from pipeline.nlp.venues import conference_mentions, workshop_mentions
@@ -131,6 +134,58 @@ def test_no_title_from_a_list_of_headings_a_break_or_a_line_of_people(text):
     assert _titles(text) == set()
 
 
+@pytest.mark.parametrize("text, title", [
+    ("[2] Quillon: A Large-Scale Routing Evaluation Benchmark for Sparse\n    Mixture Models\n    Ann Lee, Bo Chan\n",
+     "Quillon: A Large-Scale Routing Evaluation Benchmark for Sparse Mixture Models"),
+    ("  Torvik: Efficient and Faithful Retrieval via Lightweight Late\n  Interaction\n  Ann Lee, Bo Chan\n",
+     "Torvik: Efficient and Faithful Retrieval via Lightweight Late Interaction"),
+    ('Its first version appeared as "Torvik: Zero-Shot Anomaly Classification and\n   Segmentation" at CVPR 2023.',
+     "Torvik: Zero-Shot Anomaly Classification and Segmentation"),
+])
+def test_a_title_wrapped_onto_an_indented_next_line_is_whole(text, title):
+    assert title in _titles(text)
+
+
+@pytest.mark.parametrize("text, title", [
+    ("  Quillon: Sparse Routing for Long Document Summarisation Models\n  Ann Lee\n", "Quillon: Sparse Routing for Long Document Summarisation Models"),
+    ("Quillon: Sparse Routing for Documents\n    Speaker: Ann Lee\n", "Quillon: Sparse Routing for Documents"),
+])
+def test_a_person_or_a_label_on_the_next_line_continues_no_title(text, title):
+    assert _titles(text) == {title}
+
+
+@pytest.mark.parametrize("text, title", [
+    ('The paper, "Torvik: A Vision Model for the Tree of Life," was written in Ohio.', "Torvik: A Vision Model for the Tree of Life"),
+    ('"Torvik: The Long-Document Transformer" replaces full attention with a window.', "Torvik: The Long-Document Transformer"),
+    ('Related reading: "Mastering Chess with Discrete World Models" (Torvik)\n', "Mastering Chess with Discrete World Models"),
+])
+def test_a_quoted_title_without_its_comma_and_after_any_label(text, title):
+    assert _titles(text) == {title}
+
+
+@pytest.mark.parametrize("text", [
+    'He said "Note: this is not a drill" twice.',
+    '"Reading List For The Long Weekend Ahead" was the headline.',
+])
+def test_a_quoted_sentence_or_headline_is_no_title(text):
+    assert _titles(text) == set()
+
+
+@pytest.mark.parametrize("text", [
+    "Workshop\nDate: Saturday, July 27th, 2024\nPlace: Room Lehar 4, Messe Wien Congress Center, Vienna\n",
+    "Entry\nPeople:  Ann Lee, Bo Chan, Cy Dee\nWhere:   arXiv preprint, August 2018\n",
+    "Abstracts\nAnn Lee, Bo Chan, Cy Dee, Dan Eel\nWe propose a thing that works in this paper, and we study it at length; it is "
+    "better than all the others we tried on the benchmarks we care about, and it is accepted at ICML 2024.\n",
+])
+def test_a_field_line_or_a_line_of_people_is_no_title(text):
+    assert _titles(text) == set()
+
+
+def test_a_title_line_that_names_its_paper_in_a_field_stays_one():
+    assert _titles("Entry\nTorvik: Knowledge Graph Embedding by Relational Rotation\nPeople:  Ann Lee, Bo Chan\n") == \
+        {"Torvik: Knowledge Graph Embedding by Relational Rotation"}
+
+
 @pytest.mark.parametrize("text, names", [
     ("09:10  Invited talk: Wen Liang (Thinking Engines), \"Training at scale\"", {"Thinking Engines"}),
     ("Talks by Ruth Bowden (University of Sorrey), Anne Braffo (LIMSA) and others.", {"University of Sorrey", "LIMSA"}),
@@ -149,3 +204,69 @@ def test_organizations_in_brackets_after_a_person_or_a_name_and_in_a_byline(text
 ])
 def test_no_organization_from_an_acronym_a_citation_people_or_a_model_in_brackets(text):
     assert _orgs(text) <= {"Google", "Acme Labs"}
+
+
+def _hardware(text: str) -> set[str]:
+    return {f.canonical for f in resolve_overlaps(hardware_mentions(text, load_rules()))}
+
+
+@pytest.mark.parametrize("text, names", [
+    ("We train on 8 NVIDIA A100-80GB GPUs.", {"A100"}),
+    ("It runs on one H100 SXM5 node and an A100 (40GB) card.", {"H100", "A100"}),
+    ("The checkpoint was tuned on the A100-SXM4-80GB.", {"A100"}),
+    ("Scores were leaked for the Snapdragon 8 Gen 3-powered phone.", {"Snapdragon 8 Gen 3"}),
+    ("The demo runs on a MacBook M1 Pro.", {"MacBook M1 Pro"}),
+])
+def test_a_chip_with_its_memory_or_form_factor_is_the_chip(text, names):
+    assert _hardware(text) == names
+
+
+@pytest.mark.parametrize("text", [
+    "We train on 8 NVIDIA A100-80GBX GPUs.",
+    "It has 80GB of memory and an SXM5 socket.",
+])
+def test_a_chip_name_run_into_other_letters_or_a_memory_alone_is_no_chip(text):
+    assert _hardware(text) == set()
+
+
+@pytest.mark.parametrize("text, name", [
+    ("The tracker comes from Varnholt University of Science and Technology and Veltro Labs.",
+     "Varnholt University of Science and Technology"),
+    ("Authors: Ann Lee, Bo Chan\n    University of Calder / The Ostmark University of Science and\n    Technology\n",
+     "Ostmark University of Science and Technology"),
+    ("Friends at Pellam University of Technology and Design released Tango.", "Pellam University of Technology and Design"),
+])
+def test_a_university_of_two_disciplines_is_one_name(text, name):
+    assert name in _orgs(text)
+
+
+def test_a_proper_name_after_and_is_no_part_of_the_university():
+    assert _orgs("It is joint work of the University of Calder and Veltro.") == {"University of Calder"}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("1st ICML Workshop on Sparse Routing\nHeld at the Forty-first International Conference", "Workshop on Sparse Routing"),
+    ("It appeared in the Proceedings of the 4th Table Routing Workshop, 2025.", "4th Table Routing Workshop"),
+])
+def test_a_workshop_name_ends_with_its_heading_line_and_after_a_proceedings_lead(text, name):
+    assert _venues(text) == {name}
+
+
+def test_a_prose_line_break_inside_a_workshop_name_is_a_space():
+    assert _venues("Last year we spoke at the Workshop on Sparse\nTable Routing in Pisa.") == {"Workshop on Sparse Table Routing in Pisa"}
+
+
+@pytest.mark.parametrize("text", [
+    "17 Jun   Workshop day\n8 Apr Workshop papers due",
+    "Venue note: CEUR Workshop Proceedings, Vol-3034.",
+])
+def test_a_date_or_a_proceedings_series_is_no_workshop(text):
+    assert _venues(text) == set()
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Affiliations: Ostmark AI, Quillon Team (Paris, France; Tel-Aviv, Israel)\n", {"Ostmark AI", "Quillon Team"}),
+    ("**Developed by:** Veltro Alexa AI, Calder, UK\n", {"Veltro Alexa AI"}),
+])
+def test_a_city_and_its_country_after_an_organization_are_no_organizations(text, names):
+    assert _orgs(text) == names

@@ -78,3 +78,18 @@ def test_one_baseline_does_not_outperform_the_next(parse):
     assert ("CMT", "outperforms", "EfficientNet") not in got and ("EfficientNet", "outperforms", "ConvNeXt") not in got
     got = _rule_relations(parse("FastViT beats MobileOne at similar latency."))
     assert ("FastViT", "outperforms", "MobileOne") in got
+
+
+@pytest.mark.parametrize("text, paper", [
+    ('We read "Quillfeather: Sparse Routing for Long Documents" this week. Quillfeather routes tokens to experts.',
+     "Quillfeather: Sparse Routing for Long Documents"),
+    ('We read "Quillfeather — Sparse Routing for Long Documents" this week. Quillfeather routes tokens to experts.',
+     "Quillfeather — Sparse Routing for Long Documents"),
+])
+def test_a_quoted_title_introduces_the_name_before_its_colon_or_dash(parse, text, paper):
+    assert (paper, "introduces", "Quillfeather") in _rule_relations(parse(text))
+
+
+def test_a_quoted_sentence_introduces_nothing(parse):
+    doc = parse('He said "Quillfeather: this is not a drill" twice. Quillfeather routes tokens to experts.')
+    assert not [r for r in _rule_relations(doc) if r[1] == "introduces"]

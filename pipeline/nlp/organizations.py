@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 
 from .lexicon import longest_first
+from .people import PEOPLE, PERSON, people_count
 from .rules import Found, acronym_long_form, load_rules
 from .text import cue, regex
 
-__all__ = ["organization_mentions", "opens_with_people"]
+__all__ = ["organization_mentions"]
 
 _CUES = load_rules().cue_patterns["organizations"]
 _AFFILIATION_LINE = re.compile(_CUES["affiliation_line"])
@@ -20,7 +21,7 @@ _PIECE_START = re.compile(_CUES["piece_start"])
 _ACRONYM_AFTER = re.compile(r"\s*\([A-Z][A-Za-z0-9]{1,9}\)$")
 """An acronym in brackets after a piece's name ("Allen Institute for AI (AI2)"): the name is the piece without it."""
 _AFFINITY = cue(_CUES["affinity_group"])
-_INSTITUTION = cue(_CUES["institution"])
+_INSTITUTION = cue(_CUES["institution"].replace("{fields}", _CUES["fields"]))
 _NOT_A_NAME = frozenset(_CUES["not_a_name"].split("|"))
 """The words that open a sentence, not an institution's name ("The", "Our", "At")."""
 _ROLE_LINE = cue(_CUES["role_line"])
@@ -34,12 +35,12 @@ _ROLE_CUE = cue(_CUES["role_cue"])
 _ORG_PIECE = re.compile(_CUES["org_piece"])
 _LIST_SEP = re.compile(_CUES["list_sep"])
 _PLACE_HEAD = re.compile(_CUES["place_head"])
-_PEOPLE = _CUES["people_list"].replace("{person}", _CUES["person"])
-_PEOPLE_AFFILIATION = re.compile(_CUES["people_affiliation"].replace("{people}", _PEOPLE))
-_PERSON_BEFORE = re.compile(_CUES["person_before"].replace("{person}", _CUES["person"]), re.M)
+_COUNTRY = re.compile(r"(?:" + _CUES["countries"] + r")\.?")
+_PLACES_BRACKET = re.compile(r"\s*\(([^()]*)\)")
+"""A bracket that may hold only places ("Meta AI (Paris, France; Tel-Aviv, Israel)")."""
+_PEOPLE_AFFILIATION = re.compile(_CUES["people_affiliation"].replace("{people}", PEOPLE))
+_PERSON_BEFORE = re.compile(_CUES["person_before"].replace("{person}", PERSON), re.M)
 _PAREN_LIST = re.compile(_CUES["paren_list"])
-_PEOPLE_LINE = re.compile(r"[ \t]*(?:" + _PEOPLE + ")")
-_PERSON = re.compile(_CUES["person"])
 _PIECE_SPLIT = re.compile(_CUES["piece_split"])
 _MEMBER_NOUN = re.compile(_CUES["member_noun"])
 _MEMBER_NAME = re.compile(_CUES["member_name"])
@@ -57,6 +58,7 @@ def _affiliations(text: str) -> set[str]:
     for m in (*_AFFILIATION_LINE.finditer(text), *_NUMBERED.finditer(text)):
         body = next(g for g in m.groups() if g is not None)
         body = re.sub(r"\s*\([a-z][^()]*\)", "", body)  # "(code under mit-han-lab)"
+        body = _PLACES_BRACKET.sub(lambda b: "" if _all_places(b.group(1)) else b.group(0), body)
         if m.re is _AFFILIATION_LINE and (m.group(1) is None or (";" not in body and body.count(",") >= 2)):
             # a field's value is prose ("A and B"), and so is a labelled list without semicolons ("A, B, C and D")
             body = re.sub(r"\s+and\s+(?=[A-Z])", ", ", body)
@@ -74,12 +76,29 @@ def _split_pieces(body: str, ends: re.Pattern, rules=None) -> list[str]:
     out: list[str] = []
     numbered = re.search(r"\(\d{1,2}\)", body)  # "(1) A, B; (2) C": a numbered piece may list two organizations
     for piece in ends.split(body) if ends.search(body) else [body]:
-        parts = _joined_places([p.strip() for p in piece.split(",") if p.strip()], rules)
+        parts = _without_place(_joined_places([p.strip() for p in piece.split(",") if p.strip()], rules))
         if len(parts) > 1 and ends.search(body) and not numbered and len(parts[-1].split()) == 1 \
                 and not _ORG_WORD.search(parts[-1]):
             parts = parts[:-1]
         out.extend(parts)
     return out
+
+
+def _without_place(parts: list[str]) -> list[str]:
+    """The pieces of a list without the place that closes it: a country, and after an organization the city of at
+    most two words before it ("Amazon Alexa AI, Cambridge, UK"; "Babelmark, Italy" is an organization and its country)."""
+    if parts and _COUNTRY.fullmatch(parts[-1]):
+        if len(parts) >= 3 and len(parts[-2].split()) <= 2 and not _ORG_WORD.search(parts[-2]):
+            return parts[:-2]
+        return parts[:-1]
+    return parts
+
+
+def _all_places(body: str) -> bool:
+    """Whether a bracket's words are only places, each a city and its country ("Paris, France; Tel-Aviv, Israel"):
+    the places of the organization before it."""
+    pieces = [[x.strip() for x in p.split(",")] for p in re.split(r"[;/·]", body)]
+    return all(len(p) == 2 and _COUNTRY.fullmatch(p[1]) and not _ORG_WORD.search(p[0]) for p in pieces)
 
 
 _PIECE_OPEN = re.compile(r"(?:[,;(|]|\band)[ \t]*$")
@@ -189,7 +208,7 @@ def _people_affiliations(text: str, rules) -> set[str]:
     out = set()
     for m in _PEOPLE_AFFILIATION.finditer(text):
         people = m.group(1)
-        if len(_PERSON.findall(people)) < 2 and "et al" not in people:
+        if people_count(people) < 2 and "et al" not in people:
             continue
         body = re.sub(r"\s*\([^()]*\)", "", m.group(2) or m.group(3))
         out.update(p for p in _and_pieces(body, rules) if _good_name(p, rules))
@@ -211,6 +230,8 @@ def _bracketed(text: str, rules) -> set[str]:
     out = set()
     for m in _PAREN_LIST.finditer(text):  # a bracket's words, then the person or the list before it
         body = m.group(1)
+        if _all_places(body):
+            continue
         person = _PERSON_BEFORE.search(text, max(0, m.start() - 80), m.start()) if len(body) <= 80 else None
         if person:
             out |= _person_affiliation(person, body, text[max(0, m.start() - 119):m.start()], rules)
@@ -235,12 +256,6 @@ def _person_affiliation(person: re.Match, body: str, before: str, rules) -> set[
     if len(pieces) > 1 and any(_person_like(p, rules) for p in pieces):
         return set()
     return {p for p in pieces if _good_name(p, rules)}
-
-
-def opens_with_people(line: str) -> bool:
-    """Whether ``line`` opens with a list of two or more people ("Ann Lee, Bo Chan and Cy Dee ...")."""
-    m = _PEOPLE_LINE.match(line)
-    return bool(m) and len(_PERSON.findall(m.group(0))) >= 2
 
 
 def _members(text: str, rules) -> set[str]:
@@ -303,13 +318,15 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         words = m.group(1).split()
         if words[0] in _NOT_A_NAME or words[-1] in rules.conf_acronyms:
             continue
-        out.append(Found(m.start(1), m.end(1), "Organization", m.group(1), (), "org.institution"))
+        out.append(Found(m.start(1), m.end(1), "Organization", " ".join(m.group(1).split()), (), "org.institution"))
     # organizations named by their role: affiliations in "Authors: A, B (Org); C (Org)" lines, and the
     # names after "colleagues at", "researchers from", "written with the payments processor"; each is then
     # found wherever it occurs
     named: set[str] = set()
     for line in _ROLE_LINE.finditer(text):
         for g in re.finditer(r"\(([A-Z][^()\n]{1,60})\)", line.group(1)):
+            if _all_places(g.group(1)):
+                continue
             named.update(x.strip() for x in _ROLE_LINE_SPLIT.split(g.group(1)) if x.strip()[:1].isupper())
     named |= _affiliations(text) | _lead_lists(text, rules)
     for m in _ROLE_CUE.finditer(text):

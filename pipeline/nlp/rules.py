@@ -76,6 +76,7 @@ class Rules:
     chips: list[str]
     devices: list[str]
     hw_suffix: str
+    hw_variant: str
     known_methods: set[str]
     known_datasets: set[str]
     generic: frozenset[str]
@@ -123,6 +124,7 @@ def load_rules() -> Rules:
         chips=hw["chips"],
         devices=hw["devices"],
         hw_suffix=hw["suffixes"],
+        hw_variant=hw["variants"],
         known_methods=set(lex["known_methods"]),
         known_datasets=set(lex["known_datasets"]),
         generic=frozenset(lex["generic_acronyms"]),

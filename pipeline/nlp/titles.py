@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .organizations import opens_with_people
+from .people import PERSON, opens_with_people
 from .rules import Found, load_rules, scan_title
 from .text import MONTHS, prefiltered
 
@@ -57,7 +57,9 @@ class _Titles:
             a += 1
         while b > a and text[b - 1] in "“”\"":
             b -= 1
-        title = text[a:b]
+        while b > a and text[b - 1] in ",;":  # a comma the quotes close over ("The paper, \"Name: Subtitle,\" was")
+            b -= 1
+        title = " ".join(text[a:b].split())  # a title wrapped onto a second line is one line
         if need_colon and ":" not in title:
             return
         words = title.split()
@@ -129,10 +131,11 @@ def _titles_in_sentences(t: _Titles, sentences) -> None:
 def _titles_on_lines(t: _Titles) -> None:
     """Titles set off by emphasis or quotes, on lines of their own (perhaps list items), labelled "Title:"."""
     text, fw, out, add = t.text, t.fw, t.out, t.add
-    # a title set off by emphasis or quotes in a sentence about a paper: "Our oral is *Name: Subtitle*"
-    for m in re.finditer(r"(?<![*\w])(?:\*\*?|__?|[“\"])((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^*_“”\"\n]{8,200}?)(?:\*\*?|__?|[”\"])(?![*\w])", text):
+    # a title set off by emphasis or quotes in a sentence about a paper: "Our oral is *Name: Subtitle*" (perhaps
+    # wrapped onto an indented next line); in quotes, a title "Name: Subtitle" needs no such sentence
+    for m in _EMPHASISED.finditer(text):
         line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) if "\n" in text[m.end():] else len(text)]
-        if _PAPER_LINE.search(line) \
+        if (_PAPER_LINE.search(line) or (m.group(0)[0] in "“\"" and _NAMED_TITLE.match(m.group(1)))) \
                 and title_like(m.group(1), fw):
             add(m.start(1), m.end(1), "paper.emphasised_title")
     # a title on a line of its own, perhaps as a list item: with a colon or a question mark, or followed by
@@ -147,16 +150,22 @@ def _titles_on_lines(t: _Titles) -> None:
         authors = _AUTHOR_PARENTHESIS.search(title)  # "Name: Subtitle (Ann Lee, Bo Chan)": the names are no part of it
         if authors:
             title = title[:authors.start()]
-        nxt = text[m.end():m.end() + 200].lstrip("\n").lstrip()
-        if not title or title.endswith((".", ",", ";")) or "|" in title or " -- " in title or opens_with_people(title):
+        end = start + len(title)
+        if end == m.end(1) and title and not title.endswith((".", ",", ";", ":")):
+            end = _wrapped_end(text, m.start(1), end, t.rules)
+        after = end if end > m.end(1) else m.end()  # the line after the title (its second, if it wraps)
+        nxt = text[after:after + 200].lstrip("\n").lstrip()
+        if not title or title.endswith((".", ",", ";")) or "|" in title or " -- " in title or opens_with_people(title) \
+                or _field_value(title) or re.search(r"[“”\"]", title.strip("“”\"")):  # a sentence that quotes one
             continue
-        if not (re.search(r"[:?]", title) or _AUTHOR_LINE.match(nxt) or opens_with_people(nxt.split("\n", 1)[0])
+        quoted = start > 0 and text[start - 1] in "“\""  # after a label: "Related reading: \"Name of a Paper\""
+        if not (quoted or re.search(r"[:?]", title) or _AUTHOR_LINE.match(nxt) or opens_with_people(nxt.split("\n", 1)[0])
                 or _PRESENTATION_LABEL.search(text, m.start(), m.start(1))):
             continue
         if re.match(_CUES["dated_line"].replace("{months}", "|".join(MONTHS)), nxt.split("\n", 1)[0]):
             continue  # a dated line follows the headline of the post itself, not a paper's title
         if title_like(title, fw):
-            add(start, start + len(title), "paper.title_line")
+            add(start, end, "paper.title_line")
     # a title on a line of its own with no colon, question mark or author line: a title-case line opening a
     # paragraph that reads as that paper's abstract or teaser. Section headings ("Estimating Depth from an
     # Image") open paragraphs too, but theirs present other papers by their titles ("researchers will
@@ -164,7 +173,7 @@ def _titles_on_lines(t: _Titles) -> None:
     for m in re.finditer(r"(?m)^[ \t]*((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)[ \t]*\n", text):
         title = m.group(1)
         if title.endswith((".", ",", ";", ":")) or "|" in title or len(title.split()) < 4 or not title_like(title, fw) \
-                or any(f.start == m.start(1) for f in out) or re.match(r"[\w ]{1,20}:", title):
+                or any(f.start == m.start(1) for f in out) or re.match(r"[\w ]{1,20}:", title) or opens_with_people(title):
             continue
         para_end = text.find("\n", m.end())
         para = text[m.end():para_end if para_end >= 0 else len(text)]
@@ -182,6 +191,46 @@ def _titles_on_lines(t: _Titles) -> None:
                          r"\([^()\n]*(?:19|20)\d{2}[^()\n]*\)[ \t]*(?:[—–:-]|$)", text):
         if title_like(m.group(1), fw):
             add(m.start(1), m.end(1), "paper.list_item_title")
+
+
+_EMPHASISED = re.compile(r"(?<![*\w])(?:\*\*?|__?|[“\"])((?:[A-Z0-9]|[a-z]{1,4}[A-Z])(?:[^*_“”\"\n]|\n[ \t]*(?=[^\s*_“”\"])){8,200}?)"
+                         r"(?:\*\*?|__?|[”\"])(?![*\w])")
+"""A title set off by emphasis or quotes, perhaps wrapped onto the next line."""
+_NAMED_TITLE = re.compile(r"[A-Z0-9][\w.+-]*(?:[ \t]+v?\d[\w.]*)?(?::|[ \t]+[—–])\s+\S+(?:\s+\S+){2,}")
+"""A title that names what it is about, in one word (and a version), and then says it ("Name 2: Three Words Or More",
+"Name — Three Words Or More")."""
+_WRAP = re.compile(r"\n[ \t]+(\S[^\n]{0,60}?)[ \t]*(?=\n|$)")
+_WRAP_LINE_CHARS = 45
+"""The shortest line a title wraps from onto the next: a short one ends where the writer ended it."""
+_FIELD_DATE = re.compile(r"\b(?:" + "|".join(sorted(MONTHS)) + r")\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?\b|(?:19|20)\d{2}\b)")
+
+
+def _wrapped_end(text: str, line_start: int, end: int, rules) -> int:
+    """Where a title on a line of its own ends when it wraps: a long line (``_WRAP_LINE_CHARS``) and up to five title
+    words on an indented next line that is no list of people ("SPLADE v2: Sparse Lexical and Expansion Model for
+    Information\n    Retrieval"). A next line that could be one person's name ("Ann Lee") continues it only after a
+    function word or when it closes with a head noun ("... Benchmark for Large\n  Language Models")."""
+    m = _WRAP.match(text, end)
+    if not m or end - line_start < _WRAP_LINE_CHARS:
+        return end
+    words = m.group(1).split()
+    fw = rules.function_words
+    if len(words) > 5 or re.search(r"[,;.:·|]$|[·|:]", m.group(1)) or opens_with_people(m.group(1)) \
+            or not all(w[:1].isupper() or w[:1].isdigit() or w in fw for w in words):
+        return end
+    last_before = text[line_start:end].split()[-1]
+    heads = rules.method_heads | rules.dataset_heads
+    if re.fullmatch(PERSON, m.group(1)) and last_before not in fw and not last_before.endswith("-") \
+            and words[-1].lower() not in heads:
+        return end
+    return m.end(1)
+
+
+def _field_value(title: str) -> bool:
+    """Whether a title line is a field's label and value: a date ("Date: Saturday, July 27th, 2024"), people
+    ("People:  Ann Lee, Bo Chan")."""
+    label = re.match(r"[A-Z][\w ]{0,20}:\s+", title)
+    return bool(label) and (bool(_FIELD_DATE.search(title, label.end())) or opens_with_people(title[label.end():]))
 
 
 _ABSTRACT_SIGNAL = re.compile(_CUES["abstract_signal"])
@@ -214,12 +263,19 @@ def _after_label(title: str, at: int) -> tuple[int, str]:
     words = m.group(1).split() if m else []
     # a label is one word or lower-case after its first ("Technical report:"): "Latent Consistency Models:" is a name
     if not m or not any(w.lower() in _line_labels() for w in words) or (len(words) > 1 and all(w[0].isupper() for w in words)):
-        return at, title
+        return _labelled_quote(title, at) or (at, title)
     rest = title[m.end():]
     quoted = _QUOTED.match(rest)
     if quoted:
         return at + m.end() + quoted.start(1), quoted.group(1)
     return at + m.end(), rest
+
+
+def _labelled_quote(title: str, at: int) -> tuple[int, str] | None:
+    """The title in quotes after any label ("Related reading: \"Name of a Paper\" (Name)"), and where it starts."""
+    m = _LABEL.match(title)
+    quoted = _QUOTED.match(title, m.end()) if m else None
+    return (at + quoted.start(1), quoted.group(1)) if quoted else None
 
 
 @lru_cache(maxsize=1)

@@ -110,6 +110,9 @@ _PRESENTED_AT = re.compile(_CUES["presented_at"], re.I)
 _LIST_JOINER = re.compile(_CUES["list_joiner"])
 _LIST_WORDS = frozenset(_CUES["list_words"].split("|"))
 _LEADING_THE = re.compile(_CUES["leading_the"], re.I)
+_PUBLICATION_LEAD = re.compile(_CUES["publication_lead"])
+_DAY_MONTH = re.compile(r"\d{1,2}\s+(?:" + "|".join(sorted(m[:3] for m in MONTHS)) + r")[a-z]*\.?\Z")
+"""A date, which names no workshop ("17 Jun   Workshop day")."""
 _NAME_BREAK = re.compile(_CUES["workshop_name_break"])
 """What a workshop's name never runs across: the bracket that closes a tag it stands in."""
 MAX_NAME_WORDS = 20
@@ -179,19 +182,26 @@ def workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
             name = text[span[0]:end]
         if not name or name.split()[0] in MONTHS or ")" in name:
             continue
+        if "\n" in name and len(text[text.rfind("\n", 0, m.start()) + 1:m.start()].split()) <= 3:
+            # a heading's name ends with its line ("1st ICML Workshop on X\nHeld at ...")
+            end = span[0] + name.index("\n")
+            name = text[span[0]:end].rstrip()
+            end = span[0] + len(name)
         aliases = {text[m.start():end]}
         acr = re.match(r"\s*\(([A-Za-z][\w-]*)\)", text[end:])
         if acr and not any(c.start <= end + acr.start(1) < c.end for c in confs):
             aliases.add(acr.group(1))
             aliases.add(f"Workshop on {name} ({acr.group(1)})")
             end = end + acr.end()
-        out.append(Found(m.start(), end, "Venue", f"Workshop on {name}", tuple(sorted(aliases)), "venue.workshop_on"))
+        out.append(Found(m.start(), end, "Venue", f"Workshop on {' '.join(name.split())}", tuple(sorted(aliases)), "venue.workshop_on"))
     # at most MAX_NAME_WORDS words before "Workshop": unbounded, a text of title-case words was backtracked from each word
     for m in _name_workshop().finditer(text):
-        name = m.group(1)
-        if name.split()[0].lower() in _ARTICLES:
+        leads = list(_PUBLICATION_LEAD.finditer(m.group(1)))
+        start = m.start() + (leads[-1].end() if leads else 0)
+        name = text[start:m.end(1)]
+        if not name or name.split()[0].lower() in _ARTICLES or _DAY_MONTH.match(name):
             continue
-        out.append(Found(m.start(), m.end(), "Venue", m.group(0), (name,), "venue.name_workshop"))
+        out.append(Found(start, m.end(), "Venue", text[start:m.end()], (name,), "venue.name_workshop"))
     # "the Tackling Climate Change with Machine Learning workshop at ICLR 2026": a title-case name before a
     # lower-case "workshop", after "the"
     for m in _NAME_WORKSHOP_LOWER.finditer(text):
