@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..discourse import introduced
-from .common import (COMPARATIVE, change_sign, clause_subject, comparison_sign, is_baseline, mention_at,
+from .common import (COMPARATIVE, change_sign, clause_subject, comparison_sign, mention_at, not_baselines,
                      subject_is_anaphor)
 from .reader import Reader, Sentence
 
@@ -57,8 +57,8 @@ def method_cues(rd: Reader, sn: Sentence) -> None:
                     subj = st.cur_paper
                 elif anaphor_method is not None:
                     subj = anaphor_method  # "The method outperforms X"
-            if subj is not None and kind != "extends" and is_baseline(dtext, s0, subj, methods):
-                subj = _winner(rd, sn, clause_subj)  # "3.5x faster than CMT, 4.9x faster than EfficientNet": not CMT
+            if subj is not None and kind != "extends":
+                subj = _winner(rd, sn, subj, clause_subj, c_start)  # "3.5x faster than CMT, 4.9x faster than EfficientNet": not CMT
             if subj is None:
                 continue
             if negated(sent, subj.end_char, obj.start_char):
@@ -89,8 +89,8 @@ def comparatives(rd: Reader, sn: Sentence) -> None:
             subj = subs[-1] if subs else None
             if re.search(r"\b(?:[Ii]t|[Tt]hey)\s+(?:[\w.%@-]+\s+){0,6}$", dtext[max(s0, c_start - 60):c_start]) and anaphor_method is not None:
                 subj = anaphor_method
-            if subj is not None and is_baseline(dtext, s0, subj, methods):
-                subj = _winner(rd, sn, clause_subject(sent, methods, introduced(rd.st)))
+            if subj is not None:
+                subj = _winner(rd, sn, subj, clause_subject(sent, methods, introduced(rd.st)), c_start)
             if not sign or subj is None or not objs or negated(sent, subj.end_char if subj.end_char <= c_start else s0, objs[0].start_char):
                 continue
             obj_list = [objs[0]] + [m for m in methods if m.start_char > objs[0].end_char and re.fullmatch(
@@ -103,12 +103,11 @@ def comparatives(rd: Reader, sn: Sentence) -> None:
 
 
 
-def _winner(rd: Reader, sn: Sentence, clause_subj):
-    """The method a comparison is about when the one named nearest before its cue is itself compared against: the
-    clause's subject, or the method in focus for "it" ("It is 3.5x faster than A and 4.9x faster than B")."""
-    if clause_subj is not None and not is_baseline(rd.dtext, sn.s0, clause_subj, sn.methods):
-        return clause_subj
-    return sn.anaphor_method if sn.anaphor_method is not None and subject_is_anaphor(sn.sent) else None
+def _winner(rd: Reader, sn: Sentence, subj, clause_subj, cue: int):
+    """The method a comparison whose cue starts at ``cue`` is about: ``subj``, the one named nearest before the cue,
+    unless it is itself compared against (:func:`~.common.not_baselines`: "It is 3.5x faster than A and 4.9x faster
+    than B" is not about A)."""
+    return next(iter(not_baselines(rd.dtext, sn, [subj], clause_subj, cue)), None)
 
 
 def dependency(rd: Reader, sn: Sentence) -> None:
