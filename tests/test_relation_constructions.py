@@ -78,3 +78,19 @@ def test_one_baseline_does_not_outperform_the_next(parse):
     assert ("CMT", "outperforms", "EfficientNet") not in got and ("EfficientNet", "outperforms", "ConvNeXt") not in got
     got = _rule_relations(parse("FastViT beats MobileOne at similar latency."))
     assert ("FastViT", "outperforms", "MobileOne") in got
+
+
+def test_builds_on_says_uses(parse):
+    # "builds on X" between methods is uses in the annotation guides (extends only where it is called a variant)
+    got = _rule_relations(parse("DINOv2 builds on iBOT and adds a KoLeo regulariser."))
+    assert ("DINOv2", "uses", "iBOT") in got
+    got = _rule_relations(parse("DINOv2 is compared with iBOT on ImageNet."))
+    assert ("DINOv2", "uses", "iBOT") not in got
+
+
+def test_a_cue_verb_with_a_subject_of_its_own(parse):
+    # the name nearest before "is built on" is not what is built on it when the verb has a subject of its own
+    got = _rule_relations(parse("FogForge relies on Marigold for depth, and every detector in the paper is built on RT-DETR."))
+    assert ("FogForge", "uses", "Marigold") in got and ("Marigold", "uses", "RT-DETR") not in got
+    got = _rule_relations(parse("FogForge, which is built on RT-DETR, removes haze."))
+    assert ("FogForge", "uses", "RT-DETR") in got

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from spacy.tokens import Span
+
 from ..discourse import introduced
 from .common import (COMPARATIVE, change_sign, clause_subject, comparison_sign, mention_at, not_baselines,
                      subject_is_anaphor)
@@ -45,6 +47,8 @@ def method_cues(rd: Reader, sn: Sentence) -> None:
             if subj is not None and parsed and parsed[0] is not None and parsed[0] is not subj \
                     and parsed[0].end_char <= subj.start_char:
                 subj = parsed[0]
+            if kind != "extends" and subj is not None and _own_subject(doc, subj, c_start, c_end):
+                subj = None  # "The teacher is X, and the student uses Y": not X (not for extends: there it lost three right ones)
             clause_subj = clause_subject(sent, methods, introduced(st))
             if subj is not None and clause_subj is not None and clause_subj.end_char <= subj.start_char and \
                     re.search(r"\band\s+(?:\w+\s+)?$", dtext[subj.end_char:c_start]):
@@ -69,6 +73,24 @@ def method_cues(rd: Reader, sn: Sentence) -> None:
                 else:
                     add(subj, pred, o, sent, f"{pred}.cue", conf)
 
+
+
+_RELATIVE_SUBJECTS = frozenset({"it", "they", "which", "that", "who"})
+
+
+def _own_subject(doc, subj: Span, c_start: int, c_end: int) -> bool:
+    """Whether the verb of a cue ("relies on", "is built on", "uses") has a subject of its own by the parse that is
+    not ``subj`` (the name nearest before the cue) nor holds it, nor is a pronoun or relative standing for it:
+    "FogForge relies on X, and every detector in the paper is built on Y" does not say X is built on Y."""
+    span = doc.char_span(c_start, c_end, alignment_mode="expand")
+    if span is None or not len(span):
+        return False
+    verb = span[0]
+    subjects = [t for t in verb.children if t.dep_ in {"nsubj", "nsubjpass"}]
+    if not subjects or subjects[0].lower_ in _RELATIVE_SUBJECTS:
+        return False
+    t = subjects[0]
+    return not t.left_edge.idx <= subj.start_char < t.right_edge.idx + len(t.right_edge)
 
 
 def comparatives(rd: Reader, sn: Sentence) -> None:
