@@ -93,3 +93,19 @@ def test_a_quoted_title_introduces_the_name_before_its_colon_or_dash(parse, text
 def test_a_quoted_sentence_introduces_nothing(parse):
     doc = parse('He said "Quillfeather: this is not a drill" twice. Quillfeather routes tokens to experts.')
     assert not [r for r in _rule_relations(doc) if r[1] == "introduces"]
+
+
+def test_builds_on_says_uses(parse):
+    # "builds on X" between methods is uses in the annotation guides (extends only where it is called a variant)
+    got = _rule_relations(parse("DINOv2 builds on iBOT and adds a KoLeo regulariser."))
+    assert ("DINOv2", "uses", "iBOT") in got
+    got = _rule_relations(parse("DINOv2 is compared with iBOT on ImageNet."))
+    assert ("DINOv2", "uses", "iBOT") not in got
+
+
+def test_a_cue_verb_with_a_subject_of_its_own(parse):
+    # the name nearest before "is built on" is not what is built on it when the verb has a subject of its own
+    got = _rule_relations(parse("FogForge relies on Marigold for depth, and every detector in the paper is built on RT-DETR."))
+    assert ("FogForge", "uses", "Marigold") in got and ("Marigold", "uses", "RT-DETR") not in got
+    got = _rule_relations(parse("FogForge, which is built on RT-DETR, removes haze."))
+    assert ("FogForge", "uses", "RT-DETR") in got

@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 
 from ..names import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, table_top
-from .relations.common import BASELINE_BEFORE
+from .relations.common import compared_against
 
 __all__ = ["mention_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
 
@@ -847,8 +847,8 @@ def _compared(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> 
     got = memo.get(key)
     if got is None:
         c = typed[k].cand
-        a = max(lay.line_starts[lay.token_line[c.start]], c.start_char - 40)
-        got = memo[key] = [f"{tag}compared"] if BASELINE_BEFORE.search(lay.text, a, c.start_char) else []
+        a = lay.line_starts[lay.token_line[c.start]]
+        got = memo[key] = [f"{tag}compared"] if compared_against(lay.text, a, c.start_char) else []
     return got
 
 

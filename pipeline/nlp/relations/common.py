@@ -116,6 +116,13 @@ BASELINE_BEFORE = re.compile(_CUES["baseline_before"])
 """What stands right before a method named as the one compared against: "faster than X", "gains over X", "beats X"."""
 
 
+def compared_against(text: str, floor: int, start: int) -> bool:
+    """Whether the name that starts at ``start`` of ``text`` is named as what something is compared against: a cue
+    of ``baseline_before`` ends right before it (read back 40 characters at most, never before ``floor``). The one
+    test the rules (:func:`is_baseline`) and the pair features (``s_compared``) share."""
+    return BASELINE_BEFORE.search(text, max(floor, start - 40), start) is not None
+
+
 def is_baseline(dtext: str, s0: int, m: Span, methods: list[Span]) -> bool:
     """Whether ``m`` (in a sentence starting at ``s0``) is named as what something is compared against, itself or
     as a later member of a list ("3.5x faster than CMT, EfficientNet and ConvNeXt")."""
@@ -124,7 +131,27 @@ def is_baseline(dtext: str, s0: int, m: Span, methods: list[Span]) -> bool:
         if not re.fullmatch(r",\s*|,?\s+(?:and|or)\s+", dtext[x.end_char:first.start_char]):
             break
         first = x
-    return BASELINE_BEFORE.search(dtext[max(s0, first.start_char - 40):first.start_char]) is not None
+    return compared_against(dtext, s0, first.start_char)
+
+
+def not_baselines(dtext: str, sn, subjects: list, clause_subj: Span | None, before: int) -> list:
+    """The ``subjects`` of a sentence ``sn`` (a :class:`~.reader.Sentence`) but the methods named as what is
+    compared against ("YOLOv10 reaches a higher mAP than YOLOv9 and YOLOv8 on COCO": not YOLOv9 nor YOLOv8); when
+    none is left, the one the sentence says is better: its clause's subject, else the first method named before
+    ``before`` that is not compared against, else the method in focus for "it" ("On X it is 13.9x faster than Y").
+    The one fallback of evaluatedOn, runsOn and the comparisons."""
+    s0, methods = sn.s0, sn.methods
+    if not any(x is not None and x.label_ == "Method" and is_baseline(dtext, s0, x, methods) for x in subjects):
+        return subjects
+    kept = [x for x in subjects if x is not None and not is_baseline(dtext, s0, x, methods)]
+    if kept:
+        return kept
+    if clause_subj is not None and not is_baseline(dtext, s0, clause_subj, methods):
+        return [clause_subj]
+    first = next((m for m in methods if m.end_char <= before and not is_baseline(dtext, s0, m, methods)), None)
+    if first is not None:
+        return [first]
+    return [sn.anaphor_method] if sn.anaphor_method is not None and subject_is_anaphor(sn.sent) else []
 
 
 def comparison_sign(word: str, metric: str, lower_is_better: frozenset[str]) -> int:

@@ -7,7 +7,7 @@ import re
 from ..discourse import canon, introduced
 from ..rules import norm
 from ..text import prefiltered
-from .common import (EVALUATE_VERB, PAPER_ANAPHOR, STUDY, TRAINING, WE, clause_subject, is_baseline, listed_before,
+from .common import (EVALUATE_VERB, PAPER_ANAPHOR, STUDY, TRAINING, WE, clause_subject, listed_before, not_baselines,
                      subject_is_anaphor, trained_not_evaluated, ends_in_word)
 from .reader import Reader, Sentence
 
@@ -89,7 +89,9 @@ def evaluated_on(rd: Reader, sn: Sentence) -> None:
                 # the subject is the method where one is named, else the paper
                 intro = [m for m in st.paper_methods.get(norm(canon(subj)), []) if m.label_ == "Method"]
                 subj = intro[0] if intro else subj
-            for s_ in _not_baselines(rd, sn, subjects if len(subjects) > 1 else [subj], clause_subj):
+            named = subjects if len(subjects) > 1 else [subj]
+            first_named = min((x.start_char for x in named if x is not None), default=s0)
+            for s_ in not_baselines(dtext, sn, named, clause_subj, first_named):
                 if s_ is None or negated(sent, s_.end_char if s_.end_char <= d.start_char else s0, d.start_char):
                     continue
                 add(s_, "evaluatedOn", d, sent, "evaluatedOn.cue", 0.75)
@@ -104,24 +106,6 @@ def evaluated_on(rd: Reader, sn: Sentence) -> None:
                     and not any(norm(canon(x)) in introduced(st) for x in subjects) \
                     and not negated(sent, s0, d.start_char):
                 add(study, "evaluatedOn", d, sent, "evaluatedOn.study", 0.7)
-
-
-def _not_baselines(rd: Reader, sn: Sentence, subjects: list, clause_subj) -> list:
-    """The subjects but those named as what is compared against ("YOLOv10 reaches a higher mAP than YOLOv9 and YOLOv8
-    on COCO": not YOLOv9 nor YOLOv8); when none is left, the one the sentence says is better: its clause's subject,
-    the first method it names otherwise, or the method in focus for "it" ("On X it is 13.9x faster than Y")."""
-    dtext, s0, methods = rd.dtext, sn.s0, sn.methods
-    if not any(s_ is not None and s_.label_ == "Method" and is_baseline(dtext, s0, s_, methods) for s_ in subjects):
-        return subjects
-    kept = [s_ for s_ in subjects if s_ is not None and not is_baseline(dtext, s0, s_, methods)]
-    if kept:
-        return kept
-    if clause_subj is not None and not is_baseline(dtext, s0, clause_subj, methods):
-        return [clause_subj]
-    first = [m for m in methods if not is_baseline(dtext, s0, m, methods)]
-    if first and first[0].start_char < min(s_.start_char for s_ in subjects if s_ is not None):
-        return first[:1]
-    return [sn.anaphor_method] if sn.anaphor_method is not None and subject_is_anaphor(sn.sent) else []
 
 
 _STUDY_VERB = re.compile(r"\b(?:[Ww]e|[Tt]he\s+authors|[Tt]his\s+(?:paper|study|work)|[Tt]he\s+(?:paper|study))\s+(?:then\s+|also\s+)?"

@@ -6,7 +6,7 @@ import re
 
 from ..discourse import canon, introduced
 from ..rules import norm
-from .common import clause_subject, is_baseline, subject_is_anaphor
+from .common import clause_subject, not_baselines, subject_is_anaphor
 from .reader import Reader, Sentence
 
 __all__ = ["runs_on"]
@@ -51,10 +51,9 @@ def runs_on(rd: Reader, sn: Sentence) -> None:
                 # "All experiments were run on TPU v5e pods", "Fitting a scene takes eight minutes on X":
                 # the method of the paper in focus
                 subj_list = [m for m in st.paper_methods.get(norm(canon(st.cur_paper)), []) if m.label_ == "Method"][:1]
-            if subj_list and is_baseline(dtext, s0, subj_list[0], methods):
+            if subj_list:
                 # "faster than Mamba-2 at prefill on an H100": not the one compared against, the one that is faster
-                rest = [m for m in subs if not is_baseline(dtext, s0, m, methods)]
-                subj_list = rest[:1] or ([anaphor_method] if anaphor_method is not None and subject_is_anaphor(sent) else [])
+                subj_list = not_baselines(dtext, sn, subj_list[:1], None, h.start_char)
             for s in subj_list:
                 if negated(sent, s.end_char if s.end_char <= h.start_char else s0, h.start_char):
                     continue

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
+from spacy.tokens import Span
+
 from ..discourse import introduced
-from .common import (COMPARATIVE, change_sign, clause_subject, comparison_sign, is_baseline, mention_at,
+from .common import (COMPARATIVE, change_sign, clause_subject, comparison_sign, mention_at, not_baselines,
                      subject_is_anaphor)
 from .reader import Reader, Sentence
 
@@ -45,6 +47,8 @@ def method_cues(rd: Reader, sn: Sentence) -> None:
             if subj is not None and parsed and parsed[0] is not None and parsed[0] is not subj \
                     and parsed[0].end_char <= subj.start_char:
                 subj = parsed[0]
+            if kind != "extends" and subj is not None and _own_subject(doc, subj, c_start, c_end):
+                subj = None  # "The teacher is X, and the student uses Y": not X (not for extends: there it lost three right ones)
             clause_subj = clause_subject(sent, methods, introduced(st))
             if subj is not None and clause_subj is not None and clause_subj.end_char <= subj.start_char and \
                     re.search(r"\band\s+(?:\w+\s+)?$", dtext[subj.end_char:c_start]):
@@ -57,8 +61,8 @@ def method_cues(rd: Reader, sn: Sentence) -> None:
                     subj = st.cur_paper
                 elif anaphor_method is not None:
                     subj = anaphor_method  # "The method outperforms X"
-            if subj is not None and kind != "extends" and is_baseline(dtext, s0, subj, methods):
-                subj = _winner(rd, sn, clause_subj)  # "3.5x faster than CMT, 4.9x faster than EfficientNet": not CMT
+            if subj is not None and kind != "extends":
+                subj = _winner(rd, sn, subj, clause_subj, c_start)  # "3.5x faster than CMT, 4.9x faster than EfficientNet": not CMT
             if subj is None:
                 continue
             if negated(sent, subj.end_char, obj.start_char):
@@ -69,6 +73,24 @@ def method_cues(rd: Reader, sn: Sentence) -> None:
                 else:
                     add(subj, pred, o, sent, f"{pred}.cue", conf)
 
+
+
+_RELATIVE_SUBJECTS = frozenset({"it", "they", "which", "that", "who"})
+
+
+def _own_subject(doc, subj: Span, c_start: int, c_end: int) -> bool:
+    """Whether the verb of a cue ("relies on", "is built on", "uses") has a subject of its own by the parse that is
+    not ``subj`` (the name nearest before the cue) nor holds it, nor is a pronoun or relative standing for it:
+    "FogForge relies on X, and every detector in the paper is built on Y" does not say X is built on Y."""
+    span = doc.char_span(c_start, c_end, alignment_mode="expand")
+    if span is None or not len(span):
+        return False
+    verb = span[0]
+    subjects = [t for t in verb.children if t.dep_ in {"nsubj", "nsubjpass"}]
+    if not subjects or subjects[0].lower_ in _RELATIVE_SUBJECTS:
+        return False
+    t = subjects[0]
+    return not t.left_edge.idx <= subj.start_char < t.right_edge.idx + len(t.right_edge)
 
 
 def comparatives(rd: Reader, sn: Sentence) -> None:
@@ -89,8 +111,8 @@ def comparatives(rd: Reader, sn: Sentence) -> None:
             subj = subs[-1] if subs else None
             if re.search(r"\b(?:[Ii]t|[Tt]hey)\s+(?:[\w.%@-]+\s+){0,6}$", dtext[max(s0, c_start - 60):c_start]) and anaphor_method is not None:
                 subj = anaphor_method
-            if subj is not None and is_baseline(dtext, s0, subj, methods):
-                subj = _winner(rd, sn, clause_subject(sent, methods, introduced(rd.st)))
+            if subj is not None:
+                subj = _winner(rd, sn, subj, clause_subject(sent, methods, introduced(rd.st)), c_start)
             if not sign or subj is None or not objs or negated(sent, subj.end_char if subj.end_char <= c_start else s0, objs[0].start_char):
                 continue
             obj_list = [objs[0]] + [m for m in methods if m.start_char > objs[0].end_char and re.fullmatch(
@@ -103,12 +125,11 @@ def comparatives(rd: Reader, sn: Sentence) -> None:
 
 
 
-def _winner(rd: Reader, sn: Sentence, clause_subj):
-    """The method a comparison is about when the one named nearest before its cue is itself compared against: the
-    clause's subject, or the method in focus for "it" ("It is 3.5x faster than A and 4.9x faster than B")."""
-    if clause_subj is not None and not is_baseline(rd.dtext, sn.s0, clause_subj, sn.methods):
-        return clause_subj
-    return sn.anaphor_method if sn.anaphor_method is not None and subject_is_anaphor(sn.sent) else None
+def _winner(rd: Reader, sn: Sentence, subj, clause_subj, cue: int):
+    """The method a comparison whose cue starts at ``cue`` is about: ``subj``, the one named nearest before the cue,
+    unless it is itself compared against (:func:`~.common.not_baselines`: "It is 3.5x faster than A and 4.9x faster
+    than B" is not about A)."""
+    return next(iter(not_baselines(rd.dtext, sn, [subj], clause_subj, cue)), None)
 
 
 def dependency(rd: Reader, sn: Sentence) -> None:
