@@ -49,10 +49,8 @@ class Spill:
         _remove_dead(parent)
         self.root = Path(tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-", dir=parent))
         self._facts = open(self.root / "facts.pkl", "wb")
-        self._later = None
         self.memory: list[tuple] = []
         self.count = 0
-        self.later_count = 0
         self._n = 0
 
     def add(self, *record, keep: bool = False) -> None:
@@ -63,22 +61,6 @@ class Spill:
             return
         pickle.dump(record, self._facts, protocol=pickle.HIGHEST_PROTOCOL)
         self.count += 1
-
-    def add_later(self, *record) -> None:
-        """Keep a record apart too (the facts of parsed documents, resolved once spaCy is gone)."""
-        if self._later is None:
-            self._later = open(self.root / "later.pkl", "wb")
-        pickle.dump(record, self._later, protocol=pickle.HIGHEST_PROTOCOL)
-        self.later_count += 1
-
-    def later(self) -> Iterator[tuple]:
-        """Every record given to :meth:`add_later`, in order."""
-        if self._later is None:
-            return
-        self._later.close()
-        with open(self.root / "later.pkl", "rb") as fh:
-            for _ in range(self.later_count):
-                yield pickle.load(fh)
 
     def facts(self) -> Iterator[tuple]:
         """Every record (``doc_id, facts, ...``) added: those kept in memory first, then the others in order."""
@@ -94,8 +76,6 @@ class Spill:
 
     def close(self) -> None:
         self._facts.close()
-        if self._later is not None:
-            self._later.close()
         shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> Spill:
