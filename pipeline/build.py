@@ -92,6 +92,8 @@ class Build:
     """The documents given by their files' stats, texts not read (``incremental.KnownSources``)."""
     left: set[str] = field(default_factory=set)
     """The outputs a patch leaves as they are: what it would write is what they hold."""
+    stamp: object = None
+    """The build's ``stamp.Fingerprint``: taken once, before its outputs are written."""
     early: object = None
     """An ``executor.EarlyParse`` loading the pipeline for the documents a patch may parse (ended by the build)."""
     frozen: bool = False
@@ -149,10 +151,11 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     out = Path(config.out_dir)
     out.mkdir(parents=True, exist_ok=True)  # an OSError here (a file in the way) is the caller's to word
     with write.folder_lock(out, on_wait=lambda: cb.on_stage("wait")):
-        last = unchanged_report(config)
+        known = stamp.Fingerprint(config)
+        last = unchanged_report(config, known)
         if last is not None:
             return last
-        b = Build(config, cb)
+        b = Build(config, cb, stamp=known)
         try:
             _read(b)
             if not b.streaming:
@@ -162,7 +165,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         finally:
             _end_early(b)
             _collect_again(b)
-        stamp.save(config, [Path(p).name for p in report.outputs], report_dict(report, include_timing=False))
+        stamp.save(config, [Path(p).name for p in report.outputs], report_dict(report, include_timing=False), known)
         return report
 
 
@@ -177,6 +180,8 @@ def _read(b: Build) -> None:
     write.recover(b.out)
     b.stage("read")
     _open_cache(b)
+    if b.stamp is not None:  # the inputs as this build finds them (a patch: while the pipeline loads beside)
+        b.stamp()
     known = incremental.KnownSources(b.state, b.config.max_bytes) if b.state is not None else None
     b.documents = list(ingest.read_documents(b.config.inputs, b.config.max_bytes, b.skipped,
                                              exclude=own_folders(b.config.out_dir, b.config.cache_dir), known=known))
@@ -694,12 +699,13 @@ def _commit_patch(b: Build, changes, stats, rebuilt, check) -> BuildReport | Non
 
 # reports ----------------------------------------------------------------------------------------------------------
 
-def unchanged_report(config: BuildConfig) -> BuildReport | None:
+def unchanged_report(config: BuildConfig, known=None) -> BuildReport | None:
     """The last build's report, marked up to date, when nothing changed since it (``stamp.unchanged``); else
-    None. Every document's facts are reused as they are: all "from the cache"."""
+    None. Every document's facts are reused as they are: all "from the cache". ``known``: the build's
+    ``stamp.Fingerprint``."""
     from . import stamp
 
-    last = stamp.unchanged(config)
+    last = stamp.unchanged(config, known)
     return None if last is None else _report_from_dict(last, up_to_date=True, documents_cached=last["documents_read"])
 
 
