@@ -97,8 +97,8 @@ class Build:
     early: object = None
     """An ``executor.EarlyParse`` loading the pipeline for the documents a patch may parse (ended by the build)."""
     frozen: bool = False
-    """Whether a patch keeps the cycle collector off the objects that existed when it had its facts
-    (:func:`_no_collection`)."""
+    """Whether a patch keeps the cycle collector off the state, the page's view and what existed when it had
+    its facts (:func:`_no_collection`)."""
 
     @property
     def out(self) -> Path:
@@ -208,15 +208,23 @@ def _open_cache(b: Build) -> None:
     from .outputs import CACHE_DIR
 
     b.model = pick_model(b.config.model)
-    if b.config.cache:
-        b.store = ExtractionCache(b.config.cache_dir or b.out / CACHE_DIR, b.model)
-    if b.store is not None and b.streaming:
-        b.version = incremental.state_version(b.store.version)
-    b.state = incremental.take_state(b.out, b.version, remove=False)
-    if b.state is not None and b.config.executor == "local" and b.config.workers <= 1 and b.config.overlap:
+    c = b.config
+    if c.cache and b.streaming and c.executor == "local" and c.workers <= 1 and c.overlap and (b.out / STATE).is_file():
         from .executor import EarlyParse
 
-        b.early = EarlyParse(b.model, b.config.batch_size)  # the pipeline loads beside while the documents are read
+        # the pipeline loads beside while the cache is opened and the state and the documents are read (ended
+        # if the state is not usable)
+        b.early = EarlyParse(b.model, c.batch_size)
+    if c.cache:
+        b.store = ExtractionCache(c.cache_dir or b.out / CACHE_DIR, b.model)
+    if b.store is not None and b.streaming:
+        b.version = incremental.state_version(b.store.version)
+    with incremental.no_cycle_collection():  # its objects are then frozen (:func:`_no_collection`), never walked
+        b.state = incremental.take_state(b.out, b.version, remove=False)
+        if b.state is not None:
+            _no_collection(b)
+    if b.state is None:
+        _end_early(b)
 
 
 def _keep(b: Build, known) -> None:
@@ -227,7 +235,10 @@ def _keep(b: Build, known) -> None:
     from .executor import ExtractStats
 
     incremental.take_state(b.out, None)  # removed either way
-    b.page = incremental.take_page(b.out, wanted=b.state is not None and b.config.html)  # taken either way, as the state
+    with incremental.no_cycle_collection():
+        b.page = incremental.take_page(b.out, wanted=b.state is not None and b.config.html)  # taken either way, as the state
+        if b.page is not None:
+            _no_collection(b)  # the page's view too
     b.stage("parse")
     b.callbacks.on_documents(len(b.documents))
     b.counts = ExtractStats()
@@ -285,15 +296,32 @@ def _after_commit(b: Build) -> None:
         b.store.prune(b.out, own=b.config.cache_dir is None)
 
 
-def _check_shapes(turtle: bytes, changed=None):
+@dataclass(frozen=True)
+class Checked:
+    """What a streamed or patched build's check gives: the ``validate.ValidationReport`` of graph.ttl and, when
+    the check counted them too, the statistics of the graph (``incremental.GraphStats``)."""
+
+    report: object
+    stats: object = None
+
+
+def _check_shapes(turtle: bytes, changed=None) -> Checked:
     """The ``validate.ValidationReport`` of graph.ttl, about to be written, in pyoxigraph
     (``validate.validate_turtle``): a streamed or patched graph that fails the shapes goes to the full plan, which
     quarantines what fails. A patch (``changed``, its ``incremental.ChangedBlocks``) of a graph that passed is
     checked where it changed (``validate.validate_patch``)."""
     from . import validate
 
-    return (validate.validate_patch(turtle, changed.removed, changed.added) if changed is not None
-            else validate.validate_turtle(turtle))
+    return Checked(validate.validate_patch(turtle, changed.removed, changed.added) if changed is not None
+                   else validate.validate_turtle(turtle))
+
+
+def _check_patch(turtle: bytes, changed, resolver, state) -> Checked:
+    """:func:`_check_shapes` of a patched graph.ttl, and the statistics of its graph (``incremental.graph_stats``):
+    a patch's check is short, so it counts them too while this process renders graph.html."""
+    from . import incremental
+
+    return Checked(_check_shapes(turtle, changed).report, incremental.graph_stats(resolver, state))
 
 
 def _validation_note(b: Build, triples: int) -> str:
@@ -553,7 +581,15 @@ def _commit_streamed(b: Build, streamed: Streamed, check=None) -> BuildReport | 
 
     resolver, done = streamed.resolver, streamed.docs
     files = _with_html(b, streamed.files, streamed.changed)
-    stats = incremental.graph_stats(resolver, b.state)
+    counts = check is not None and check.fn is _check_patch  # the check counts the statistics beside
+    stats = None if counts else incremental.graph_stats(resolver, b.state)
+    if check is not None:
+        b.stage("validate")
+        checked = check.result()
+        b.lap("validate")  # the wait for it: the check ran beside the page and the statistics
+        if not checked.report.conforms:
+            return None
+        stats = checked.stats if counts else stats
     report = BuildReport(
         documents_read=len(done), skipped=tuple(sorted(b.skipped, key=lambda s: s.path)),
         entities_per_class=resolver.entities_per_class(), relations_per_property=resolver.relations_per_property(),
@@ -563,12 +599,6 @@ def _commit_streamed(b: Build, streamed: Streamed, check=None) -> BuildReport | 
         encodings={k.document.id: k.document.encoding for k in b.kept.values() if k.document.id in done},
         validation=_validation_note(b, resolver.triples),
         documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=streamed.patched)
-    if check is not None:
-        b.stage("validate")
-        conforms = check.result().conforms
-        b.lap("validate")  # the wait for it: the check ran beside the page and the statistics
-        if not conforms:
-            return None
     report = _commit(b, {name: data for name, data in files.items() if name not in b.left}, report)
     if b.store is not None:
         incremental.save_state(b.out, b.version, resolver, done, validated=not _validation_note(b, resolver.triples),
@@ -590,6 +620,7 @@ def _patched_plan(b: Build) -> BuildReport | None:
     changes = incremental.plan(b.state, {d: k.entry for d, k in b.kept.items()})
     if changes is None:
         _end_early(b)
+        _collect_again(b)
         return None
     want = set(changes.changed)
     if want & b.unread:  # not so when the state is whole: a document given unread has its last entry
@@ -617,7 +648,8 @@ def _patched_plan(b: Build) -> BuildReport | None:
 
         # a large graph is checked in a second process while this one renders graph.html and counts the statistics
         check = (Beside if rebuilt.resolver.triples > CHECK_BESIDE_TRIPLES else Here)(
-            _check_shapes, rebuilt.files[GRAPH_TTL], rebuilt.changed if b.state.validated else None)
+            _check_patch, rebuilt.files[GRAPH_TTL], rebuilt.changed if b.state.validated else None, rebuilt.resolver,
+            b.state)
     try:
         report = _commit_patch(b, changes, stats, rebuilt, check)
     finally:
@@ -662,13 +694,14 @@ def _no_collection(b: Build) -> None:
     """Keep the cycle collector off what exists now for the rest of a patched build (gc.freeze): the state's
     tables and the page's view, millions of objects that live as long as the build, which a full collection
     triggered by the little the patch makes would walk (0.1 s at 1,000 documents, a tenth of the rebuild).
+    Called as soon as each is read (and again once the patch has its facts), so no collection walks them
+    while the rest is read either.
     :func:`_collect_again` gives them back to it when the build returns or hands over to a full build (which
     also gives back what a pipeline loaded in this process had frozen: a later collection walks it again)."""
     import gc
 
-    if not b.frozen:
-        gc.freeze()
-        b.frozen = True
+    gc.freeze()  # (again: what was made since the last call joins what is frozen)
+    b.frozen = True
 
 
 def _collect_again(b: Build) -> None:
