@@ -667,7 +667,9 @@ def _end_early(b: Build) -> None:
 
 def _import_later_stages(b: Build) -> None:
     """Import what rendering graph.html and checking the shapes need (igraph, pyoxigraph: a tenth of a
-    one-document rebuild), while this process would otherwise wait for the pipeline loading beside it."""
+    one-document rebuild) and compute the name forms the patch's regroup reads (``NameTable.warm``), while this
+    process would otherwise wait for the pipeline loading beside it."""
+    b.state.resolver().warm()
     if b.config.html:
         import igraph  # noqa: F401
 
