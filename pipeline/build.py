@@ -504,34 +504,63 @@ def _write_streamed(b: Build, resolver, spill) -> BuildReport | None:
 
     done = {}
     later = []  # cache entries written while the graph is checked beside (at most MEMORY_RECORDS held)
-    with no_cycle_collection():  # rendering makes many small acyclic objects: the collector would only walk them
-        resolver.start_render(spill)
-        for doc_id, facts, memo, parsed in spill.facts():
-            new = resolver.render(doc_id, facts, memo)
-            entry = b.kept[doc_id].entry
-            if b.store is not None and (new is not None or parsed):  # the memo helps the next build
-                if len(later) < MEMORY_RECORDS:
-                    later.append((entry, doc_id, facts, new or memo))
-                else:
-                    b.store.put_entry(entry, doc_id, facts, new or memo)
-            used = new or memo
-            done[doc_id] = DocumentState(entry, resolver.document_prefixes(doc_id) if facts[1] or facts[2]
-                                         else None, used.evidence_triples, used.prefixes)
-    turtle = resolver.turtle()
+    feed = _feed_check(b)
     check = None
-    if not _validation_note(b, resolver.triples):
-        from .executor import Beside
-
-        turtle = b"".join(turtle)
-        check = Beside(_check_shapes, turtle)  # checked in a second process while this one renders the rest
-    for args in later:  # (a third of a second at 1,000 documents: beside the check, not before it)
-        b.store.put_entry(*args)
-    b.lap("resolve+rdf")
     try:
+        with no_cycle_collection():  # rendering makes many small acyclic objects: the collector would only walk them
+            resolver.start_render(spill, feed.feed if feed is not None else None)
+            for doc_id, facts, memo, parsed in spill.facts():
+                new = resolver.render(doc_id, facts, memo)
+                entry = b.kept[doc_id].entry
+                if b.store is not None and (new is not None or parsed):  # the memo helps the next build
+                    if len(later) < MEMORY_RECORDS:
+                        later.append((entry, doc_id, facts, new or memo))
+                    else:
+                        b.store.put_entry(entry, doc_id, facts, new or memo)
+                used = new or memo
+                done[doc_id] = DocumentState(entry, resolver.document_prefixes(doc_id) if facts[1] or facts[2]
+                                             else None, used.evidence_triples, used.prefixes)
+        turtle = resolver.turtle()
+        if not _validation_note(b, resolver.triples):
+            from .executor import Beside, Here
+
+            turtle = b"".join(turtle)
+            # checked in a second process while this one writes the cache entries and counts the statistics
+            if feed is not None:
+                feed.end()  # every block is handed over (the sorted blocks were read): it checks the graph now
+                check = Here(_fed_check, feed, turtle)
+            else:
+                check = Beside(_check_shapes, turtle)
+        for args in later:  # (a third of a second at 1,000 documents: beside the check, not before it)
+            b.store.put_entry(*args)
+        b.lap("resolve+rdf")
         return _commit_streamed(b, Streamed(resolver, done, {GRAPH_TTL: turtle, MERGES: resolver.merges()}), check)
     finally:
         if check is not None:
             check.close()
+        if feed is not None:
+            feed.close()
+
+
+def _feed_check(b: Build):
+    """A forked copy of this process (``executor.Fed``) loading graph.ttl's blocks into a store as they are
+    rendered (``validate.TurtleLoad``), to check the shapes once the last is: on two cores the load (a third of
+    the check) overlaps the rendering. None when the graph is not to be checked, or no copy can be made."""
+    if _validation_note(b, 0):
+        return None
+    from .executor import Fed
+    from .validate import TurtleLoad
+
+    load = TurtleLoad()
+    feed = Fed(load.add, load.report)
+    return feed if feed.proc is not None else None
+
+
+def _fed_check(feed, turtle: bytes) -> Checked:
+    """The check the copy fed graph.ttl's blocks made (:func:`_feed_check`), or :func:`_check_shapes` here
+    when it gave none."""
+    got = feed.result()
+    return Checked(got) if got is not None else _check_shapes(turtle)
 
 
 def _with_html(b: Build, files: dict, changed=None) -> dict:
@@ -581,8 +610,9 @@ def _commit_streamed(b: Build, streamed: Streamed, check=None) -> BuildReport | 
 
     resolver, done = streamed.resolver, streamed.docs
     files = _with_html(b, streamed.files, streamed.changed)
-    counts = check is not None and check.fn is _check_patch  # the check counts the statistics beside
+    counts = check is not None and streamed.changed is not None  # a patch's check counts the statistics beside
     stats = None if counts else incremental.graph_stats(resolver, b.state)
+    tables = None  # the resolver's tables pickled for the state, if the check did it
     if check is not None:
         b.stage("validate")
         checked = check.result()

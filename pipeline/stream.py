@@ -132,11 +132,40 @@ class Sorter:
                 prev = item
 
 
+class Tee:
+    """A :class:`Sorter` of blocks ``(subject, text)`` that also hands their texts on as they come, about
+    ``size`` bytes at a time (``feed(bytes)``): to the check of the graph, which loads them while the rest is
+    rendered (``validate.TurtleLoad``)."""
+
+    def __init__(self, sorter: Sorter, feed, size: int = 1 << 20) -> None:
+        self.sorter, self.feed, self.size = sorter, feed, size
+        self.texts: list[str] = []
+        self.n = 0
+
+    def add(self, item, size: int) -> None:
+        self.sorter.add(item, size)
+        self.texts.append(item[1])
+        self.n += len(item[1])
+        if self.n >= self.size:
+            self.flush()
+
+    def flush(self) -> None:
+        """Hand on what is left."""
+        if self.texts:
+            self.feed("".join(self.texts).encode("utf-8"))
+        self.texts, self.n = [], 0
+
+    def __iter__(self) -> Iterator:
+        self.flush()
+        return iter(self.sorter)
+
+
 class StreamResolver(GraphBlocks):
     """``rdf.GraphBlocks`` whose blocks and merge records are sorted in runs on disk."""
 
-    def start_render(self, spill: Spill) -> None:
+    def start_render(self, spill: Spill, feed=None) -> None:
         """Render the entity and document blocks into sorters of ``spill``; ready :meth:`render` for the
-        documents' own."""
-        self.prepare_render(Sorter(spill, "ttl"), Sorter(spill, "merges"))
+        documents' own. ``feed``: also given the blocks' Turtle as they come (:class:`Tee`)."""
+        blocks = Sorter(spill, "ttl")
+        self.prepare_render(Tee(blocks, feed) if feed is not None else blocks, Sorter(spill, "merges"))
         self.render_entities()
