@@ -303,6 +303,8 @@ class Checked:
 
     report: object
     stats: object = None
+    tables: bytes | None = None
+    """The resolver's tables pickled for the state (``incremental.table_bytes``), when the check did it."""
 
 
 def _check_shapes(turtle: bytes, changed=None) -> Checked:
@@ -317,11 +319,13 @@ def _check_shapes(turtle: bytes, changed=None) -> Checked:
 
 
 def _check_patch(turtle: bytes, changed, resolver, state) -> Checked:
-    """:func:`_check_shapes` of a patched graph.ttl, and the statistics of its graph (``incremental.graph_stats``):
-    a patch's check is short, so it counts them too while this process renders graph.html."""
+    """:func:`_check_shapes` of a patched graph.ttl, the statistics of its graph (``incremental.graph_stats``) and
+    its tables pickled for the state: a patch's check is short, so it does these too while this process renders
+    graph.html."""
     from . import incremental
 
-    return Checked(_check_shapes(turtle, changed).report, incremental.graph_stats(resolver, state))
+    return Checked(_check_shapes(turtle, changed).report, incremental.graph_stats(resolver, state),
+                   incremental.table_bytes(resolver))
 
 
 def _validation_note(b: Build, triples: int) -> str:
@@ -619,7 +623,7 @@ def _commit_streamed(b: Build, streamed: Streamed, check=None) -> BuildReport | 
         b.lap("validate")  # the wait for it: the check ran beside the page and the statistics
         if not checked.report.conforms:
             return None
-        stats = checked.stats if counts else stats
+        stats, tables = (checked.stats, checked.tables) if counts else (stats, None)
     report = BuildReport(
         documents_read=len(done), skipped=tuple(sorted(b.skipped, key=lambda s: s.path)),
         entities_per_class=resolver.entities_per_class(), relations_per_property=resolver.relations_per_property(),
@@ -632,7 +636,7 @@ def _commit_streamed(b: Build, streamed: Streamed, check=None) -> BuildReport | 
     report = _commit(b, {name: data for name, data in files.items() if name not in b.left}, report)
     if b.store is not None:
         incremental.save_state(b.out, b.version, resolver, done, validated=not _validation_note(b, resolver.triples),
-                               stats=stats, sources=incremental.sources(b.kept, b.started_ns))
+                               stats=stats, sources=incremental.sources(b.kept, b.started_ns), tables=tables)
         if b.page is not None:
             incremental.save_page(b.out, b.page)
         b.lap("write")

@@ -44,7 +44,7 @@ from .vocab import local_name
 
 __all__ = ["STATE_FILE", "GraphState", "DocumentState", "ChangedBlocks", "Changes", "Change", "no_cycle_collection", "take_state", "graph_stats",
            "GraphStats",
-           "save_state", "plan", "rebuild", "Rebuilt", "state_version", "PageState", "take_page", "save_page", "Source",
+           "save_state", "table_bytes", "plan", "rebuild", "Rebuilt", "state_version", "PageState", "take_page", "save_page", "Source",
            "sources", "KnownSources", "left_as_they_are", "page_left"]
 
 
@@ -162,22 +162,34 @@ def take_state(out_dir: Path, version: str | None, remove: bool = True) -> Graph
     return state
 
 
+def table_bytes(resolver: GraphBlocks) -> bytes:
+    """The resolver's tables as :func:`save_state` writes them: a patch's check (``build._check_patch``)
+    pickles them in its forked copy, while the build renders graph.html."""
+    import io
+
+    fh = io.BytesIO()
+    # one pickle per table: the pickler's memo (an entry per object, ~80 MB at 10,000 documents in one
+    # pickle) then holds one table's objects at a time; the file is larger (shared strings repeat)
+    pickler = pickle.Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL)
+    for name in _TABLES:
+        pickler.clear_memo()
+        pickler.dump(getattr(resolver, name))
+    return fh.getvalue()
+
+
 def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[str, DocumentState],
-               validated: bool = False, stats: GraphStats | None = None, sources: dict | None = None) -> None:
+               validated: bool = False, stats: GraphStats | None = None, sources: dict | None = None,
+               tables: bytes | None = None) -> None:
     """Leave the state of the build that just wrote ``out_dir``'s outputs (atomically); ``validated``: its
-    graph.ttl passed the shapes; ``sources``: its documents' :class:`Source` records."""
+    graph.ttl passed the shapes; ``sources``: its documents' :class:`Source` records; ``tables``: the
+    resolver's tables as :func:`table_bytes` gave them, if they are pickled already."""
     out_dir = Path(out_dir)
     fd, tmp = tempfile.mkstemp(prefix=".mlkg-state-", suffix=".tmp", dir=out_dir)
     try:
         with os.fdopen(fd, "wb") as fh:
-            # one pickle per table: the pickler's memo (an entry per object, ~80 MB at 10,000 documents in one
-            # pickle) then holds one table's objects at a time; the file is larger (shared strings repeat)
-            pickler = pickle.Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL)
-            pickler.dump((_FORMAT, version, {name: _stat(out_dir / name) for name in OUTPUTS}, docs, validated, stats,
-                          sources or {}))
-            for name in _TABLES:
-                pickler.clear_memo()
-                pickler.dump(getattr(resolver, name))
+            pickle.dump((_FORMAT, version, {name: _stat(out_dir / name) for name in OUTPUTS}, docs, validated, stats,
+                         sources or {}), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            fh.write(tables if tables is not None else table_bytes(resolver))
         os.replace(tmp, out_dir / STATE_FILE)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
