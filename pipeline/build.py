@@ -94,6 +94,9 @@ class Build:
     """The outputs a patch leaves as they are: what it would write is what they hold."""
     stamp: object = None
     """The build's ``stamp.Fingerprint``: taken once, before its outputs are written."""
+    last: object = None
+    """graph.ttl and merges.json as the last build left them (``incremental.LastOutputs``), when a patch read
+    them while its pipeline loaded."""
     early: object = None
     """An ``executor.EarlyParse`` loading the pipeline for the documents a patch may parse (ended by the build)."""
     frozen: bool = False
@@ -672,7 +675,7 @@ def _patched_plan(b: Build) -> BuildReport | None:
     failed = sorted(want - {g.doc_id for g in got})  # processing failed: skipped, and its old facts go
     b.lap("parse+extract")
     rebuilt = incremental.rebuild(b.state, b.out, b.store, got, changes.removed + failed,
-                                  {d: k.document for d, k in b.kept.items()})
+                                  {d: k.document for d, k in b.kept.items()}, b.last)
     b.lap("resolve+rdf")
     if rebuilt is None:
         return _unpatched(b, got, n_skipped)
@@ -701,9 +704,13 @@ def _end_early(b: Build) -> None:
 
 def _import_later_stages(b: Build) -> None:
     """Import what rendering graph.html and checking the shapes need (igraph, pyoxigraph: a tenth of a
-    one-document rebuild) and compute the name forms the patch's regroup reads (``NameTable.warm``), while this
-    process would otherwise wait for the pipeline loading beside it."""
+    one-document rebuild), compute the name forms the patch's regroup reads (``NameTable.warm``) and read and
+    split the outputs it patches (``incremental.read_outputs``), while this process would otherwise wait for
+    the pipeline loading beside it."""
+    from . import incremental
+
     b.state.resolver().warm()
+    b.last = incremental.read_outputs(b.out)
     if b.config.html:
         import igraph  # noqa: F401
 
