@@ -24,10 +24,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from .config import CHECK_BESIDE_TRIPLES, FORMATS, RELEASE_AFTER, VALIDATE_AUTO_LIMIT, BuildConfig
+from .config import CHECK_BESIDE_TRIPLES, FORMATS, MEMORY_RECORDS, RELEASE_AFTER, VALIDATE_AUTO_LIMIT, BuildConfig
 from .errors import DocumentError, ExitCode, InputError, MlkgError
 from .model import BuildReport, Document, SkippedDocument, Violation
-from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT, own_folders
+from .outputs import GRAPH_HTML, GRAPH_TTL, MERGES, QUARANTINE, REPORT, STATE, own_folders
 
 if TYPE_CHECKING:  # imported when run: spaCy and the cache load only when a build needs them
     from .cache import ExtractionCache
@@ -92,11 +92,16 @@ class Build:
     """The documents given by their files' stats, texts not read (``incremental.KnownSources``)."""
     left: set[str] = field(default_factory=set)
     """The outputs a patch leaves as they are: what it would write is what they hold."""
+    stamp: object = None
+    """The build's ``stamp.Fingerprint``: taken once, before its outputs are written."""
+    last: object = None
+    """graph.ttl and merges.json as the last build left them (``incremental.LastOutputs``), when a patch read
+    them while its pipeline loaded."""
     early: object = None
     """An ``executor.EarlyParse`` loading the pipeline for the documents a patch may parse (ended by the build)."""
     frozen: bool = False
-    """Whether a patch keeps the cycle collector off the objects that existed when it had its facts
-    (:func:`_no_collection`)."""
+    """Whether a patch keeps the cycle collector off the state, the page's view and what existed when it had
+    its facts (:func:`_no_collection`)."""
 
     @property
     def out(self) -> Path:
@@ -149,10 +154,11 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
     out = Path(config.out_dir)
     out.mkdir(parents=True, exist_ok=True)  # an OSError here (a file in the way) is the caller's to word
     with write.folder_lock(out, on_wait=lambda: cb.on_stage("wait")):
-        last = unchanged_report(config)
+        known = stamp.Fingerprint(config)
+        last = unchanged_report(config, known)
         if last is not None:
             return last
-        b = Build(config, cb)
+        b = Build(config, cb, stamp=known)
         try:
             _read(b)
             if not b.streaming:
@@ -162,7 +168,7 @@ def run_build(config: BuildConfig, callbacks: BuildCallbacks | None = None) -> B
         finally:
             _end_early(b)
             _collect_again(b)
-        stamp.save(config, [Path(p).name for p in report.outputs], report_dict(report, include_timing=False))
+        stamp.save(config, [Path(p).name for p in report.outputs], report_dict(report, include_timing=False), known)
         return report
 
 
@@ -177,6 +183,8 @@ def _read(b: Build) -> None:
     write.recover(b.out)
     b.stage("read")
     _open_cache(b)
+    if b.stamp is not None:  # the inputs as this build finds them (a patch: while the pipeline loads beside)
+        b.stamp()
     known = incremental.KnownSources(b.state, b.config.max_bytes) if b.state is not None else None
     b.documents = list(ingest.read_documents(b.config.inputs, b.config.max_bytes, b.skipped,
                                              exclude=own_folders(b.config.out_dir, b.config.cache_dir), known=known))
@@ -203,15 +211,23 @@ def _open_cache(b: Build) -> None:
     from .outputs import CACHE_DIR
 
     b.model = pick_model(b.config.model)
-    if b.config.cache:
-        b.store = ExtractionCache(b.config.cache_dir or b.out / CACHE_DIR, b.model)
-    if b.store is not None and b.streaming:
-        b.version = incremental.state_version(b.store.version)
-    b.state = incremental.take_state(b.out, b.version, remove=False)
-    if b.state is not None and b.config.executor == "local" and b.config.workers <= 1 and b.config.overlap:
+    c = b.config
+    if c.cache and b.streaming and c.executor == "local" and c.workers <= 1 and c.overlap and (b.out / STATE).is_file():
         from .executor import EarlyParse
 
-        b.early = EarlyParse(b.model, b.config.batch_size)  # the pipeline loads beside while the documents are read
+        # the pipeline loads beside while the cache is opened and the state and the documents are read (ended
+        # if the state is not usable)
+        b.early = EarlyParse(b.model, c.batch_size)
+    if c.cache:
+        b.store = ExtractionCache(c.cache_dir or b.out / CACHE_DIR, b.model)
+    if b.store is not None and b.streaming:
+        b.version = incremental.state_version(b.store.version)
+    with incremental.no_cycle_collection():  # its objects are then frozen (:func:`_no_collection`), never walked
+        b.state = incremental.take_state(b.out, b.version, remove=False)
+        if b.state is not None:
+            _no_collection(b)
+    if b.state is None:
+        _end_early(b)
 
 
 def _keep(b: Build, known) -> None:
@@ -222,7 +238,10 @@ def _keep(b: Build, known) -> None:
     from .executor import ExtractStats
 
     incremental.take_state(b.out, None)  # removed either way
-    b.page = incremental.take_page(b.out, wanted=b.state is not None and b.config.html)  # taken either way, as the state
+    with incremental.no_cycle_collection():
+        b.page = incremental.take_page(b.out, wanted=b.state is not None and b.config.html)  # taken either way, as the state
+        if b.page is not None:
+            _no_collection(b)  # the page's view too
     b.stage("parse")
     b.callbacks.on_documents(len(b.documents))
     b.counts = ExtractStats()
@@ -280,15 +299,36 @@ def _after_commit(b: Build) -> None:
         b.store.prune(b.out, own=b.config.cache_dir is None)
 
 
-def _check_shapes(turtle: bytes, changed=None):
+@dataclass(frozen=True)
+class Checked:
+    """What a streamed or patched build's check gives: the ``validate.ValidationReport`` of graph.ttl and, when
+    the check counted them too, the statistics of the graph (``incremental.GraphStats``)."""
+
+    report: object
+    stats: object = None
+    tables: bytes | None = None
+    """The resolver's tables pickled for the state (``incremental.table_bytes``), when the check did it."""
+
+
+def _check_shapes(turtle: bytes, changed=None) -> Checked:
     """The ``validate.ValidationReport`` of graph.ttl, about to be written, in pyoxigraph
     (``validate.validate_turtle``): a streamed or patched graph that fails the shapes goes to the full plan, which
     quarantines what fails. A patch (``changed``, its ``incremental.ChangedBlocks``) of a graph that passed is
     checked where it changed (``validate.validate_patch``)."""
     from . import validate
 
-    return (validate.validate_patch(turtle, changed.removed, changed.added) if changed is not None
-            else validate.validate_turtle(turtle))
+    return Checked(validate.validate_patch(turtle, changed.removed, changed.added) if changed is not None
+                   else validate.validate_turtle(turtle))
+
+
+def _check_patch(turtle: bytes, changed, resolver, state) -> Checked:
+    """:func:`_check_shapes` of a patched graph.ttl, the statistics of its graph (``incremental.graph_stats``) and
+    its tables pickled for the state: a patch's check is short, so it does these too while this process renders
+    graph.html."""
+    from . import incremental
+
+    return Checked(_check_shapes(turtle, changed).report, incremental.graph_stats(resolver, state),
+                   incremental.table_bytes(resolver))
 
 
 def _validation_note(b: Build, triples: int) -> str:
@@ -455,16 +495,12 @@ def _feed(b: Build, resolver, spill) -> None:
 
     feed, b.documents = b.documents, []
     for got in iter_facts(feed, b.model, put=False, consume=True, **b.extract_options()):
-        if got.parsed:  # taken in once spaCy is gone: the name tables do not add to the parse's memory
-            spill.add_later(got.document.id, got.facts)
-        else:
-            resolver.add(got.document.id, got.facts)
+        # taken in as they come: while the second process parses, so that the name table is (almost) whole when
+        # the parse ends, instead of a serial step after it (0.3 s of CPU at 1,000 documents)
+        resolver.add(got.document.id, got.facts)
         spill.add(got.document.id, got.facts, got.memo, got.parsed, keep=not got.parsed)  # parsed: cached with their memo
-    if b.counts.parsed:
-        if b.counts.parsed >= RELEASE_AFTER:  # a large parse: what spaCy held goes back before resolving
-            release_pipelines()
-        for doc_id, facts in spill.later():
-            resolver.add(doc_id, facts)
+    if b.counts.parsed >= RELEASE_AFTER:  # a large parse: what spaCy held goes back before resolving
+        release_pipelines()
     b.lap("parse+extract")
 
 
@@ -474,30 +510,64 @@ def _write_streamed(b: Build, resolver, spill) -> BuildReport | None:
     from .incremental import DocumentState, no_cycle_collection
 
     done = {}
-    with no_cycle_collection():  # rendering makes many small acyclic objects: the collector would only walk them
-        resolver.start_render(spill)
-        for doc_id, facts, memo, parsed in spill.facts():
-            new = resolver.render(doc_id, facts, memo)
-            entry = b.kept[doc_id].entry
-            if b.store is not None and (new is not None or parsed):  # the memo helps the next build
-                b.store.put_entry(entry, doc_id, facts, new or memo)
-            used = new or memo
-            done[doc_id] = DocumentState(entry, resolver.document_block(doc_id).prefixes if facts[1] or facts[2]
-                                         else None, used.evidence_triples, used.prefixes)
-    turtle = resolver.turtle()
+    later = []  # cache entries written while the graph is checked beside (at most MEMORY_RECORDS held)
+    feed = _feed_check(b)
     check = None
-    if not _validation_note(b, resolver.triples):
-        from .executor import Beside
-        from .validate import validate_turtle
-
-        turtle = b"".join(turtle)
-        check = Beside(validate_turtle, turtle)  # checked in a second process while this one renders the rest
-    b.lap("resolve+rdf")
     try:
+        with no_cycle_collection():  # rendering makes many small acyclic objects: the collector would only walk them
+            resolver.start_render(spill, feed.feed if feed is not None else None)
+            for doc_id, facts, memo, parsed in spill.facts():
+                new = resolver.render(doc_id, facts, memo)
+                entry = b.kept[doc_id].entry
+                if b.store is not None and (new is not None or parsed):  # the memo helps the next build
+                    if len(later) < MEMORY_RECORDS:
+                        later.append((entry, doc_id, facts, new or memo))
+                    else:
+                        b.store.put_entry(entry, doc_id, facts, new or memo)
+                used = new or memo
+                done[doc_id] = DocumentState(entry, resolver.document_prefixes(doc_id) if facts[1] or facts[2]
+                                             else None, used.evidence_triples, used.prefixes)
+        turtle = resolver.turtle()
+        if not _validation_note(b, resolver.triples):
+            from .executor import Beside, Here
+
+            turtle = b"".join(turtle)
+            # checked in a second process while this one writes the cache entries and counts the statistics
+            if feed is not None:
+                feed.end()  # every block is handed over (the sorted blocks were read): it checks the graph now
+                check = Here(_fed_check, feed, turtle)
+            else:
+                check = Beside(_check_shapes, turtle)
+        for args in later:  # (a third of a second at 1,000 documents: beside the check, not before it)
+            b.store.put_entry(*args)
+        b.lap("resolve+rdf")
         return _commit_streamed(b, Streamed(resolver, done, {GRAPH_TTL: turtle, MERGES: resolver.merges()}), check)
     finally:
         if check is not None:
             check.close()
+        if feed is not None:
+            feed.close()
+
+
+def _feed_check(b: Build):
+    """A forked copy of this process (``executor.Fed``) loading graph.ttl's blocks into a store as they are
+    rendered (``validate.TurtleLoad``), to check the shapes once the last is: on two cores the load (a third of
+    the check) overlaps the rendering. None when the graph is not to be checked, or no copy can be made."""
+    if _validation_note(b, 0):
+        return None
+    from .executor import Fed
+    from .validate import TurtleLoad
+
+    load = TurtleLoad()
+    feed = Fed(load.add, load.report)
+    return feed if feed.proc is not None else None
+
+
+def _fed_check(feed, turtle: bytes) -> Checked:
+    """The check the copy fed graph.ttl's blocks made (:func:`_feed_check`), or :func:`_check_shapes` here
+    when it gave none."""
+    got = feed.result()
+    return Checked(got) if got is not None else _check_shapes(turtle)
 
 
 def _with_html(b: Build, files: dict, changed=None) -> dict:
@@ -547,7 +617,16 @@ def _commit_streamed(b: Build, streamed: Streamed, check=None) -> BuildReport | 
 
     resolver, done = streamed.resolver, streamed.docs
     files = _with_html(b, streamed.files, streamed.changed)
-    stats = incremental.graph_stats(resolver, b.state)
+    counts = check is not None and streamed.changed is not None  # a patch's check counts the statistics beside
+    stats = None if counts else incremental.graph_stats(resolver, b.state)
+    tables = None  # the resolver's tables pickled for the state, if the check did it
+    if check is not None:
+        b.stage("validate")
+        checked = check.result()
+        b.lap("validate")  # the wait for it: the check ran beside the page and the statistics
+        if not checked.report.conforms:
+            return None
+        stats, tables = (checked.stats, checked.tables) if counts else (stats, None)
     report = BuildReport(
         documents_read=len(done), skipped=tuple(sorted(b.skipped, key=lambda s: s.path)),
         entities_per_class=resolver.entities_per_class(), relations_per_property=resolver.relations_per_property(),
@@ -557,16 +636,10 @@ def _commit_streamed(b: Build, streamed: Streamed, check=None) -> BuildReport | 
         encodings={k.document.id: k.document.encoding for k in b.kept.values() if k.document.id in done},
         validation=_validation_note(b, resolver.triples),
         documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=streamed.patched)
-    if check is not None:
-        b.stage("validate")
-        conforms = check.result().conforms
-        b.lap("validate")  # the wait for it: the check ran beside the page and the statistics
-        if not conforms:
-            return None
     report = _commit(b, {name: data for name, data in files.items() if name not in b.left}, report)
     if b.store is not None:
         incremental.save_state(b.out, b.version, resolver, done, validated=not _validation_note(b, resolver.triples),
-                               stats=stats, sources=incremental.sources(b.kept, b.started_ns))
+                               stats=stats, sources=incremental.sources(b.kept, b.started_ns), tables=tables)
         if b.page is not None:
             incremental.save_page(b.out, b.page)
         b.lap("write")
@@ -584,6 +657,7 @@ def _patched_plan(b: Build) -> BuildReport | None:
     changes = incremental.plan(b.state, {d: k.entry for d, k in b.kept.items()})
     if changes is None:
         _end_early(b)
+        _collect_again(b)
         return None
     want = set(changes.changed)
     if want & b.unread:  # not so when the state is whole: a document given unread has its last entry
@@ -601,7 +675,7 @@ def _patched_plan(b: Build) -> BuildReport | None:
     failed = sorted(want - {g.doc_id for g in got})  # processing failed: skipped, and its old facts go
     b.lap("parse+extract")
     rebuilt = incremental.rebuild(b.state, b.out, b.store, got, changes.removed + failed,
-                                  {d: k.document for d, k in b.kept.items()})
+                                  {d: k.document for d, k in b.kept.items()}, b.last)
     b.lap("resolve+rdf")
     if rebuilt is None:
         return _unpatched(b, got, n_skipped)
@@ -611,7 +685,8 @@ def _patched_plan(b: Build) -> BuildReport | None:
 
         # a large graph is checked in a second process while this one renders graph.html and counts the statistics
         check = (Beside if rebuilt.resolver.triples > CHECK_BESIDE_TRIPLES else Here)(
-            _check_shapes, rebuilt.files[GRAPH_TTL], rebuilt.changed if b.state.validated else None)
+            _check_patch, rebuilt.files[GRAPH_TTL], rebuilt.changed if b.state.validated else None, rebuilt.resolver,
+            b.state)
     try:
         report = _commit_patch(b, changes, stats, rebuilt, check)
     finally:
@@ -629,7 +704,13 @@ def _end_early(b: Build) -> None:
 
 def _import_later_stages(b: Build) -> None:
     """Import what rendering graph.html and checking the shapes need (igraph, pyoxigraph: a tenth of a
-    one-document rebuild), while this process would otherwise wait for the pipeline loading beside it."""
+    one-document rebuild), compute the name forms the patch's regroup reads (``NameTable.warm``) and read and
+    split the outputs it patches (``incremental.read_outputs``), while this process would otherwise wait for
+    the pipeline loading beside it."""
+    from . import incremental
+
+    b.state.resolver().warm()
+    b.last = incremental.read_outputs(b.out)
     if b.config.html:
         import igraph  # noqa: F401
 
@@ -656,13 +737,14 @@ def _no_collection(b: Build) -> None:
     """Keep the cycle collector off what exists now for the rest of a patched build (gc.freeze): the state's
     tables and the page's view, millions of objects that live as long as the build, which a full collection
     triggered by the little the patch makes would walk (0.1 s at 1,000 documents, a tenth of the rebuild).
+    Called as soon as each is read (and again once the patch has its facts), so no collection walks them
+    while the rest is read either.
     :func:`_collect_again` gives them back to it when the build returns or hands over to a full build (which
     also gives back what a pipeline loaded in this process had frozen: a later collection walks it again)."""
     import gc
 
-    if not b.frozen:
-        gc.freeze()
-        b.frozen = True
+    gc.freeze()  # (again: what was made since the last call joins what is frozen)
+    b.frozen = True
 
 
 def _collect_again(b: Build) -> None:
@@ -693,12 +775,13 @@ def _commit_patch(b: Build, changes, stats, rebuilt, check) -> BuildReport | Non
 
 # reports ----------------------------------------------------------------------------------------------------------
 
-def unchanged_report(config: BuildConfig) -> BuildReport | None:
+def unchanged_report(config: BuildConfig, known=None) -> BuildReport | None:
     """The last build's report, marked up to date, when nothing changed since it (``stamp.unchanged``); else
-    None. Every document's facts are reused as they are: all "from the cache"."""
+    None. Every document's facts are reused as they are: all "from the cache". ``known``: the build's
+    ``stamp.Fingerprint``."""
     from . import stamp
 
-    last = stamp.unchanged(config)
+    last = stamp.unchanged(config, known)
     return None if last is None else _report_from_dict(last, up_to_date=True, documents_cached=last["documents_read"])
 
 

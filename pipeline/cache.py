@@ -74,7 +74,9 @@ class ExtractionCache:
 
     def __init__(self, root: Path, model: str) -> None:
         self.root = Path(root)
-        self._root = os.fspath(self.root)
+        # entry paths are absolute: the state a build leaves names each document's entry, and the next build,
+        # given its output folder as a relative path or from another folder, must name it the same way
+        self._root = os.path.abspath(self.root)
         self.version = pipeline_fingerprint(model)
         self.used: set[str] = set()  # entry paths this build read or wrote (strings: thousands of them)
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from .model import Document, Extraction
 
-__all__ = ["Beside", "Here", "EarlyParse", "ExtractStats", "Extracted", "Facts", "Failed", "Result", "DocumentFacts", "extract_documents", "iter_facts", "extract_chunk",
+__all__ = ["Beside", "Fed", "Here", "EarlyParse", "ExtractStats", "Extracted", "Facts", "Failed", "Result", "DocumentFacts", "extract_documents", "iter_facts", "extract_chunk",
            "release_pipelines", "EXECUTORS"]
 
 EXECUTORS = ("local", "dask")
@@ -214,7 +214,26 @@ def _fork_server(model: str, batch_size: int):
     return _Forked(pid), open(down[1], "wb"), open(up[0], "rb")
 
 
-class EarlyParse:
+class _Piped:
+    """A forked copy of this process with a pipe to it (``stdin``) and one from it (``stdout``), or none
+    (``proc`` None)."""
+
+    proc: _Forked | None = None
+
+    def close(self) -> None:
+        """End the copy (if it still runs, what it would answer is not wanted)."""
+        if self.proc is not None:
+            self.proc.kill()
+            for stream in (self.stdin, self.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+            self.proc.wait()
+            self.proc = None
+
+
+class EarlyParse(_Piped):
     """A forked copy of this process that loads the pipeline as soon as it is made, then parses and extracts the
     documents :meth:`results` hands it. A patched build makes it once it knows it may parse a few documents, before
     it reads them: loading spaCy (most of a one-document rebuild) then runs on the second core while this
@@ -242,19 +261,6 @@ class EarlyParse:
             got = None
         self.close()
         return None if got is None else _restored(got, documents)
-
-    def close(self) -> None:
-        """End the copy (if it still runs, what it would answer is not wanted)."""
-        if self.proc is not None:
-            self.proc.kill()
-            for stream in (self.stdin, self.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-            self.proc.wait()
-            self.proc = None
-
 
 class _SecondProcess:
     """A second process parsing and extracting chunks of documents, speaking pickles over two pipes.
@@ -386,6 +392,88 @@ class Beside:
             self.proc.wait()
             self.proc = None
 
+
+def _widen(fd: int, size: int = 1 << 20) -> None:
+    """Let the pipe ``fd`` hold ``size`` bytes (Linux; as far as the system allows), so that handing an item to a
+    copy busy with the last one does not wait for it."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), size)
+    except (OSError, ImportError):
+        pass
+
+
+class Fed(_Piped):
+    """A forked copy of this process (:data:`FORK`) handed pieces of work as this one makes them: each
+    :meth:`feed` item is passed to ``take(item)`` there, and once every item is handed over, :meth:`result` is
+    ``done()`` computed there. The copy works beside this process while it makes the next items. None from
+    :meth:`result` (the caller then computes it itself) off Linux, when this process runs other threads, or
+    when the copy could not be made or gave no answer. ``take`` and ``done`` must change nothing this process
+    reads after (the copy's changes are lost), and ``done`` must return something picklable."""
+
+    def __init__(self, take: Callable, done: Callable) -> None:
+        self.proc = None
+        if not FORK or threading.active_count() > 1:
+            return
+        try:
+            down, up = os.pipe(), os.pipe()
+            pid = os.fork()
+        except OSError:
+            return
+        if pid == 0:  # the copy: take the items, answer, and end without returning into the caller's code
+            code = 1
+            try:
+                import gc
+                import signal
+
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the process group: this one ends it
+                gc.freeze()
+                keep = sorted((down[0], up[1]))
+                os.closerange(3, keep[0])  # none of this process's files (the output folder's lock among them)
+                os.closerange(keep[0] + 1, keep[1])
+                os.closerange(keep[1] + 1, os.sysconf("SC_OPEN_MAX"))
+                with open(down[0], "rb") as stdin, open(up[1], "wb") as stdout:
+                    while (item := _receive(stdin)) is not None:
+                        take(item)
+                    _send(stdout, [done()])
+                code = 0
+            except BaseException:  # noqa: BLE001  (the parent computes it itself)
+                pass
+            finally:
+                os._exit(code)
+        os.close(down[0])
+        os.close(up[1])
+        _widen(down[1])
+        self.proc, self.stdin, self.stdout = _Forked(pid), open(down[1], "wb"), open(up[0], "rb")
+
+    def feed(self, item) -> None:
+        """Hand ``item`` to the copy (should it be gone, :meth:`result` says so)."""
+        if self.proc is not None:
+            try:
+                _send(self.stdin, item)
+            except (OSError, ValueError):
+                self.close()
+
+    def end(self) -> None:
+        """Tell the copy that every item is handed over: it computes ``done()`` (:meth:`result` waits for it)."""
+        if self.proc is not None:
+            try:
+                self.stdin.close()
+            except OSError:
+                self.close()
+
+    def result(self):
+        """``done()`` as the copy computed it once it had every item, or None."""
+        self.end()
+        if self.proc is None:
+            return None
+        try:
+            got = _receive(self.stdout)
+        except (OSError, EOFError, ValueError, pickle.UnpicklingError):
+            got = None
+        self.close()
+        return None if got is None else got[0]
 
 class Here(Beside):
     """``fn(*args)`` computed in this process when :meth:`result` is asked for: a :class:`Beside` for work that

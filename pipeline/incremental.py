@@ -44,7 +44,7 @@ from .vocab import local_name
 
 __all__ = ["STATE_FILE", "GraphState", "DocumentState", "ChangedBlocks", "Changes", "Change", "no_cycle_collection", "take_state", "graph_stats",
            "GraphStats",
-           "save_state", "plan", "rebuild", "Rebuilt", "state_version", "PageState", "take_page", "save_page", "Source",
+           "save_state", "table_bytes", "read_outputs", "LastOutputs", "plan", "rebuild", "Rebuilt", "state_version", "PageState", "take_page", "save_page", "Source",
            "sources", "KnownSources", "left_as_they_are", "page_left"]
 
 
@@ -162,22 +162,34 @@ def take_state(out_dir: Path, version: str | None, remove: bool = True) -> Graph
     return state
 
 
+def table_bytes(resolver: GraphBlocks) -> bytes:
+    """The resolver's tables as :func:`save_state` writes them: a patch's check (``build._check_patch``)
+    pickles them in its forked copy, while the build renders graph.html."""
+    import io
+
+    fh = io.BytesIO()
+    # one pickle per table: the pickler's memo (an entry per object, ~80 MB at 10,000 documents in one
+    # pickle) then holds one table's objects at a time; the file is larger (shared strings repeat)
+    pickler = pickle.Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL)
+    for name in _TABLES:
+        pickler.clear_memo()
+        pickler.dump(getattr(resolver, name))
+    return fh.getvalue()
+
+
 def save_state(out_dir: Path, version: str, resolver: GraphBlocks, docs: dict[str, DocumentState],
-               validated: bool = False, stats: GraphStats | None = None, sources: dict | None = None) -> None:
+               validated: bool = False, stats: GraphStats | None = None, sources: dict | None = None,
+               tables: bytes | None = None) -> None:
     """Leave the state of the build that just wrote ``out_dir``'s outputs (atomically); ``validated``: its
-    graph.ttl passed the shapes; ``sources``: its documents' :class:`Source` records."""
+    graph.ttl passed the shapes; ``sources``: its documents' :class:`Source` records; ``tables``: the
+    resolver's tables as :func:`table_bytes` gave them, if they are pickled already."""
     out_dir = Path(out_dir)
     fd, tmp = tempfile.mkstemp(prefix=".mlkg-state-", suffix=".tmp", dir=out_dir)
     try:
         with os.fdopen(fd, "wb") as fh:
-            # one pickle per table: the pickler's memo (an entry per object, ~80 MB at 10,000 documents in one
-            # pickle) then holds one table's objects at a time; the file is larger (shared strings repeat)
-            pickler = pickle.Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL)
-            pickler.dump((_FORMAT, version, {name: _stat(out_dir / name) for name in OUTPUTS}, docs, validated, stats,
-                          sources or {}))
-            for name in _TABLES:
-                pickler.clear_memo()
-                pickler.dump(getattr(resolver, name))
+            pickle.dump((_FORMAT, version, {name: _stat(out_dir / name) for name in OUTPUTS}, docs, validated, stats,
+                         sources or {}), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            fh.write(tables if tables is not None else table_bytes(resolver))
         os.replace(tmp, out_dir / STATE_FILE)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -422,15 +434,17 @@ def no_cycle_collection():
 
 
 def rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], removed: list[str],
-            documents: dict | None = None) -> Rebuilt | None:
+            documents: dict | None = None, last: LastOutputs | None = None) -> Rebuilt | None:
     """Patch the outputs of the build that left ``state``.
 
     ``changes``: each changed or new document; ``removed``: the ids of the documents gone (or failed now);
-    ``documents``: the documents by id, for what their graph nodes say of them (``rdf.document_metadata``).
+    ``documents``: the documents by id, for what their graph nodes say of them (``rdf.document_metadata``);
+    ``last``: the outputs in ``out_dir`` as read already (:func:`read_outputs`), else read here.
     Returns None when only a full build gives the exact graph.
     """
     with no_cycle_collection():
-        return _rebuild(state, out_dir, store, changes, removed, documents or {})
+        patch = _rebuild(state, store, changes, removed, documents or {})
+        return None if patch is None else _patch_outputs(*patch, last if last is not None else read_outputs(out_dir))
 
 
 @dataclass
@@ -461,8 +475,9 @@ class _Patch:
     """The name keys ``(class, normalised name)`` the documents leaving and coming give."""
 
 
-def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], removed: list[str],
-             documents: dict) -> Rebuilt | None:
+def _rebuild(state: GraphState, store, changes: list[Change], removed: list[str],
+             documents: dict) -> tuple[_Patch, int] | None:
+    """Steps 1-5 of a patch: the patch and how many documents it rendered again, or None."""
     r = state.resolver()
     r.documents = documents
     patch = _Patch(r, dict(state.docs))
@@ -479,7 +494,7 @@ def _rebuild(state: GraphState, out_dir: Path, store, changes: list[Change], rem
         return None
     _render_entities(patch, touched_keys, old_entities, old_iri)
     r.evidence_triples = sum(v.evidence_triples for v in patch.docs.values())
-    return _patch_outputs(patch, Path(out_dir), rendered=sum(1 for d in affected if d in patch.docs))
+    return patch, sum(1 for d in affected if d in patch.docs)
 
 
 def _swap_facts(patch: _Patch, store, changes: list[Change], removed: list[str]) -> bool:
@@ -600,21 +615,40 @@ def _render_entities(patch: _Patch, touched_keys: set[str], old_entities: dict, 
             patch.blocks.add((block.subject, block.text), 0)
 
 
-def _patch_outputs(patch: _Patch, out_dir: Path, rendered: int) -> Rebuilt | None:
-    """Step 6: graph.ttl and merges.json patched: the blocks and sections gone taken out, the new ones put in,
-    under the prefixes the graph uses now."""
+@dataclass(frozen=True, slots=True)
+class LastOutputs:
+    """graph.ttl and merges.json as the last build wrote them, split into the blocks and sections a patch
+    splices (:func:`read_outputs`): read by a patched build while its pipeline loads beside."""
+
+    turtle: bytes
+    blocks: list[bytes]
+    """graph.ttl's blocks after its prefixes, each without the blank line after it."""
+    merges: bytes
+    sections: list[bytes] | None
+    """merges.json's sections (:func:`_merges_sections`), or None when it is not as a build writes it."""
+
+
+def read_outputs(out_dir: Path) -> LastOutputs:
+    """The :class:`LastOutputs` of ``out_dir``."""
+    turtle, merges = (Path(out_dir) / GRAPH_TTL).read_bytes(), (Path(out_dir) / MERGES).read_bytes()
+    return LastOutputs(turtle, _turtle_blocks(turtle), merges, _merges_sections(merges))
+
+
+def _patch_outputs(patch: _Patch, rendered: int, last: LastOutputs) -> Rebuilt | None:
+    """Step 6: graph.ttl and merges.json (as ``last`` holds them) patched: the blocks and sections gone taken
+    out, the new ones put in, under the prefixes the graph uses now."""
     r, docs = patch.r, patch.docs
     prefixes: set[str] = set()
     for group in {*r.entity_prefixes.values(), *(v.document_prefixes for v in docs.values() if v.document_prefixes is not None),
                   *(v.evidence_prefixes for v in docs.values())}:
         prefixes |= group
-    old_turtle, header = (out_dir / GRAPH_TTL).read_bytes(), r.T.terms.header(prefixes).encode("utf-8")
-    patched = _patch_turtle(old_turtle, patch.gone_subjects, patch.blocks.items, header)
+    old_turtle, header = last.turtle, r.T.terms.header(prefixes).encode("utf-8")
+    patched = _patch_turtle(last.blocks, patch.gone_subjects, patch.blocks.items, header)
     if patched is None:
         return None
     turtle, taken_out = patched
-    old_merges = (out_dir / MERGES).read_bytes()
-    merges = _patch_merges(old_merges, r, patch.gone_records, patch.records.items)
+    old_merges = last.merges
+    merges = _patch_merges(last.sections, r, patch.gone_records, patch.records.items)
     if merges is None:
         return None
     return Rebuilt(resolver=r, files={GRAPH_TTL: turtle, MERGES: merges}, docs=docs, entries=patch.entries,
@@ -684,16 +718,20 @@ class PatchedTurtle(bytes):
     blocks: list[bytes]
 
 
-def _patch_turtle(old: bytes, gone: set[str], added: list[tuple[str, str]],
-                  header: bytes) -> tuple[PatchedTurtle, list[bytes]] | None:
-    """graph.ttl with the blocks of subjects ``gone`` taken out and ``added`` put in, under ``header``; and the
-    blocks taken out."""
+def _turtle_blocks(old: bytes) -> list[bytes]:
+    """The blocks of graph.ttl ``old`` after its prefixes, each without the blank line after it."""
     if old.startswith(b"@prefix"):
         end = old.find(b"\n\n")
         body = old[end + 2:]
     else:
         body = old
-    pieces = body[:-1].split(b"\n\n") if body else []
+    return body[:-1].split(b"\n\n") if body else []
+
+
+def _patch_turtle(pieces: list[bytes], gone: set[str], added: list[tuple[str, str]],
+                  header: bytes) -> tuple[PatchedTurtle, list[bytes]] | None:
+    """graph.ttl (its blocks ``pieces``, :func:`_turtle_blocks`) with the blocks of subjects ``gone`` taken out
+    and ``added`` put in, under ``header``; and the blocks taken out."""
     taken_out: list[bytes] = []
     new = _splice(pieces, {g.encode("utf-8") for g in gone},
                   [(s.encode("utf-8"), t.encode("utf-8")[:-1]) for s, t in added], _subject, taken_out)
@@ -718,17 +756,25 @@ def _section_iri(piece: bytes) -> bytes:
     return piece[5:piece.find(b'": {\n')]
 
 
-def _patch_merges(old: bytes, r: GraphBlocks, gone: dict[str, set[str]], added: list[tuple]) -> bytes | None:
-    """merges.json with the records of the documents in ``gone[iri]`` taken out of each section and ``added``
-    ``(iri, record)`` put in; each section touched is written again from its records."""
+def _merges_sections(old: bytes) -> list[bytes] | None:
+    """The sections of merges.json ``old`` (each without its end), or None when it is not as a build writes it."""
     before, after = merges_frame()
     b, a = (before + "{\n").encode("utf-8"), (_SECTION_END.decode() + "\n  }" + after).encode("utf-8")
     if old == (before + "{}" + after).encode("utf-8"):
-        pieces = []
-    elif old.startswith(b) and old.endswith(a):
-        pieces = old[len(b):-len(a)].split(_SECTION_END + b",\n")
-    else:
+        return []
+    if old.startswith(b) and old.endswith(a):
+        return old[len(b):-len(a)].split(_SECTION_END + b",\n")
+    return None
+
+
+def _patch_merges(pieces: list[bytes] | None, r: GraphBlocks, gone: dict[str, set[str]], added: list[tuple]) -> bytes | None:
+    """merges.json (its sections ``pieces``, :func:`_merges_sections`) with the records of the documents in
+    ``gone[iri]`` taken out of each section and ``added`` ``(iri, record)`` put in; each section touched is
+    written again from its records."""
+    if pieces is None:
         return None
+    before, after = merges_frame()
+    b, a = (before + "{\n").encode("utf-8"), (_SECTION_END.decode() + "\n  }" + after).encode("utf-8")
     by_iri = {iri: key for key, iri in r.iri.items()}
     new_records: dict[str, list] = {}
     for iri, rec in added:

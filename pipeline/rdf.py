@@ -359,6 +359,8 @@ class TurtleTerms:
         self._iri_of = iri_of
         self._entities: dict[str, str] = {}
         self._documents: dict[str, str] = {}
+        self._numbers: dict[int, str] = {}
+        self._decimals: dict = {}
 
     def iri(self, iri: str) -> str:
         return "a" if iri == _RDF_TYPE else self.terms.iri(iri)
@@ -376,10 +378,19 @@ class TurtleTerms:
         return out
 
     def number(self, value) -> str:
-        return self.terms.term(literal(value))
+        if type(value) is not int:  # (True would find 1's text)
+            return self.terms.term(literal(value))
+        out = self._numbers.get(value)  # offsets and counts recur: each rendered once (an rdflib Literal is slow)
+        if out is None:
+            out = self._numbers[value] = self.terms.term(literal(value))
+        return out
 
     def decimal(self, conf: float) -> str:
-        return self.terms.term(confidence_literal(conf))
+        key = conf.hex() if type(conf) is float else conf  # (exact: -0.0 is not 0.0)
+        out = self._decimals.get(key)
+        if out is None:
+            out = self._decimals[key] = self.terms.term(confidence_literal(conf))
+        return out
 
     def metadata(self, document: Document) -> list[tuple]:
         term = self.terms.term
@@ -550,9 +561,11 @@ class GraphBlocks(NameTable):
             docs.update(entity[3])
             if keep:
                 self.entity_prefixes[key] = block.prefixes
+        self._document_prefixes: dict[str, frozenset] = {}
         for d in docs:
             block = self.document_block(d)
             self.blocks.add((block.subject, block.text), len(block.text))
+            self._document_prefixes[d] = block.prefixes
 
     def out_pairs(self, subjects: set[str] | None = None) -> dict[str, list]:
         """The ``(predicate, object)`` texts of the relations from each entity key (of ``subjects``, or all)."""
@@ -575,6 +588,11 @@ class GraphBlocks(NameTable):
     def document_block(self, doc_id: str) -> Block:
         """The block of a document named by some entity."""
         return self._block(self.T.document(doc_id), document_pairs(self.T, doc_id, self.documents.get(doc_id)))
+
+    def document_prefixes(self, doc_id: str) -> frozenset:
+        """The prefixes of the block of a document (as rendered by :meth:`render_entities`, or anew)."""
+        found = getattr(self, "_document_prefixes", {}).get(doc_id)
+        return found if found is not None else self.document_block(doc_id).prefixes
 
     def render(self, doc_id: str, facts: tuple, memo: RenderMemo | None = None) -> RenderMemo | None:
         """Render one document's evidence blocks and merge records.

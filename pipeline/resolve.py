@@ -403,6 +403,11 @@ class NameTable:
             return [find(i) for i in range(top)]
         return {i: find(i) for i in bases}
 
+    def warm(self) -> None:
+        """Compute the forms of every spelling (``names.variants``, cached there), which :meth:`regroup` reads of
+        every name whatever changed: a patched rebuild does it while it waits for its pipeline to load."""
+        self._variant_claims(self._cls_of())
+
     def _variant_claims(self, cls_of: list) -> dict[int, list[tuple]]:
         """Per name that other names may be forms of (``names.variants`` of their spellings, a name of the
         same class with mentions): ``(id, rule, tag, normalised name)`` of each such claim."""

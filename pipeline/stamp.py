@@ -27,7 +27,7 @@ from pathlib import Path
 from .config import BuildConfig
 from .outputs import CACHE_DIR, folder_key, folder_keys, folder_record, own_folders
 
-__all__ = ["unchanged", "save", "fingerprint", "command_config"]
+__all__ = ["unchanged", "save", "fingerprint", "Fingerprint", "command_config"]
 
 _FORMAT = 1
 _ROOT = Path(__file__).resolve().parent
@@ -105,9 +105,27 @@ def fingerprint(config: BuildConfig) -> str | None:
     return h.hexdigest()
 
 
-def unchanged(config: BuildConfig) -> dict | None:
+class Fingerprint:
+    """The :func:`fingerprint` of one build of ``config``, computed once, when first asked for: by
+    :func:`unchanged` at the start, or by the build while it waits (a patched build, for the pipeline loading
+    beside it), and kept for :func:`save`. Taken before the outputs are written, it describes the inputs as
+    the build found them: a file changed while it ran makes the next build run."""
+
+    _NONE = object()
+
+    def __init__(self, config: BuildConfig) -> None:
+        self.config, self._digest = config, self._NONE
+
+    def __call__(self) -> str | None:
+        if self._digest is self._NONE:
+            self._digest = fingerprint(self.config) if self.config.cache else None
+        return self._digest
+
+
+def unchanged(config: BuildConfig, known: Fingerprint | None = None) -> dict | None:
     """The last build's report (``build.report_dict`` without timings, and its outputs) when its inputs,
-    options, code and packages are unchanged and each file it wrote is as it left it; else None."""
+    options, code and packages are unchanged and each file it wrote is as it left it; else None.
+    ``known``: the build's :class:`Fingerprint`, if it has one (then computed at most once)."""
     if not (config.cache and config.stop_if_unchanged):
         return None  # --no-cache asks for the whole build, and a program may change the pipeline in memory
     out = Path(config.out_dir)
@@ -120,7 +138,7 @@ def unchanged(config: BuildConfig) -> dict | None:
                 return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    if stamp.get("fingerprint") != fingerprint(config) or stamp["fingerprint"] is None:
+    if stamp.get("fingerprint") != (known or Fingerprint(config))() or stamp["fingerprint"] is None:
         return None
     return stamp["report"]
 
@@ -129,14 +147,15 @@ def _path(config: BuildConfig) -> Path:
     return folder_record(config.cache_dir or Path(config.out_dir) / CACHE_DIR, config.out_dir, "stamp")
 
 
-def save(config: BuildConfig, written: list[str], report: dict) -> None:
-    """Leave the stamp of the build of ``config`` that just wrote ``written`` (file names in the output folder)."""
+def save(config: BuildConfig, written: list[str], report: dict, known: Fingerprint | None = None) -> None:
+    """Leave the stamp of the build of ``config`` that just wrote ``written`` (file names in the output folder);
+    ``known``: the build's :class:`Fingerprint` (else taken now)."""
     from .write import atomic_write, json_bytes
 
     if not config.cache:
         return
     out = Path(config.out_dir)
-    digest = fingerprint(config)
+    digest = (known or Fingerprint(config))()
     if digest is None:
         _path(config).unlink(missing_ok=True)
         return

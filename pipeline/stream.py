@@ -49,10 +49,8 @@ class Spill:
         _remove_dead(parent)
         self.root = Path(tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-", dir=parent))
         self._facts = open(self.root / "facts.pkl", "wb")
-        self._later = None
         self.memory: list[tuple] = []
         self.count = 0
-        self.later_count = 0
         self._n = 0
 
     def add(self, *record, keep: bool = False) -> None:
@@ -63,22 +61,6 @@ class Spill:
             return
         pickle.dump(record, self._facts, protocol=pickle.HIGHEST_PROTOCOL)
         self.count += 1
-
-    def add_later(self, *record) -> None:
-        """Keep a record apart too (the facts of parsed documents, resolved once spaCy is gone)."""
-        if self._later is None:
-            self._later = open(self.root / "later.pkl", "wb")
-        pickle.dump(record, self._later, protocol=pickle.HIGHEST_PROTOCOL)
-        self.later_count += 1
-
-    def later(self) -> Iterator[tuple]:
-        """Every record given to :meth:`add_later`, in order."""
-        if self._later is None:
-            return
-        self._later.close()
-        with open(self.root / "later.pkl", "rb") as fh:
-            for _ in range(self.later_count):
-                yield pickle.load(fh)
 
     def facts(self) -> Iterator[tuple]:
         """Every record (``doc_id, facts, ...``) added: those kept in memory first, then the others in order."""
@@ -94,8 +76,6 @@ class Spill:
 
     def close(self) -> None:
         self._facts.close()
-        if self._later is not None:
-            self._later.close()
         shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> Spill:
@@ -152,11 +132,40 @@ class Sorter:
                 prev = item
 
 
+class Tee:
+    """A :class:`Sorter` of blocks ``(subject, text)`` that also hands their texts on as they come, about
+    ``size`` bytes at a time (``feed(bytes)``): to the check of the graph, which loads them while the rest is
+    rendered (``validate.TurtleLoad``)."""
+
+    def __init__(self, sorter: Sorter, feed, size: int = 1 << 20) -> None:
+        self.sorter, self.feed, self.size = sorter, feed, size
+        self.texts: list[str] = []
+        self.n = 0
+
+    def add(self, item, size: int) -> None:
+        self.sorter.add(item, size)
+        self.texts.append(item[1])
+        self.n += len(item[1])
+        if self.n >= self.size:
+            self.flush()
+
+    def flush(self) -> None:
+        """Hand on what is left."""
+        if self.texts:
+            self.feed("".join(self.texts).encode("utf-8"))
+        self.texts, self.n = [], 0
+
+    def __iter__(self) -> Iterator:
+        self.flush()
+        return iter(self.sorter)
+
+
 class StreamResolver(GraphBlocks):
     """``rdf.GraphBlocks`` whose blocks and merge records are sorted in runs on disk."""
 
-    def start_render(self, spill: Spill) -> None:
+    def start_render(self, spill: Spill, feed=None) -> None:
         """Render the entity and document blocks into sorters of ``spill``; ready :meth:`render` for the
-        documents' own."""
-        self.prepare_render(Sorter(spill, "ttl"), Sorter(spill, "merges"))
+        documents' own. ``feed``: also given the blocks' Turtle as they come (:class:`Tee`)."""
+        blocks = Sorter(spill, "ttl")
+        self.prepare_render(Tee(blocks, feed) if feed is not None else blocks, Sorter(spill, "merges"))
         self.render_entities()

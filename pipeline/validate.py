@@ -28,7 +28,7 @@ from .model import Violation
 from .vocab import MLKG, PREFIXES, RELATIONS, bind_prefixes
 
 __all__ = ["SHAPES", "ENGINES", "ValidationReport", "shapes_graph", "validate_graph", "validate_store", "quarantine",
-           "validate_file", "validate_turtle", "validate_patch", "load_graph"]
+           "validate_file", "validate_turtle", "validate_patch", "load_graph", "TurtleLoad"]
 
 SHAPES = ONTOLOGY_DIR / "shapes.ttl"
 _MAX_ROUNDS = 10
@@ -304,6 +304,32 @@ def validate_turtle(data: bytes) -> ValidationReport:
     A large build checks its graph.ttl this way before writing it, with no rdflib Graph at all.
     """
     return validate_store(_turtle_store(data))
+
+
+class TurtleLoad:
+    """A pyoxigraph store filled with Turtle as it comes (:meth:`add`: whole statements, prefixed names of
+    ``vocab.PREFIXES``), then checked whole (:meth:`report`): what ``validate_turtle`` gives for the same
+    statements. A streamed build hands it the blocks of graph.ttl as it renders them, to a copy of itself
+    (``executor.Fed``), so the graph is loaded by the time the last block is rendered."""
+
+    def __init__(self) -> None:
+        self.header = "".join(f"@prefix {name}: <{ns}> .\n" for name, ns in PREFIXES.items()).encode("utf-8")
+        self.store = None
+
+    def add(self, chunk: bytes) -> None:
+        import pyoxigraph as ox
+
+        if self.store is None:
+            self.store = ox.Store()
+        try:
+            self.store.bulk_load(self.header + chunk, ox.RdfFormat.TURTLE)
+        except (SyntaxError, ValueError) as exc:
+            raise MlkgError(f"the graph to validate is not valid Turtle ({type(exc).__name__}: {exc})") from exc
+
+    def report(self) -> ValidationReport:
+        if self.store is None:
+            self.add(b"")
+        return validate_store(self.store)
 
 
 def _turtle_store(data: bytes):

@@ -382,7 +382,8 @@ def test_validate_file_reports_unreadable_file(tmp_path):
 
 def _inject(mp: pytest.MonkeyPatch, mutations, expected: list | None = None) -> None:
     """Put ``mutations`` into the graphs a build checks: the rdflib Graph of the full plan (``rdf.to_graph``), the
-    graph.ttl a streamed build validates before writing it (``validate.validate_turtle``) and a patched one
+    graph.ttl a streamed build validates before writing it (``validate.validate_turtle``, or the store its
+    blocks were loaded into as they were rendered, ``validate.TurtleLoad``) and a patched one
     (``validate.validate_patch``)."""
     from pipeline import rdf
 
@@ -417,9 +418,16 @@ def _inject(mp: pytest.MonkeyPatch, mutations, expected: list | None = None) -> 
         new += [t for t in g if t[0] in changed]
         return real_patch(*(x.serialize(format="nt", encoding="utf-8") for x in (g, old, new)))
 
+    def fed_with_faults(self):  # the store's statements, checked as graph.ttl would be
+        import pyoxigraph as ox
+
+        self.add(b"")
+        return turtle_with_faults(self.store.dump(format=ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph()))
+
     mp.setattr(rdf, "to_graph", to_graph_with_faults)
     mp.setattr(V, "validate_turtle", turtle_with_faults)
     mp.setattr(V, "validate_patch", patch_with_faults)
+    mp.setattr(V.TurtleLoad, "report", fed_with_faults)
 
 
 @pytest.fixture(scope="module")
