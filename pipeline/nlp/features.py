@@ -789,8 +789,6 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     f.append("same_para" if lay.para_of_line[ls] == lay.para_of_line[lo] else "other_para")
     origins = p.origin.split("+")
     f += _between_names(lay, typed, s, o, first, second, memo)
-    if ss != so:
-        f.append(f"sents={_bucket(abs(so - ss))}")
     clause = []
     if ss == so or "wrapped" in origins:
         f += _between(lay, first, second)
