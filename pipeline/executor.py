@@ -475,6 +475,7 @@ class Fed(_Piped):
         self.close()
         return None if got is None else got[0]
 
+
 class Here(Beside):
     """``fn(*args)`` computed in this process when :meth:`result` is asked for: a :class:`Beside` for work that
     costs less than the fork would."""
