@@ -144,6 +144,10 @@ class Layout:
     def line_of_char(self, i: int) -> int:
         return bisect_right(self.line_starts, i) - 1
 
+    def line_end(self, line: int) -> int:
+        """The character offset where ``line`` ends (its newline, or the text's end)."""
+        return self.line_starts[line + 1] - 1 if line + 1 < len(self.line_starts) else len(self.text)
+
     def sent_of(self, tok: int) -> int:
         return bisect_right(self.sent_starts, tok) - 1
 
@@ -356,8 +360,7 @@ def _line_segments(doc: Doc, lay: Layout, out: dict) -> None:
     for k, a in enumerate(lay.line_starts):
         if lay.line_kind[k] in {"blank", "rule"}:
             continue
-        b = lay.line_starts[k + 1] - 1 if k + 1 < len(lay.line_starts) else len(text)
-        line = text[a:b]
+        line = text[a:lay.line_end(k)]
         m = _MARKER.match(line)
         starts = [m.end() if m else len(line) - len(line.lstrip())]
         for _ in range(3):
@@ -389,17 +392,13 @@ def _phrase_candidates(doc: Doc, lay: Layout, out: dict, fw: frozenset[str]) -> 
     for k, a in enumerate(lay.line_starts):
         if lay.line_kind[k] not in {"blank", "rule"}:
             m = _MARKER.match(lay.text, a)
-            starts.add(m.end() if m else a + len(lay.text[a:_line_stop(lay, k)]) - len(lay.text[a:_line_stop(lay, k)].lstrip()))
+            line = lay.text[a:lay.line_end(k)]
+            starts.add(m.end() if m else a + len(line) - len(line.lstrip()))
     cues = PhraseCues(*(frozenset(lex[k]) for k in ("phrase_kinds", "phrase_cues", "phrase_openers", "phrase_enders")))
     for p in phrases(lay, names, cues, fw, starts):
         if (p.start, p.end) in out:
             continue  # a rule's or a shape's span already: its own features say more
-        _add(out, lay, p.start, p.end, "phrase")
-        object.__setattr__(out[(p.start, p.end)], "licences", p.licences)  # still being built, not yet shared
-
-
-def _line_stop(lay: Layout, k: int) -> int:
-    return lay.line_starts[k + 1] - 1 if k + 1 < len(lay.line_starts) else len(lay.text)
+        _add(out, lay, p.start, p.end, "phrase", p.licences)
 
 
 def _tokens_within(lay: Layout, a: int, b: int) -> tuple[int, int]:
@@ -417,7 +416,7 @@ def _from_span(span: Span) -> MentionCandidate:
                             span._.mlkg_rule in _FORCED)
 
 
-def _add(out: dict, lay: Layout, a: int, b: int, source: str) -> None:
+def _add(out: dict, lay: Layout, a: int, b: int, source: str, licences: tuple[str, ...] = ()) -> None:
     if b - a == 1 and len(lay.texts[a]) == 1:
         return  # a single letter or digit is no name: an enumerator ("(B) Toolformer: ...") or a variable
     old = out.get((a, b))
@@ -425,7 +424,8 @@ def _add(out: dict, lay: Layout, a: int, b: int, source: str) -> None:
         if source != old.source and source not in old.also:
             object.__setattr__(old, "also", (*old.also, source))  # still being built, not yet shared
     else:
-        out[(a, b)] = MentionCandidate(a, b, lay.idx[a], lay.idx[b - 1] + len(lay.texts[b - 1]), source)
+        out[(a, b)] = MentionCandidate(a, b, lay.idx[a], lay.idx[b - 1] + len(lay.texts[b - 1]), source,
+                                       licences=licences)
 
 
 # ----------------------------------------------------------------------------- pair candidates
@@ -656,8 +656,7 @@ _CELL = re.compile(r"\s*\|\s*|\t|\s{2,}")
 def _first_cell_end(lay: Layout, line: int) -> int:
     """The character offset where the first cell of a table row ends."""
     a = lay.line_starts[line]
-    b = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
-    row = lay.text[a:b]
+    row = lay.text[a:lay.line_end(line)]
     lead = len(row) - len(row.lstrip(" |"))
     m = _CELL.search(row, lead + 1)
     return a + (m.start() if m else len(row))
@@ -669,8 +668,7 @@ _SEPARATOR_ROW = re.compile(r"\s*[-+|:=]{3,}[-+|:= ]*")
 def _separator_row(lay: Layout, line: int) -> bool:
     """A table's rule under its header written with dashes and pluses ("------+------"), no cell in it."""
     a = lay.line_starts[line]
-    b = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
-    return _SEPARATOR_ROW.fullmatch(lay.text, a, b) is not None
+    return _SEPARATOR_ROW.fullmatch(lay.text, a, lay.line_end(line)) is not None
 
 
 def table_top(lay: Layout, line: int) -> int:

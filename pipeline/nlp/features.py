@@ -96,7 +96,7 @@ def _segments(lay: Layout, cands: list[MentionCandidate]) -> dict:
     text = lay.text
     for line, members in by_line.items():
         a = lay.line_starts[line]
-        b = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(text)
+        b = lay.line_end(line)
         if b - a > 2000:  # a line of thousands of names: its pieces say nothing of each other
             continue
         cuts = [a] + [m.end() for m in _LIST_SEPARATOR.finditer(text, a, b)]
@@ -284,7 +284,7 @@ def _cell_starts(lay: Layout, line: int) -> list[int]:
     key = ("cells", line)
     got = lay.line_info.get(key)
     if got is None:
-        a, b = lay.line_starts[line], _line_end(lay, line)
+        a, b = lay.line_starts[line], lay.line_end(line)
         lead = a + len(lay.text[a:b]) - len(lay.text[a:b].lstrip(" |\t"))
         got = lay.line_info[key] = [lead] + [m.end() for m in _CELL_SPLIT.finditer(lay.text, lead, b) if m.end() < b]
     return got
@@ -318,7 +318,7 @@ def _table_cell(lay: Layout, c: MentionCandidate) -> list[str]:
     def header(j: int) -> str:
         if j < 0 or j >= len(head):
             return ""
-        end = head[j + 1] if j + 1 < len(head) else _line_end(lay, top)
+        end = head[j + 1] if j + 1 < len(head) else lay.line_end(top)
         return _word_class(lay.text[head[j]:end])
     key, own = header(0), (header(col) if role == "row" and col > 0 else "")
     return [f"tab={where}"] + ([f"tab_key={where}_{key}"] if key else []) + ([f"tab_col={own}"] if own else [])
@@ -502,7 +502,7 @@ def _frame(lay: Layout, c: MentionCandidate) -> list[str]:
     on a line of its own), the share of capitalised words on its line, and the kinds and labels of the lines
     above and below ("Authors: ..." under a title)."""
     line = lay.token_line[c.start]  # the line of its first character
-    start, end = lay.line_starts[line], _line_end(lay, line)
+    start, end = lay.line_starts[line], lay.line_end(line)
     # only a list marker (or a quote's ">", gone once Markdown is read) before it: the line's start
     lb = "^" if c.start_char <= _marker_end(lay, line, start, end) else _delimiter(lay, c.start_char - 1, -1)
     rb = _delimiter(lay, c.end_char, 1)
@@ -544,7 +544,7 @@ def _lead_names(lay: Layout, line: int) -> tuple[int, str]:
     got = lay.line_info.get(key)
     if got is None:
         got = (-1, "")
-        b = _line_end(lay, line)
+        b = lay.line_end(line)
         a = _marker_end(lay, line, lay.line_starts[line], b)
         stop = lay.text.find(". ", a, b)
         head = lay.text[a:stop if stop >= 0 else b].rstrip(".")
@@ -558,10 +558,6 @@ def _lead_names(lay: Layout, line: int) -> tuple[int, str]:
     return got
 
 
-def _line_end(lay: Layout, line: int) -> int:
-    return lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
-
-
 _KIND = {"heading": "short"}
 """A Markdown heading's "#" is gone once Markdown is read: to these features a heading is a short line."""
 
@@ -571,7 +567,7 @@ def _line_shape(lay: Layout, line: int) -> str:
     got = lay.line_info.get(line)
     if got is None:
         a = lay.line_starts[line]
-        b = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
+        b = lay.line_end(line)
         words = [w for w in lay.text[a:b].split()[:40] if w[:1].isalpha()]
         fw = lexicon()["function_words"]
         content = [w for w in words if w.lower() not in fw]
@@ -595,7 +591,7 @@ def _name_words(texts: list[str], a: int, b: int) -> list[str]:
 def _line_features(lay: Layout, a: int, b: int, tag: str) -> list[str]:
     line = lay.line_of_char(a)
     start = lay.line_starts[line]
-    end = lay.line_starts[line + 1] - 1 if line + 1 < len(lay.line_starts) else len(lay.text)
+    end = lay.line_end(line)
     first = lay.line_first[line]
     f = [f"{tag}line={lay.line_kind[line]}", f"{tag}line_first={first if first in lexicon()['line_labels'] else '-'}"]
     # what stands before the span on its line is only a list marker (read up to the line's first other character
