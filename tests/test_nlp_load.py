@@ -25,3 +25,15 @@ def test_unread_strings_change_no_extraction(nlp, monkeypatch):
     assert lean == [compact(ex) for ex in extract_all(whole, documents)]
     for doc in (nlp("GPT-4 (OpenAI) was evaluated on ImageNet-1K."), whole("GPT-4 (OpenAI) was evaluated on ImageNet-1K.")):
         assert [t.dep_ for t in doc] and all(t.text and t.norm_ and t.shape_ for t in doc)
+
+
+def test_entry_points_are_selected_once_with_the_same_entries(nlp):
+    import catalogue
+
+    from pipeline.nlp import _SelectedEntryPoints
+
+    points = catalogue.AVAILABLE_ENTRY_POINTS
+    assert isinstance(points, _SelectedEntryPoints)
+    for group in ("spacy_factories", "spacy_architectures", "no_such_group"):
+        assert points.select(group=group) is points.select(group=group)
+        assert list(points.select(group=group)) == list(points._points.select(group=group))
