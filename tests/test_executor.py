@@ -94,9 +94,20 @@ def test_executor_shared_run_gives_the_in_process_graph(tmp_path, two_hundred, s
     report = build(BuildConfig(inputs=(two_hundred,), out_dir=tmp_path / "beside", html=False, cache=False, validate=False))
     assert report.documents_parsed == 200 and not report.skipped
     assert len(spy["processes"]) == 1
-    # each process did some of the 13 chunks (this one also takes in the results, so it does fewer)
-    assert 0 < spy["here"] < 200 // 16 + 1
+    # each process did some of the chunks (this one also takes in the results, so it does fewer)
+    assert 0 < spy["here"] < _chunks_of(200)
     _same(tmp_path / "here", tmp_path / "beside")
+
+
+def _chunks_of(n: int, batch_size: int = 16) -> int:
+    """How many chunks a shared run of ``n`` documents hands out (executor._next_chunk)."""
+    from pipeline.executor import _next_chunk
+
+    source, k = list(range(n)), 0
+    while source:
+        _next_chunk(source, batch_size)
+        k += 1
+    return k
 
 
 def _dies_at_once(model, batch_size, stdin=None, stdout=None):
@@ -125,7 +136,7 @@ def test_executor_shared_run_loses_nothing_when_its_second_process_dies(tmp_path
     report = build(BuildConfig(inputs=(two_hundred,), out_dir=tmp_path / "beside", html=False, cache=False, validate=False))
     # each one started was waited for (no zombie left) and ended in failure
     assert len(spy["processes"]) == started and all(p.proc.returncode not in (None, 0) for p in spy["processes"])
-    assert spy["here"] == 200 // 16 + 1  # every chunk was done here instead
+    assert spy["here"] == _chunks_of(200)  # every chunk was done here instead
     assert report.documents_parsed == 200 and not report.skipped
     _same(tmp_path / "here", tmp_path / "beside")
 
@@ -181,3 +192,18 @@ def test_beside_computes_in_a_forked_copy_or_here():
     with pytest.raises(ZeroDivisionError):
         failing.result()
     assert failing.proc is None
+
+
+def test_a_shared_run_hands_out_quarter_chunks_at_its_end():
+    """executor._next_chunk: full batches while more than TAIL_CHUNKS batches are left, then quarters, every
+    document once and in order."""
+    from pipeline.executor import TAIL_CHUNKS, _next_chunk
+
+    source = list(range(16 * (TAIL_CHUNKS + 3) + 5))
+    chunks = []
+    while source:
+        chunks.append(_next_chunk(source, 16))
+    assert [x for c in chunks for x in c] == list(range(16 * (TAIL_CHUNKS + 3) + 5))
+    sizes = [len(c) for c in chunks]
+    assert sizes[:5] == [16, 16, 16, 16, 4] and set(sizes[4:-1]) == {4} and sizes[-1] == 1  # 69 left after four
+    assert [len(c) for c in [_next_chunk([1, 2], 3)]] == [1]

