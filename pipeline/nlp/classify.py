@@ -163,53 +163,59 @@ def load_models(path: Path = WEIGHTS) -> Models | None:
 
         atomic_write(binary, _to_binary(models))
         # each retraining makes a copy: the oldest go beyond the few latest (other trees may use other weights)
-        for old in sorted(binary.parent.glob("weights-*.marshal"), key=lambda p: p.stat().st_mtime)[:-_BINARY_KEPT]:
+        for old in sorted(binary.parent.glob("weights-*.bin"), key=lambda p: p.stat().st_mtime)[:-_BINARY_KEPT]:
             old.unlink(missing_ok=True)
     except OSError:  # a read-only home: the JSON is read each time
         pass
     return models
 
 
-_BINARY_FORMAT = "mlkg-weights-1"
+_BINARY_FORMAT = "mlkg-weights-2"
 _BINARY_KEPT = 8
 
 
 def _binary_path(raw: bytes) -> Path:
     """Where the binary copy of the weights ``raw`` (the JSON's bytes) is kept: the user's cache folder
-    (``$XDG_CACHE_HOME``, else ``~/.cache``), named by the digest of the JSON, this Python's marshal format and
-    the machine's byte order, so a retrained weights.json, another Python or machine never reads another's copy."""
+    (``$XDG_CACHE_HOME``, else ``~/.cache``), named by the digest of the format and the JSON, so a retrained
+    weights.json never reads another's copy."""
     import hashlib
     import os
-    import sys
 
-    key = hashlib.sha256(f"{_BINARY_FORMAT} {sys.implementation.cache_tag} {sys.byteorder}\0".encode() + raw).hexdigest()
+    key = hashlib.sha256(f"{_BINARY_FORMAT}\0".encode() + raw).hexdigest()
     root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return root / "mlkg" / f"weights-{key[:32]}.marshal"
+    return root / "mlkg" / f"weights-{key[:32]}.bin"
 
 
 def _to_binary(models: Models) -> bytes:
-    """The two models as marshalled plain data: labels, bias and weight matrix (its bytes), feature names in
-    matrix order."""
-    import marshal
-
-    parts = []
+    """The two models as plain bytes, nothing a loader could run: one line of JSON (format, labels, the byte
+    length of each part), then per model the feature names in matrix order as NUL-separated UTF-8, the bias and
+    the weight matrix as raw little-endian float64."""
+    parts, sizes = [], []
     for model in (models.mentions, models.relations):
         index, matrix = model._table
-        parts.append((model.labels, model.bias.astype(float).tobytes(), list(index), matrix.astype(float).tobytes()))
-    return marshal.dumps((_BINARY_FORMAT, parts))
+        chunk = ["\0".join(index).encode("utf-8"), model.bias.astype("<f8").tobytes(), matrix.astype("<f8").tobytes()]
+        parts += chunk
+        sizes.append({"labels": list(model.labels), "rows": len(index), "bytes": [len(c) for c in chunk]})
+    return json.dumps({"format": _BINARY_FORMAT, "models": sizes}).encode("utf-8") + b"\n" + b"".join(parts)
 
 
 def _from_binary(data: bytes) -> Models:
     """The models of :func:`_to_binary`'s bytes (ValueError when they are not such bytes)."""
-    import marshal
-
-    fmt, parts = marshal.loads(data)
-    if fmt != _BINARY_FORMAT or len(parts) != 2:
+    line, _, body = data.partition(b"\n")
+    head = json.loads(line)
+    if not isinstance(head, dict) or head.get("format") != _BINARY_FORMAT or len(head.get("models", ())) != 2:
         raise ValueError("not a binary copy of the weights")
-    made = []
-    for labels, bias, names, matrix in parts:
-        matrix = numpy.frombuffer(matrix, dtype=float).reshape(len(names) + 1, len(labels))
-        model = LinearModel(tuple(labels), dict(zip(names, matrix)), numpy.frombuffer(bias, dtype=float))
+    made, at = [], 0
+    for m in head["models"]:
+        n_names, n_bias, n_matrix = m["bytes"]
+        names = body[at:at + n_names].decode("utf-8").split("\0") if m["rows"] else []
+        bias = numpy.frombuffer(body, dtype="<f8", count=n_bias // 8, offset=at + n_names)
+        matrix = numpy.frombuffer(body, dtype="<f8", count=n_matrix // 8, offset=at + n_names + n_bias)
+        at += n_names + n_bias + n_matrix
+        if len(names) != m["rows"] or at > len(body):
+            raise ValueError("a truncated binary copy of the weights")
+        matrix = matrix.reshape(len(names) + 1, len(m["labels"]))
+        model = LinearModel(tuple(m["labels"]), dict(zip(names, matrix)), bias)
         model.__dict__["_table"] = ({f: i for i, f in enumerate(names)}, matrix)  # as from_json sets it
         made.append(model)
     return Models(*made)
