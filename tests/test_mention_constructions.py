@@ -141,3 +141,14 @@ def test_what_is_said_right_after_a_name_says_its_class(parse):
     assert not any(f.startswith("colon_class") for f in got["HeroNet"][1]), got["HeroNet"][1]
     got = _features(parse, "Scores drop on N3-Reuters-128 (58.1) and on Kestrel (see below).")
     assert "paren_score" in got["N3-Reuters-128"][1] and "paren_score" not in got["Kestrel"][1]
+
+
+def test_a_list_marker_on_a_later_line_is_skipped_before_a_phrase(parse):
+    """A list item's first word may be capitalised however far down the document it stands: the marker before it is
+    skipped on every line, not only on the first ("^" does not match at a line's offset in the whole text)."""
+    for text in ("- Knowledge distillation and PPO are combined.",
+                 "The recipe has two parts.\n- Knowledge distillation and PPO are combined.",
+                 "The recipe has two parts.\n\n  2. Knowledge distillation and PPO are combined."):
+        got = _phrases(_features(parse, text))
+        assert "list" in got.get("Knowledge distillation", ()), (text, got)
+

@@ -391,9 +391,9 @@ def _phrase_candidates(doc: Doc, lay: Layout, out: dict, fw: frozenset[str]) -> 
     starts = set()
     for k, a in enumerate(lay.line_starts):
         if lay.line_kind[k] not in {"blank", "rule"}:
-            m = _MARKER.match(lay.text, a)
             line = lay.text[a:lay.line_end(k)]
-            starts.add(m.end() if m else a + len(line) - len(line.lstrip()))
+            m = _MARKER.match(line)  # on the line itself: "^" never matches at a position past the text's start
+            starts.add(a + (m.end() if m else len(line) - len(line.lstrip())))
     cues = PhraseCues(*(frozenset(lex[k]) for k in ("phrase_kinds", "phrase_cues", "phrase_openers", "phrase_enders")))
     for p in phrases(lay, names, cues, fw, starts):
         if (p.start, p.end) in out:
