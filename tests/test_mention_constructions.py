@@ -152,3 +152,19 @@ def test_a_list_marker_on_a_later_line_is_skipped_before_a_phrase(parse):
         got = _phrases(_features(parse, text))
         assert "list" in got.get("Knowledge distillation", ()), (text, got)
 
+
+@pytest.mark.parametrize("text, name", [
+    # a name ends before a possessive
+    ("It is 12 times faster than Together AI's GPU implementation.", "Together AI"),
+    ("The demo ran on Qualcomm's newest phone.", "Qualcomm"),
+    # a long run of capitalised words joined by connectors is read as a title, and its pieces as names
+    ("It takes full advantage of the Hexagon Processor in the Snapdragon 8 Gen 2's AI Engine.", "Hexagon Processor"),
+    ("It takes full advantage of the Hexagon Processor in the Snapdragon 8 Gen 2's AI Engine.", "AI Engine"),
+])
+def test_a_name_before_a_possessive_or_a_connector_is_a_candidate(parse, text, name):
+    assert name in _features(parse, text)
+
+
+def test_a_title_run_gives_no_piece_across_its_connectors(parse):
+    got = _features(parse, "It takes full advantage of the Hexagon Processor in the Snapdragon 8 Gen 2's AI Engine.")
+    assert "Processor in the Snapdragon" not in got and "Gen 2's AI" not in got, sorted(got)
