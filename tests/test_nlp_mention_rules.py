@@ -221,18 +221,6 @@ def test_a_chip_with_its_memory_or_form_factor_is_the_chip(text, names):
     assert _hardware(text) == names
 
 
-@pytest.mark.parametrize("text, alias", [
-    ("It takes full advantage of the Hexagon Processor in the phone.", "Hexagon Processor"),
-    ("The kernels target the Snapdragon 8 Gen 2 DSP directly.", "Snapdragon 8 Gen 2 DSP"),
-    ("Decoding runs on a Graviton3 CPU.", "Graviton3 CPU"),
-])
-def test_a_chip_with_the_kind_noun_after_it_is_the_chip(text, alias):
-    """The kind noun after a chip's name, capitalised or not, is part of the mention and of an alias, not of the
-    name."""
-    got = resolve_overlaps(hardware_mentions(text, load_rules()))
-    assert any(alias in f.aliases and alias.startswith(f.canonical) for f in got), got
-
-
 @pytest.mark.parametrize("text", [
     "We train on 8 NVIDIA A100-80GBX GPUs.",
     "It has 80GB of memory and an SXM5 socket.",
