@@ -141,3 +141,30 @@ def test_what_is_said_right_after_a_name_says_its_class(parse):
     assert not any(f.startswith("colon_class") for f in got["HeroNet"][1]), got["HeroNet"][1]
     got = _features(parse, "Scores drop on N3-Reuters-128 (58.1) and on Kestrel (see below).")
     assert "paren_score" in got["N3-Reuters-128"][1] and "paren_score" not in got["Kestrel"][1]
+
+
+def test_a_list_marker_on_a_later_line_is_skipped_before_a_phrase(parse):
+    """A list item's first word may be capitalised however far down the document it stands: the marker before it is
+    skipped on every line, not only on the first ("^" does not match at a line's offset in the whole text)."""
+    for text in ("- Knowledge distillation and PPO are combined.",
+                 "The recipe has two parts.\n- Knowledge distillation and PPO are combined.",
+                 "The recipe has two parts.\n\n  2. Knowledge distillation and PPO are combined."):
+        got = _phrases(_features(parse, text))
+        assert "list" in got.get("Knowledge distillation", ()), (text, got)
+
+
+@pytest.mark.parametrize("text, name", [
+    # a name ends before a possessive
+    ("It is 12 times faster than Together AI's GPU implementation.", "Together AI"),
+    ("The demo ran on Qualcomm's newest phone.", "Qualcomm"),
+    # a long run of capitalised words joined by connectors is read as a title, and its pieces as names
+    ("It takes full advantage of the Hexagon Processor in the Snapdragon 8 Gen 2's AI Engine.", "Hexagon Processor"),
+    ("It takes full advantage of the Hexagon Processor in the Snapdragon 8 Gen 2's AI Engine.", "AI Engine"),
+])
+def test_a_name_before_a_possessive_or_a_connector_is_a_candidate(parse, text, name):
+    assert name in _features(parse, text)
+
+
+def test_a_title_run_gives_no_piece_across_its_connectors(parse):
+    got = _features(parse, "It takes full advantage of the Hexagon Processor in the Snapdragon 8 Gen 2's AI Engine.")
+    assert "Processor in the Snapdragon" not in got and "Gen 2's AI" not in got, sorted(got)

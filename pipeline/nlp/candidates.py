@@ -312,7 +312,7 @@ def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
             if (span.start, span.end) not in out:
                 out[(span.start, span.end)] = _from_span(span)
     named = name_tokens(lay)
-    texts, spaced = lay.texts, lay.spaced
+    texts = lay.texts
     for a, b in _runs(lay, fw, named):
         while b > a and (texts[b - 1].lower() in fw or not texts[b - 1][:1].isalnum()):
             b -= 1
@@ -320,23 +320,7 @@ def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
             continue
         if b - a >= 3 and _title_like(lay, a, b, fw):
             _add(out, lay, a, b, "title")
-        # sub-spans that start and end on whole words, at most seven tokens: "NVIDIA A100" and "A100"
-        key = [named[k] or texts[k][:1].isdigit() for k in range(a, b)]
-        firsts = [k for k in range(a, b) if key[k - a] and (k == a or spaced[k - 1])]
-        lasts = [k for k in range(a, b) if key[k - a] and (k + 1 == b or spaced[k])]
-        if len(firsts) > 6:  # a title: only its words of a name's shape, and what stands before its colon
-            colon = texts.index(":", a, b) if ":" in texts[a:b] else None
-            lasts = [k for k in lasts if not texts[k][:1].isupper() or not texts[k][1:].islower()
-                     or (colon is not None and k < colon)]
-            kept = set(lasts)
-            firsts = [k for k in firsts if k in kept or (colon is not None and k < colon)]
-        for x in firsts:
-            if texts[x][:1].isdigit() and x > a:
-                continue
-            # the lasts in [x, x + 7), in order (by bisection: a run of thousands of names is not quadratic)
-            for y in lasts[bisect_left(lasts, x):bisect_left(lasts, x + 7)]:
-                if ":" not in texts[x:y + 1]:
-                    _add(out, lay, x, y + 1, "shape")
+        _shape_spans(lay, a, b, named, fw, out)
     _line_segments(doc, lay, out)
     _phrase_candidates(doc, lay, out, fw)
     for m in _QUOTE.finditer(text):
@@ -344,6 +328,38 @@ def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
         if x < y:
             _add(out, lay, x, y, "quote")
     return [out[k] for k in sorted(out)]
+
+
+_POSSESSIVE = frozenset({"'s", "’s", "'", "’"})
+
+
+def _shape_spans(lay: Layout, a: int, b: int, named: list[bool], fw: frozenset[str], out: dict) -> None:
+    """The sub-spans of the run of name tokens ``[a, b)`` that start and end on whole words, at most seven tokens:
+    "NVIDIA A100" and "A100"; a name ends before a possessive too ("Together AI's GPU"). A run of more than six
+    name words is read as a title: only its words of a name's shape, and what stands before its colon; and each
+    piece of it between connectors, as a run of its own ("the Hexagon Processor in the Snapdragon 8 Gen 2's AI
+    Engine": "Hexagon Processor")."""
+    texts, spaced = lay.texts, lay.spaced
+    key = [named[k] or texts[k][:1].isdigit() for k in range(a, b)]
+    firsts = [k for k in range(a, b) if key[k - a] and (k == a or spaced[k - 1])]
+    lasts = [k for k in range(a, b) if key[k - a] and (k + 1 == b or spaced[k] or texts[k + 1] in _POSSESSIVE)]
+    if len(firsts) > 6:
+        cuts = [k for k in range(a, b) if texts[k].lower() in fw or texts[k] in _POSSESSIVE]
+        for x, y in zip([a] + [k + 1 for k in cuts], cuts + [b]):
+            if x < y and y - x < b - a:
+                _shape_spans(lay, x, y, named, fw, out)
+        colon = texts.index(":", a, b) if ":" in texts[a:b] else None
+        lasts = [k for k in lasts if not texts[k][:1].isupper() or not texts[k][1:].islower()
+                 or (colon is not None and k < colon)]
+        kept = set(lasts)
+        firsts = [k for k in firsts if k in kept or (colon is not None and k < colon)]
+    for x in firsts:
+        if texts[x][:1].isdigit() and x > a:
+            continue
+        # the lasts in [x, x + 7), in order (by bisection: a run of thousands of names is not quadratic)
+        for y in lasts[bisect_left(lasts, x):bisect_left(lasts, x + 7)]:
+            if ":" not in texts[x:y + 1]:
+                _add(out, lay, x, y + 1, "shape")
 
 
 _SEGMENT_END = re.compile(r"\s\(|\.\s|\.$|\s[–—]\s|\s\|\s|\s*\[|\t|$")
@@ -391,9 +407,9 @@ def _phrase_candidates(doc: Doc, lay: Layout, out: dict, fw: frozenset[str]) -> 
     starts = set()
     for k, a in enumerate(lay.line_starts):
         if lay.line_kind[k] not in {"blank", "rule"}:
-            m = _MARKER.match(lay.text, a)
             line = lay.text[a:lay.line_end(k)]
-            starts.add(m.end() if m else a + len(line) - len(line.lstrip()))
+            m = _MARKER.match(line)  # on the line itself: "^" never matches at a position past the text's start
+            starts.add(a + (m.end() if m else len(line) - len(line.lstrip())))
     cues = PhraseCues(*(frozenset(lex[k]) for k in ("phrase_kinds", "phrase_cues", "phrase_openers", "phrase_enders")))
     for p in phrases(lay, names, cues, fw, starts):
         if (p.start, p.end) in out:
