@@ -99,7 +99,14 @@ def _settle(block: str) -> list[str]:
         at = b
     pieces.append(text[at:])
     lines.extend(_soft_breaks("".join(pieces)).split("\n"))
-    return [_SPACES.sub(" ", line).strip() for line in lines]
+    return [_SPACES.sub(_gap, line).strip() for line in lines]
+
+
+def _gap(run: re.Match) -> str:
+    """A run of blanks inside a line as the plain-text reader sees it: two spaces or more, or a tab, stay a column
+    gap (two spaces: "08:40  Invited talk", aligned columns), anything else is one space."""
+    blanks = run.group()
+    return "  " if "\t" in blanks or (len(blanks) >= 2 and blanks.strip(" ") == "") else " "
 
 
 def _soft_breaks(text: str) -> str:
@@ -117,7 +124,9 @@ def _soft_breaks(text: str) -> str:
     for prev, line in zip(lines, lines[1:]):
         n = len(prev.strip())
         wraps = width >= 60 and 0.6 * width <= n <= 120 and not _OWN_LINE.match(line) and not _title_case(prev)
-        out.append((" " if wraps else "\n") + line)
+        if wraps:  # a wrapped line's end and the next one's indent are one space, not a column gap
+            out[-1] = out[-1].rstrip(" \t")
+        out.append(" " + line.lstrip(" \t") if wraps else "\n" + line)
     return "".join(out)
 
 

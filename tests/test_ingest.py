@@ -591,3 +591,17 @@ def test_ingest_the_build_s_own_folders_are_not_walked_however_named(tmp_path):
     found = find_files([tmp_path], [], ignored, exclude=[tmp_path / "alias", tmp_path / "missing"])
     assert [i for _, i in found] == ["a.txt", "sub/b.md"] and not ignored
     assert [d.id for d in read_documents([tmp_path], 10_000, [], exclude=[out])] == ["a.txt", "sub/b.md"]
+
+
+def test_ingest_markdown_keeps_a_column_gap_inside_a_line_as_plain_text_does():
+    """Two spaces or a tab inside a line are a column gap ("08:40  Invited talk") as in a .txt, which the layout
+    reads as aligned columns; a single space, and the join of hard-wrapped prose, stay one space."""
+    from pipeline.markup import markdown_to_text
+
+    programme = "08:30  Opening remarks\n08:40\tInvited talk: A. Speaker (Lab), \"A Talk\"\n09:10 Coffee break"
+    assert markdown_to_text(programme).text.split("\n") == [
+        "08:30  Opening remarks", "08:40  Invited talk: A. Speaker (Lab), \"A Talk\"", "09:10 Coffee break"]
+    wrapped = ("We propose RouteViT, a vision transformer that sends each image token to a small subset of   \n"
+               "   expert feed-forward blocks, and evaluate it on ImageNet, where it outperforms DeiT at equal\n"
+               "compute.")
+    assert "  " not in markdown_to_text(wrapped).text
