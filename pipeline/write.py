@@ -22,7 +22,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterable
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import MlkgError
+from .files import atomic_write, temp_beside
 from .outputs import JOURNAL
 
 if TYPE_CHECKING:  # rdflib loads with the first Terms: the folder lock and atomic writes run without it
@@ -38,34 +38,6 @@ if TYPE_CHECKING:  # rdflib loads with the first Terms: the folder lock and atom
 __all__ = ["atomic_write", "write_turtle", "turtle_bytes", "turtle_block", "quote_string", "quote_iri", "Terms",
            "write_json", "json_bytes", "write_outputs", "recover", "folder_lock", "fault", "JOURNAL"]
 
-
-
-def _mkstemp(path: Path) -> tuple[int, str]:
-    """A temporary file beside ``path``, with the permissions a new file gets (mkstemp's are 0600)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    mask = os.umask(0)
-    os.umask(mask)
-    try:
-        os.fchmod(fd, 0o666 & ~mask)
-    except (AttributeError, OSError):  # not POSIX
-        pass
-    return fd, tmp
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never a part."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _mkstemp(path)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 _XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -342,7 +314,7 @@ def write_outputs(out_dir: Path, files: dict[str, bytes | Iterable[bytes]]) -> N
             staged: list[tuple[str, str]] = []
             try:
                 for name, data in files.items():
-                    fd, tmp = _mkstemp(out / name)
+                    fd, tmp = temp_beside(out / name)
                     staged.append((Path(tmp).name, name))
                     with os.fdopen(fd, "wb") as fh:
                         for chunk in ((data,) if isinstance(data, bytes | bytearray) else data):

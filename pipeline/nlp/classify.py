@@ -159,7 +159,7 @@ def load_models(path: Path = WEIGHTS) -> Models | None:
         pass
     models = Models.from_json(json.loads(raw.decode("utf-8")))
     try:
-        from ..write import atomic_write
+        from ..files import atomic_write
 
         atomic_write(binary, _to_binary(models))
         # each retraining makes a copy: the oldest go beyond the few latest (other trees may use other weights)
