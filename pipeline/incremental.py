@@ -756,10 +756,16 @@ def _section_iri(piece: bytes) -> bytes:
     return piece[5:piece.find(b'": {\n')]
 
 
+def _merges_ends() -> tuple[bytes, bytes]:
+    """What stands before merges.json's first section and after its last (``rdf.merges_frame``)."""
+    before, after = merges_frame()
+    return (before + "{\n").encode("utf-8"), (_SECTION_END.decode() + "\n  }" + after).encode("utf-8")
+
+
 def _merges_sections(old: bytes) -> list[bytes] | None:
     """The sections of merges.json ``old`` (each without its end), or None when it is not as a build writes it."""
     before, after = merges_frame()
-    b, a = (before + "{\n").encode("utf-8"), (_SECTION_END.decode() + "\n  }" + after).encode("utf-8")
+    b, a = _merges_ends()
     if old == (before + "{}" + after).encode("utf-8"):
         return []
     if old.startswith(b) and old.endswith(a):
@@ -773,8 +779,7 @@ def _patch_merges(pieces: list[bytes] | None, r: GraphBlocks, gone: dict[str, se
     written again from its records."""
     if pieces is None:
         return None
-    before, after = merges_frame()
-    b, a = (before + "{\n").encode("utf-8"), (_SECTION_END.decode() + "\n  }" + after).encode("utf-8")
+    b, a = _merges_ends()
     by_iri = {iri: key for key, iri in r.iri.items()}
     new_records: dict[str, list] = {}
     for iri, rec in added:

@@ -321,10 +321,7 @@ class TurtleLoad:
 
         if self.store is None:
             self.store = ox.Store()
-        try:
-            self.store.bulk_load(self.header + chunk, ox.RdfFormat.TURTLE)
-        except (SyntaxError, ValueError) as exc:
-            raise MlkgError(f"the graph to validate is not valid Turtle ({type(exc).__name__}: {exc})") from exc
+        _bulk_load(self.store, self.header + chunk)
 
     def report(self) -> ValidationReport:
         if self.store is None:
@@ -336,11 +333,18 @@ def _turtle_store(data: bytes):
     import pyoxigraph as ox
 
     store = ox.Store()
+    _bulk_load(store, data)
+    return store
+
+
+def _bulk_load(store, data: bytes) -> None:
+    """Load the Turtle ``data`` into the pyoxigraph ``store``; an MlkgError when it is not Turtle."""
+    import pyoxigraph as ox
+
     try:
         store.bulk_load(data, ox.RdfFormat.TURTLE)
     except (SyntaxError, ValueError) as exc:
         raise MlkgError(f"the graph to validate is not valid Turtle ({type(exc).__name__}: {exc})") from exc
-    return store
 
 
 def validate_patch(data: bytes, removed: bytes, added: bytes) -> ValidationReport:

@@ -39,7 +39,6 @@ __all__ = ["atomic_write", "write_turtle", "turtle_bytes", "turtle_block", "quot
            "write_json", "json_bytes", "write_outputs", "recover", "folder_lock", "fault", "JOURNAL"]
 
 
-
 _XSD = "http://www.w3.org/2001/XMLSchema#"
 _BARE = {_XSD + "integer": re.compile(r"[+-]?\d+"), _XSD + "decimal": re.compile(r"[+-]?\d*\.\d+"),
          _XSD + "boolean": re.compile(r"true|false")}
