@@ -168,3 +168,18 @@ def test_a_name_before_a_possessive_or_a_connector_is_a_candidate(parse, text, n
 def test_a_title_run_gives_no_piece_across_its_connectors(parse):
     got = _features(parse, "It takes full advantage of the Hexagon Processor in the Snapdragon 8 Gen 2's AI Engine.")
     assert "Processor in the Snapdragon" not in got and "Gen 2's AI" not in got, sorted(got)
+
+
+@pytest.mark.parametrize("text, name, not_name", [
+    ("Model              Score\nKiteNet-7           60.2\nWrenFormer         46.7\n", "KiteNet-7", "KiteNet-7           60.2"),
+    ("Model\tParams\nWrenFormer\t109M\n", "WrenFormer", "WrenFormer\t109M"),
+])
+def test_a_version_or_size_after_a_column_gap_is_another_cell(parse, text, name, not_name):
+    """In a plain-text table a name's cell ends at the gap: the number in the next column is a score, not the
+    version or size of the name ("Kite 2", "Kite 70B" in prose)."""
+    doc = parse(text)
+    rule = {s.text for s in doc.spans["mlkg_mentions"]}
+    assert name in rule and not_name not in rule, rule
+    prose = parse("We compare Kite 2 70B with Wren.")
+    assert "Kite 2 70B" in {s.text for s in prose.spans["mlkg_mentions"]}
+

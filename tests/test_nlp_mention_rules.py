@@ -221,6 +221,11 @@ def test_a_chip_with_its_memory_or_form_factor_is_the_chip(text, names):
     assert _hardware(text) == names
 
 
+def test_a_title_line_ends_at_a_column_gap():
+    text = "Publications\n\n- Kestrel: Fast Routing for Sparse Mixture Models  [Preprint]\n"
+    assert _titles(text) == {"Kestrel: Fast Routing for Sparse Mixture Models"}
+
+
 @pytest.mark.parametrize("text, names", [
     ("Training used a GeForce GTX 1080 Ti and a Titan X.", {"GeForce GTX 1080 Ti", "Titan X"}),
     ("We benchmark on NVIDIA GeForce RTX cards.", {"GeForce RTX"}),
