@@ -168,3 +168,41 @@ def test_a_name_before_a_possessive_or_a_connector_is_a_candidate(parse, text, n
 def test_a_title_run_gives_no_piece_across_its_connectors(parse):
     got = _features(parse, "It takes full advantage of the Hexagon Processor in the Snapdragon 8 Gen 2's AI Engine.")
     assert "Processor in the Snapdragon" not in got and "Gen 2's AI" not in got, sorted(got)
+
+
+@pytest.mark.parametrize("text, name, not_name", [
+    ("Model              Score\nKiteNet-7           60.2\nWrenFormer         46.7\n", "KiteNet-7", "KiteNet-7           60.2"),
+    ("Model\tParams\nWrenFormer\t109M\n", "WrenFormer", "WrenFormer\t109M"),
+])
+def test_a_version_or_size_after_a_column_gap_is_another_cell(parse, text, name, not_name):
+    """In a plain-text table a name's cell ends at the gap: the number in the next column is a score, not the
+    version or size of the name ("Kite 2", "Kite 70B" in prose)."""
+    doc = parse(text)
+    rule = {s.text for s in doc.spans["mlkg_mentions"]}
+    assert name in rule and not_name not in rule, rule
+    prose = parse("We compare Kite 2 70B with Wren.")
+    assert "Kite 2 70B" in {s.text for s in prose.spans["mlkg_mentions"]}
+
+
+@pytest.mark.parametrize("text, joined", [
+    ("We compare Kestrel-2 and Wrenformer on long inputs.", "Kestrel-2 and Wrenformer"),
+    ("Here Kestrel-2 is a Wrenformer of four layers.", "Kestrel-2 is a Wrenformer"),
+    ("We ablate Kestrel-3's Wrenformer block.", "Kestrel-3's Wrenformer"),
+])
+def test_a_longer_candidate_that_joins_two_names_does_not_replace_them(parse, text, joined):
+    """A sure candidate over name-shape mentions replaces them only when it names one thing ("Kite 2 13B Chat"):
+    a connector, a copula or a possessive inside it says it joins names."""
+    doc = parse(text)
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    surface = lambda c: lay.text[c.start_char:c.end_char]  # noqa: E731
+    if joined not in {surface(c) for c in cands}:  # the span the candidates may give: made here if they do not
+        a = lay.text.index(joined)
+        toks = [t for t in doc if a <= t.idx < a + len(joined)]
+        cands.append(MentionCandidate(toks[0].i, toks[-1].i + 1, a, a + len(joined), "shape"))
+    labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
+    probs = numpy.full((len(cands), len(labels)), 0.01)
+    for k, c in enumerate(cands):
+        probs[k, 1] = 0.95 if surface(c) == joined or c.rule_cls == "Method" else 0.01
+    kept = {surface(t.cand) for t in select(cands, probs, labels, texts=lay.texts)}
+    assert joined not in kept and any(joined.startswith(k) for k in kept), kept

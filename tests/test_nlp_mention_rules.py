@@ -221,7 +221,26 @@ def test_a_chip_with_its_memory_or_form_factor_is_the_chip(text, names):
     assert _hardware(text) == names
 
 
+def test_a_title_line_ends_at_a_column_gap():
+    text = "Publications\n\n- Kestrel: Fast Routing for Sparse Mixture Models  [Preprint]\n"
+    assert _titles(text) == {"Kestrel: Fast Routing for Sparse Mixture Models"}
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Training used a GeForce GTX 1080 Ti and a Titan X.", {"GeForce GTX 1080 Ti", "Titan X"}),
+    ("We benchmark on NVIDIA GeForce RTX cards.", {"GeForce RTX"}),
+    ("The host is an Intel Core i9-13900K with a Ryzen 7 7840U laptop beside it.", {"Core i9-13900K", "Ryzen 7 7840U"}),
+    ("Laptops with Meteor Lake and an Arc 140V GPU were tested.", {"Meteor Lake", "Arc 140V"}),
+    ("We deploy to the Jetson Orin Nano and other Jetson boards.", {"Jetson Orin Nano", "Jetson"}),
+    ("Two RTX A5000 cards and an A4000 GPU.", {"RTX A5000", "A4000"}),
+    ("It runs on an iPhone12, a Raspberry Pi 4B and a Coral Dev Board.", {"iPhone12", "Raspberry Pi 4B", "Coral Dev Board"}),
+])
+def test_product_families_of_gpus_cpus_and_boards_are_hardware(text, names):
+    assert _hardware(text) == names
+
+
 @pytest.mark.parametrize("text", [
+    "Coral reefs and the Jetsons were filmed in Lake Tiger.",
     "We train on 8 NVIDIA A100-80GBX GPUs.",
     "It has 80GB of memory and an SXM5 socket.",
 ])

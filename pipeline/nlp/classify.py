@@ -330,6 +330,21 @@ def _shorter(r: MentionCandidate, c: MentionCandidate, cls: str, texts: list[str
             and texts[c.end - 1].lower() in lexicon()["name_words"])
 
 
+def _joined(texts: list[str] | None, c: MentionCandidate) -> bool:
+    """Whether the span ``c`` joins names rather than naming one: a connector, a copula, a possessive or a list's
+    punctuation inside it ("Mamba-2 and Transformer", "ESM-2 is a Transformer", "Mamba-3's SISO", "A / B")."""
+    if texts is None:
+        return False
+    words = _joining_words()
+    return any(texts[k].lower() in words for k in range(c.start + 1, c.end - 1))
+
+
+@lru_cache(maxsize=1)
+def _joining_words() -> frozenset[str]:
+    lex = lexicon()
+    return frozenset({*lex["phrase_enders"], *lex["copulas"], "'s", "’s", ",", ";", "/"})
+
+
 def _longer_names(picks: list[Typed], threshold: float, texts: list[str] | None = None) -> list[Typed]:
     """The picks, where a candidate the rules did not give, sure from ``threshold`` on, holds one or more
     name-shape mentions of its own class and overlaps no other rule mention: it stands in for them (a name the
@@ -349,7 +364,7 @@ def _longer_names(picks: list[Typed], threshold: float, texts: list[str] | None 
             continue
         near = rules[max(0, bisect_left(starts, c.start) - 8):bisect_left(starts, c.end)]
         inside = [r for r in near if r.cand.start < c.end and c.start < r.cand.end]
-        if inside and all(c.start <= r.cand.start and r.cand.end <= c.end and (r.cand.start, r.cand.end) != (c.start, c.end)
+        if inside and not _joined(texts, c) and all(c.start <= r.cand.start and r.cand.end <= c.end and (r.cand.start, r.cand.end) != (c.start, c.end)
                           and r.cls == t.cls and _shorter(r.cand, c, t.cls, texts) for r in inside):
             drop |= {id(r) for r in inside}
             out.append(replace(t, cand=replace(c, rule_cls=t.cls, rule="learned.longer_name")))
