@@ -29,6 +29,7 @@ from spacy.tokens import Doc, Span
 
 from ..vocab import RELATION_ENDS
 from .components import MENTIONS_KEY, doc_text, sentence_starts
+from .text import CELL_BREAK
 
 __all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "mention_candidates",
            "pair_candidates", "ALLOWED", "lexicon", "table_top"]
@@ -666,15 +667,12 @@ def _anaphor_pairs(doc: Doc, lay: Layout, typed: list[Typed], by_sent: dict, fou
             before[para] = named[-3:]  # the last few names of the paragraph's sentence before
 
 
-_CELL = re.compile(r"\s*\|\s*|\t|\s{2,}")
-
-
 def _first_cell_end(lay: Layout, line: int) -> int:
     """The character offset where the first cell of a table row ends."""
     a = lay.line_starts[line]
     row = lay.text[a:lay.line_end(line)]
     lead = len(row) - len(row.lstrip(" |"))
-    m = _CELL.search(row, lead + 1)
+    m = CELL_BREAK.search(row, lead + 1)
     return a + (m.start() if m else len(row))
 
 

@@ -20,6 +20,7 @@ from spacy.tokens import Doc
 from ..names import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, table_top
 from .relations.common import compared_against
+from .text import CELL_BREAK
 
 __all__ = ["mention_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
 
@@ -276,9 +277,6 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     return f
 
 
-_CELL_SPLIT = re.compile(r"\s*\|\s*|\t|\s{2,}")
-
-
 def _cell_starts(lay: Layout, line: int) -> list[int]:
     """Where each cell of a table row starts (character offsets; once per line)."""
     key = ("cells", line)
@@ -286,7 +284,7 @@ def _cell_starts(lay: Layout, line: int) -> list[int]:
     if got is None:
         a, b = lay.line_starts[line], lay.line_end(line)
         lead = a + len(lay.text[a:b]) - len(lay.text[a:b].lstrip(" |\t"))
-        got = lay.line_info[key] = [lead] + [m.end() for m in _CELL_SPLIT.finditer(lay.text, lead, b) if m.end() < b]
+        got = lay.line_info[key] = [lead] + [m.end() for m in CELL_BREAK.finditer(lay.text, lead, b) if m.end() < b]
     return got
 
 

@@ -30,6 +30,10 @@ def bounds_word(ch: str) -> bool:
     return ch.isalnum() or ch in "_-"
 
 SPACE = re.compile(r"\s+")
+COLUMN_GAP = re.compile(r" {2,}|\t")
+"""Two spaces or a tab inside a line: a column gap, as the readers keep it (``markup``), no part of one name."""
+CELL_BREAK = re.compile(r"\s*\|\s*|\t|\s{2,}")
+"""Where a table row's cell ends: a ``|`` or a column gap."""
 
 
 def _run_needles(items) -> frozenset[str] | None:

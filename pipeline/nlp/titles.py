@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from .people import PERSON, opens_with_people
 from .rules import Found, load_rules, scan_title
-from .text import MONTHS, prefiltered
+from .text import COLUMN_GAP, MONTHS, prefiltered
 
 _CUES = load_rules().cue_patterns["titles"]
 
@@ -128,10 +128,6 @@ def _titles_in_sentences(t: _Titles, sentences) -> None:
         prev_start = s_start
 
 
-_COLUMN_GAP = re.compile(r"[ ]{2,}|\t")
-"""Two spaces or a tab inside a line: a column gap, as the readers keep it (``markup``), no part of one name."""
-
-
 def _titles_on_lines(t: _Titles) -> None:
     """Titles set off by emphasis or quotes, on lines of their own (perhaps list items), labelled "Title:"."""
     text, fw, out, add = t.text, t.fw, t.out, t.add
@@ -154,7 +150,7 @@ def _titles_on_lines(t: _Titles) -> None:
         authors = _AUTHOR_PARENTHESIS.search(title)  # "Name: Subtitle (Ann Lee, Bo Chan)": the names are no part of it
         if authors:
             title = title[:authors.start()]
-        gap = _COLUMN_GAP.search(title)  # "Name: Subtitle  [Preprint]": a column gap ends the title
+        gap = COLUMN_GAP.search(title)  # "Name: Subtitle  [Preprint]": a column gap ends the title
         if gap:
             title = title[:gap.start()]
         end = start + len(title)
