@@ -44,8 +44,7 @@ JOINT_BAR = 0.6
 """A weak mention stays when its probability times its relation's reaches this (1.0: never). Leave-one-set-out over
 all sets: pooled relation F1 0.718 without weak mentions, 0.720 at 0.6, 0.721 at 0.5 (which also kept a dated blog
 headline as a paper: tests/test_nlp_layouts.py)."""
-REL_BARS: dict[str, float] = {"affiliatedWith": 0.6, "evaluatedOn": 0.8, "extends": 0.6, "outperforms": 0.5,
-                              "presentedAt": 0.5, "uses": 0.4}
+REL_BARS: dict[str, float] = {"affiliatedWith": 0.3, "outperforms": 0.5, "presentedAt": 0.5, "uses": 0.6}
 """Per-property bars where one differs from ``REL_THRESHOLD``, chosen from the leave-one-set-out predictions of nine
 training sets (corpus, real-dev, -a, -h, -k, -o, -s, -w, -x; each property scored at the bars 0.5 to 0.9, the best
 kept, a flat stretch read as 0.7): pooled relation F1 0.474 -> 0.500 (recall 0.384 -> 0.433, precision 0.619 ->
@@ -57,7 +56,12 @@ optimistic; checked on 34 training sets (12 held out in turn, with three sets no
 real-aa 0.388 -> 0.409, real-y 0.447 -> 0.452, real-z 0.413 -> 0.423 (corpus 0.972 -> 0.966, real-h 0.432 -> 0.419).
 uses 0.6 -> 0.4 later (with the pair features of a preposition of several words, a copula's subject, a field line's
 label, the names between the ends and an end named as a baseline): on 24 training sets outside the fixed CV subset
-(two folds, pairs scored by name) uses 0.377 -> 0.421 at an unchanged pooled 0.645."""
+(two folds, pairs scored by name) uses 0.377 -> 0.421 at an unchanged pooled 0.645.
+Chosen again for the pooled relation F1 (not each property's), which is what a user's graph is judged by: two
+grouped folds over the readable real-* sets (the selection and held-out sets only ever trained on), each property's
+bar from 0.3 to 0.9 with the others fixed, the best kept where it beat the old by more than 0.001: pooled 0.483 ->
+0.495 (affiliatedWith 0.6 -> 0.3: 359 vs 328 found, for 114 vs 87 false; uses 0.4 -> 0.6: F1 0.332 -> 0.321
+but 149 fewer false relations; evaluatedOn 0.8 -> 0.7; extends 0.6 -> 0.7)."""
 _ONE_VALUED = frozenset({"presentedAt", "demoedAt"})
 _ONE_SUBJECT = frozenset({"outperforms"})
 """The properties whose object, once the rules gave it a subject, the model gives no other: under ``REL_BARS``'s
