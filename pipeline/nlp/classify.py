@@ -24,7 +24,7 @@ from .candidates import (ALLOWED, Layout, MentionCandidate, PairCandidate, Typed
                          pair_candidates)
 from ..names import norm
 from .components import MENTIONS_KEY
-from .features import doc_context, known_classes, list_heads, mention_features, pairs_features
+from .features import doc_context, known_classes, mention_features, pairs_features
 
 __all__ = ["LinearModel", "Models", "load_models", "WEIGHTS", "Decision", "decide", "select", "apply_decision",
            "THRESHOLD", "REL_THRESHOLD", "RULE_THRESHOLD", "WEAK_BAR", "JOINT_BAR"]
@@ -413,8 +413,7 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     rule_pairs = {_names(typed, p) for p in pairs if p.rules}  # a pair the rules related keeps their property
     out = []
     rows = probs.tolist()
-    heads = list_heads(lay, typed)
-    rivals = _subjects_of(typed, pairs, rows, col, heads)
+    rivals = _subjects_of(typed, pairs, rows, col)
     for i, pair in enumerate(pairs):
         ruled = {p for p, _ in pair.rules}
         # an untitled paper is known only by what the rules say of it: the model adds nothing to it
@@ -425,17 +424,16 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
                     not forced and pr >= bars[prop] and (pair.s, prop) not in stated and (("o", pair.o), prop) not in stated
                     and pair.origin != "heading"
                     and not _rule_pair_of(pair, typed, rule_pairs)
-                    and not _outscored(rivals.get((pair.o, prop), ()), _names(typed, pair)[0], heads[pair.s], pr)):
+                    and not _outscored(rivals.get((pair.o, prop), ()), _names(typed, pair)[0], pr)):
                 out.append((pair.s, prop, pair.o, pr, pair))
     return _without_weak(typed, out, threshold, joint_bar)
 
 
-def _subjects_of(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]], col: dict[str, int],
-                 heads: list[int]) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
+def _subjects_of(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]],
+                 col: dict[str, int]) -> dict[tuple[int, str], list[tuple[float, str]]]:
     """For each object mention and property, the probability and name of each subject candidate named in the
-    object's sentence, and the first name of its list (``heads``): the per-pair model scores each subject alone,
-    the decision compares them."""
-    out: dict[tuple[int, str], list[tuple[float, str, int]]] = defaultdict(list)
+    object's sentence: the per-pair model scores each subject alone, the decision compares them."""
+    out: dict[tuple[int, str], list[tuple[float, str]]] = defaultdict(list)
     if RIVAL_MARGIN is None:
         return out
     for i, pair in enumerate(pairs):
@@ -443,14 +441,13 @@ def _subjects_of(typed: list[Typed], pairs: list[PairCandidate], rows: list[list
             continue
         name = _names(typed, pair)[0]
         for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
-            out[(pair.o, prop)].append((rows[i][col[prop]], name, heads[pair.s]))
+            out[(pair.o, prop)].append((rows[i][col[prop]], name))
     return out
 
 
-def _outscored(rivals, name: str, head: int, pr: float) -> bool:
-    """Whether another subject of the same object and property, not of the same list ("A and B are trained on Z":
-    both are), scores more than ``RIVAL_MARGIN`` above ``pr``."""
-    return RIVAL_MARGIN is not None and any(p > pr + RIVAL_MARGIN for p, n, h in rivals if n != name and h != head)
+def _outscored(rivals, name: str, pr: float) -> bool:
+    """Whether another subject of the same object and property scores more than ``RIVAL_MARGIN`` above ``pr``."""
+    return RIVAL_MARGIN is not None and any(p > pr + RIVAL_MARGIN for p, n in rivals if n != name)
 
 
 def _bars(rel_threshold: float | dict[str, float] | None) -> dict[str, float]:
