@@ -643,3 +643,21 @@ def test_a_spaced_plus_joins_two_names_not_one(parse):
     lay = layout(doc)
     surfaces = {lay.text[c.start_char:c.end_char] for c in mention_candidates(doc, lay)}
     assert {"ViT-g", "UperHead", "C++"} <= surfaces and not any(s.startswith("ViT-g +") for s in surfaces), surfaces
+
+
+def test_a_subject_outscored_by_another_of_the_sentence_goes():
+    """Of the subjects named in the object's sentence, the one the model scores highest keeps the relation; a
+    subject found only across sentences does not compete."""
+    from pipeline.nlp.candidates import MentionCandidate, PairCandidate
+    from pipeline.nlp.classify import _outscored, _subjects_of
+
+    def typed(i, cls, name):
+        return Typed(MentionCandidate(i, i + 1, 10 * i, 10 * i + 5, "shape", canonical=name), cls, 0.9)
+
+    ts = [typed(0, "Method", "Kestrel"), typed(1, "Method", "Falcon"), typed(2, "Method", "Heron"), typed(3, "Dataset", "PIQA")]
+    pairs = [PairCandidate(0, 3, "sentence"), PairCandidate(1, 3, "sentence"), PairCandidate(2, 3, "paragraph")]
+    col = {"evaluatedOn": 0, "uses": 1}
+    rows = [[0.9, 0.1], [0.75, 0.1], [0.95, 0.1]]
+    rivals = _subjects_of(ts, pairs, rows, col)[(3, "evaluatedOn")]
+    assert not _outscored(rivals, "kestrel", 0.9)  # Heron's 0.95 came from another sentence
+    assert _outscored(rivals, "falcon", 0.75)
