@@ -242,3 +242,21 @@ def test_what_one_occurrence_says_of_a_name_holds_for_the_others(parse):
     got = [f for c, f in zip(cands, feats) if lay.text[c.start_char:c.end_char] == "Marrowset"]
     assert len(got) == 2 and all("occ_ctx_a=Dataset" in f for f in got)
     assert "ctx_a=Dataset" in got[0] and "ctx_a=Dataset" not in got[1]
+
+
+def test_a_name_shape_mention_takes_the_likelier_of_method_and_dataset(parse):
+    """The name-shape rule types a name it has no cue for as a method; below the bar of a sure class, its mention
+    keeps whichever of method and dataset the model rates higher (from the rule's veto bar on)."""
+    doc = parse("We compare Quillnet-7 with two baselines.")
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    k = next(k for k, c in enumerate(cands) if lay.text[c.start_char:c.end_char] == "Quillnet-7")
+    assert (cands[k].rule, cands[k].rule_cls) == ("name.shape_or_context", "Method")
+    labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
+    def kept(p_method: float, p_dataset: float) -> list[str]:
+        probs = numpy.full((len(cands), len(labels)), 0.01)
+        probs[k, 1], probs[k, 2] = p_method, p_dataset
+        return [t.cls for t in select(cands, probs, labels, texts=lay.texts) if t.cand.start == cands[k].start]
+    assert kept(0.3, 0.6) == ["Dataset"]
+    assert kept(0.6, 0.3) == ["Method"]
+    assert kept(0.3, 0.4) == []

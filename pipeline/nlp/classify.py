@@ -285,9 +285,9 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
         j = best[k]
         if rows[k][j] >= threshold or (weak is not None and not c.rule_cls and rows[k][j] >= weak):
             picks.append(Typed(c, labels[j], rows[k][j]))
-        elif c.rule_cls and (p := rows[k][labels.index(c.rule_cls)]) >= (
+        elif c.rule_cls and (p := rows[k][labels.index(cls := _rule_class(c, rows[k], labels))]) >= (
                 rule_threshold if c.rule not in _VETOED or (c.start, c.end) in related else max(rule_threshold, _veto(c))):
-            picks.append(Typed(c, c.rule_cls, p))
+            picks.append(Typed(c, cls, p))
     picks = _longer_names(picks, threshold, texts)
     # what the rules found first (the model may change its class, not its span), then the most probable
     picks.sort(key=lambda t: (not t.cand.rule_cls, -t.prob, -(t.cand.end - t.cand.start), t.cand.start))
@@ -356,6 +356,17 @@ def _list_members(cands: list[MentionCandidate], rows: list[list[float]], labels
                     added = True
                     break
     return out
+
+
+def _rule_class(c: MentionCandidate, row: list[float], labels: tuple[str, ...]) -> str:
+    """The class a rule mention keeps below ``THRESHOLD``: the rule's, but for the name-shape rule whichever of
+    method and dataset the model rates higher. That rule types a name it has no cue for as a method ("Evaluated on
+    e-SNLI, ANLI, CQA and SVAMP"): on two folds over the readable sets, of its Method mentions the model rated a
+    dataset more (from 0.5 on), 14 were datasets and 2 were not; of its Dataset mentions rated a method more, 17
+    were methods and 5 datasets."""
+    if c.rule != _SHAPE_RULE or c.rule_cls not in _EXTENSIBLE:
+        return c.rule_cls
+    return max(sorted(_EXTENSIBLE), key=lambda cls: (row[labels.index(cls)], cls == c.rule_cls))
 
 
 _SHAPE_RULE = "name.shape_or_context"
