@@ -364,7 +364,8 @@ def _rule_class(c: MentionCandidate, row: list[float], labels: tuple[str, ...]) 
     method and dataset the model rates higher. That rule types a name it has no cue for as a method ("Evaluated on
     e-SNLI, ANLI, CQA and SVAMP"): on two folds over the readable sets, of its Method mentions the model rated a
     dataset more (from 0.5 on), 14 were datasets and 2 were not; of its Dataset mentions rated a method more, 17
-    were methods and 5 datasets."""
+    were methods and 5 datasets. On the selection sets, without it: entity F1 0.783 -> 0.784 (Dataset 0.741 -> 0.769,
+    Method 0.756 -> 0.751), relation F1 0.551 -> 0.548 (evaluatedOn 0.467 -> 0.457): kept for the relations."""
     if c.rule != _SHAPE_RULE or c.rule_cls not in _EXTENSIBLE:
         return c.rule_cls
     return max(sorted(_EXTENSIBLE), key=lambda cls: (row[labels.index(cls)], cls == c.rule_cls))
