@@ -111,7 +111,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
     from .nlp import load_nlp
     from .nlp.candidates import layout, mention_candidates
     from .nlp.extract import doc_of
-    from .nlp.features import doc_context, mention_features
+    from .nlp.features import mentions_features
 
     nlp = nlp or load_nlp()
     golds = {s.name: json.loads(s.gold.read_text("utf-8")) for s in sets}
@@ -125,8 +125,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
             names, untitled, rels = _gold_index(golds[s.name], name)
             lay = layout(doc)
             cands = mention_candidates(doc, lay)
-            ctx = doc_context(doc, lay, cands)
-            mfeats = [mention_features(doc, lay, c, ctx) for c in cands]
+            mfeats = mentions_features(doc, lay, cands)
             ml = numpy.zeros((len(cands), len(CLASSES)))
             ids: list[set[str]] = []
             for k, c in enumerate(cands):

@@ -206,3 +206,57 @@ def test_a_longer_candidate_that_joins_two_names_does_not_replace_them(parse, te
         probs[k, 1] = 0.95 if surface(c) == joined or c.rule_cls == "Method" else 0.01
     kept = {surface(t.cand) for t in select(cands, probs, labels, texts=lay.texts)}
     assert joined not in kept and any(joined.startswith(k) for k in kept), kept
+
+
+@pytest.mark.parametrize("text, sure, listed", [
+    ("Quillnet is evaluated on Marrowset, Tessel-7 and Vintra.", "Marrowset", {"Tessel-7", "Vintra"}),
+    ("We compare against Kestrel, Wrenformer and Sparrow-2.", "Sparrow-2", {"Kestrel", "Wrenformer"}),
+])
+def test_the_items_of_a_list_take_the_class_of_a_sure_item(parse, text, sure, listed):
+    """A candidate coordinated with a mention the model is sure of ("on A, B and C") is kept with its class from
+    ``LIST_BAR`` on, and so is the next item after it; below that bar, or without a sure item, it is not."""
+    doc = parse(text)
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    surface = lambda c: lay.text[c.start_char:c.end_char]  # noqa: E731
+    assert {sure, *listed} <= {surface(c) for c in cands}
+    labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
+    def kept(p_sure: float, p_listed: float) -> set[str]:
+        probs = numpy.full((len(cands), len(labels)), 0.01)
+        for k, c in enumerate(cands):
+            probs[k, 2] = p_sure if surface(c) == sure else p_listed if surface(c) in listed else 0.01
+        return {surface(t.cand) for t in select(cands, probs, labels, texts=lay.texts) if t.cls == "Dataset"}
+    assert kept(0.95, 0.4) == {sure, *listed}
+    assert kept(0.95, 0.1) == {sure}
+    assert not kept(0.6, 0.4) & listed  # an item kept below THRESHOLD (a rule's) lends nothing
+
+
+def test_what_one_occurrence_says_of_a_name_holds_for_the_others(parse):
+    """The typing features of one occurrence of a name ("the Marrowset dataset") are given to every occurrence
+    of it in the document (``occ_``), so that a bare "Marrowset" elsewhere is read as that dataset."""
+    from pipeline.nlp.features import mentions_features
+    doc = parse("We release the Marrowset dataset.\n\nQuillnet reaches 81.2 on Marrowset and Tessel.")
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    feats = mentions_features(doc, lay, cands)
+    got = [f for c, f in zip(cands, feats) if lay.text[c.start_char:c.end_char] == "Marrowset"]
+    assert len(got) == 2 and all("occ_ctx_a=Dataset" in f for f in got)
+    assert "ctx_a=Dataset" in got[0] and "ctx_a=Dataset" not in got[1]
+
+
+def test_a_name_shape_mention_takes_the_likelier_of_method_and_dataset(parse):
+    """The name-shape rule types a name it has no cue for as a method; below the bar of a sure class, its mention
+    keeps whichever of method and dataset the model rates higher (from the rule's veto bar on)."""
+    doc = parse("We compare Quillnet-7 with two baselines.")
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    k = next(k for k, c in enumerate(cands) if lay.text[c.start_char:c.end_char] == "Quillnet-7")
+    assert (cands[k].rule, cands[k].rule_cls) == ("name.shape_or_context", "Method")
+    labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
+    def kept(p_method: float, p_dataset: float) -> list[str]:
+        probs = numpy.full((len(cands), len(labels)), 0.01)
+        probs[k, 1], probs[k, 2] = p_method, p_dataset
+        return [t.cls for t in select(cands, probs, labels, texts=lay.texts) if t.cand.start == cands[k].start]
+    assert kept(0.3, 0.6) == ["Dataset"]
+    assert kept(0.6, 0.3) == ["Method"]
+    assert kept(0.3, 0.4) == []

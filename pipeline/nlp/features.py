@@ -22,7 +22,7 @@ from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon,
 from .relations.common import compared_against
 from .text import CELL_BREAK
 
-__all__ = ["mention_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
+__all__ = ["mention_features", "mentions_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -275,6 +275,34 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f += _score_before(lay, c)
     f += _predicate(lay, c)
     return f
+
+
+def mentions_features(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> list[list[str]]:
+    """The features of every mention candidate of one document, each with what the other occurrences of its name
+    say of their class (:func:`occurrence_features`)."""
+    ctx = doc_context(doc, lay, cands)
+    return occurrence_features(lay, cands, [mention_features(doc, lay, c, ctx) for c in cands])
+
+
+_TYPING = ("ctx_b=", "ctx_a=", "cop_class=", "colon_class=", "appos_noun=", "score_prep=", "intro_class=", "tab_col=",
+           "tab_key=", "ls_one_", "n1=", "p1=", "head_dep=", "prep=", "g_np=", "g_prep=")
+"""The features that say of what class a name is from the words around one of its occurrences (``_context``,
+``_predicate``, ``_apposition``, ``_score_before``, ``_list_intro``, ``_table_cell``, ``_list_classes``, the words
+next to it and what governs it). Two folds over the readable real-* sets (relation model fixed): entity F1 0.7985 ->
+0.8002 (Method 0.769 -> 0.776, Dataset 0.745 -> 0.749), relation F1 0.490 -> 0.492."""
+_OCCURRENCES = 24
+
+
+def occurrence_features(lay: Layout, cands: list[MentionCandidate], feats: list[list[str]]) -> list[list[str]]:
+    """Each candidate's features, with ``occ_`` and every typing feature (``_TYPING``) of any candidate of the
+    same name in the document: "the X dataset" once, "X" alone in a list elsewhere, and the list's X is the
+    dataset too."""
+    text = lay.text
+    keys = [norm(text[c.start_char:c.end_char]) for c in cands]
+    said: dict[str, set[str]] = defaultdict(set)
+    for key, f in zip(keys, feats):
+        said[key].update(x for x in f if x.startswith(_TYPING))
+    return [f + ["occ_" + x for x in sorted(said[key])[:_OCCURRENCES]] for key, f in zip(keys, feats)]
 
 
 def _cell_starts(lay: Layout, line: int) -> list[int]:
