@@ -18,7 +18,7 @@ import json
 import os
 import re
 import pickle
-import tempfile
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -79,6 +79,7 @@ class ExtractionCache:
         self._root = os.path.abspath(self.root)
         self.version = pipeline_fingerprint(model)
         self.used: set[str] = set()  # entry paths this build read or wrote (strings: thousands of them)
+        self._shards: set[str] = set()  # shard folders made (or found) by put_entry
 
     def _path(self, document: Document) -> str:
         # what the graph says of a document besides its facts (rdf.document_metadata) is in the key: a page
@@ -135,11 +136,23 @@ class ExtractionCache:
         self.put_entry(self._path(document), document.id, facts, memo)
 
     def put_entry(self, path: str, doc_id: str, facts: tuple, memo: object | None = None) -> None:
-        """Store an entry at ``path`` (from :meth:`entry_path`), atomically."""
+        """Store an entry at ``path`` (from :meth:`entry_path`), atomically.
+
+        A large build writes one entry per document (10,000 in a row): each shard folder is made once, and the
+        temporary file is named by the entry and the writing process and thread (no two writers share it)
+        instead of ``mkstemp``'s random name tried with ``O_EXCL``, which cost as much again as the write."""
         self.used.add(path)
-        parent = os.path.dirname(path)
-        os.makedirs(parent, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=parent)
+        parent, name = os.path.split(path)
+        if parent not in self._shards:
+            os.makedirs(parent, exist_ok=True)
+            self._shards.add(parent)
+        tmp = os.path.join(parent, f".{name}.{os.getpid()}-{threading.get_ident()}.tmp")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
+        try:
+            fd = os.open(tmp, flags, 0o600)
+        except FileNotFoundError:  # the shard was removed since it was made (the cache cleared meanwhile)
+            os.makedirs(parent, exist_ok=True)
+            fd = os.open(tmp, flags, 0o600)
         try:
             with os.fdopen(fd, "wb") as fh:
                 pickle.dump((doc_id, facts) if memo is None else (doc_id, facts, memo), fh,

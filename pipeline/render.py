@@ -56,6 +56,14 @@ class PageMemo:
             self._used[k] = self._old[k] if k in self._old else compute()
         return self._used[k]
 
+    def has(self, kind: str, key) -> bool:
+        return (kind, key) in self._used or (kind, key) in self._old
+
+    def put(self, entries: dict) -> None:
+        """Take ``(kind, key) -> value`` entries computed elsewhere (:func:`_igraph_beside`): what
+        :meth:`get`'s ``compute`` would give for them."""
+        self._old = {**self._old, **entries}
+
     def used(self) -> dict:
         """The entries this page used (plain data: tuples, lists, bytes, strings, numbers)."""
         return dict(self._used)
@@ -160,11 +168,35 @@ class GraphView(dict):
         gone, new = (list(ox.parse(x, format=ox.RdfFormat.TURTLE)) for x in (removed, added))
         if any(isinstance(t, ox.BlankNode) for q in gone + new for t in (q.subject, q.object)):
             return False
-        for s in {q.subject.value for q in gone}:
+        gone_subjects = {q.subject.value for q in gone}
+        for s in gone_subjects:
             for table in self.values():
                 table.pop(s, None)
         self._add(new)
+        for p, firsts in self.__dict__.get("_firsts", {}).items():  # each subject's first object, where it changed
+            table = self[p]
+            for s in gone_subjects | {q.subject.value for q in new if q.predicate.value == p}:
+                os_ = table.get(s)
+                if os_:
+                    firsts[s] = min(os_)
+                else:
+                    firsts.pop(s, None)
         return True
+
+    def firsts(self, p) -> dict[str, str]:
+        """Subject -> the object of its ``p`` (the first in order, as :meth:`one`), for every subject; kept, and
+        kept up to date by :meth:`patch` (a patched build computes it before the patch: :meth:`warm`)."""
+        cache = self.__dict__.setdefault("_firsts", {})
+        got = cache.get(str(p))
+        if got is None:
+            got = cache[str(p)] = {s: os_[0] if len(os_) == 1 else min(os_) for s, os_ in self[str(p)].items() if os_}
+        return got
+
+    def warm(self) -> None:
+        """Compute what the page reads of every subject (:meth:`firsts`) before the view is patched: a patched
+        build does it while the pipeline loads beside, and the patch then updates it for the subjects it changes."""
+        for p in _FIRST_OF:
+            self.firsts(p)
 
     def one(self, p, s: str) -> str | None:
         """The object of ``s``'s ``p`` (the first in order, if it has several), or None."""
@@ -175,9 +207,8 @@ class GraphView(dict):
         return self[str(p)].get(s, [])
 
 
-def _firsts(view: GraphView, p) -> dict[str, str]:
-    """Subject -> the object of its ``p`` (the first in order, as :meth:`GraphView.one`), for every subject."""
-    return {s: os_[0] if len(os_) == 1 else min(os_) for s, os_ in view[str(p)].items() if os_}
+_FIRST_OF = (RDFS.label, RDF.subject, RDF.predicate, RDF.object, MLKG.source, MLKG.sentence, MLKG.rule, MLKG.confidence)
+"""The predicates of which the page reads each subject's first object (:meth:`GraphView.firsts`)."""
 
 
 def _entities(view: GraphView) -> tuple[list[dict], dict, list[str]]:
@@ -189,7 +220,7 @@ def _entities(view: GraphView) -> tuple[list[dict], dict, list[str]]:
     for s, classes in view[str(RDF.type)].items():
         for c in classes:
             typed.setdefault(c, []).append(s)
-    labels, alt_labels, mentioned = _firsts(view, RDFS.label), view[str(SKOS.altLabel)], view[str(MLKG.mentionedIn)]
+    labels, alt_labels, mentioned = view.firsts(RDFS.label), view[str(SKOS.altLabel)], view[str(MLKG.mentionedIn)]
     for cls_iri in ENTITY_CLASSES:
         cls = local_name(cls_iri)
         for s in sorted(set(typed.get(str(cls_iri), ()))):
@@ -215,8 +246,8 @@ class _Table(dict):
 def _evidence(view: GraphView, tables: dict[str, _Table]) -> dict[tuple, list]:
     """(s, p, o) -> evidence records ``[sentence, document, rule, confidence]``, each a number in ``tables``."""
     subject, predicate, object_, source, sentence, rule, confidence, label = (
-        _firsts(view, p) for p in (RDF.subject, RDF.predicate, RDF.object, MLKG.source, MLKG.sentence, MLKG.rule,
-                                   MLKG.confidence, RDFS.label))
+        view.firsts(p) for p in (RDF.subject, RDF.predicate, RDF.object, MLKG.source, MLKG.sentence, MLKG.rule,
+                                 MLKG.confidence, RDFS.label))
     sentence_id, doc_id, rule_id = tables["sentences"].id, tables["docs"].id, tables["rules"].id
     evidence: dict[tuple, list] = {}
     kind = str(MLKG.Evidence)
@@ -228,19 +259,28 @@ def _evidence(view: GraphView, tables: dict[str, _Table]) -> dict[tuple, list]:
     return evidence
 
 
-def _relations(view: GraphView, index: dict, tables: dict[str, _Table]) -> list[list]:
-    """Relations between entities as ``[from, to, property number, evidence records]``, in property order."""
+def _relations(view: GraphView, index: dict) -> tuple[list[list], list[tuple]]:
+    """Relations between entities as ``[from, to, property number]``, in property order (their evidence
+    records are added by :func:`_add_evidence`), and the ``(s, p, o)`` IRIs of each."""
+    edges, keys = [], []
+    for k, p in enumerate(RELATIONS):
+        p = str(p)
+        for s, o in sorted((s, o) for s, os_ in view[p].items() for o in os_):
+            if s in index and o in index:
+                edges.append([index[s], index[o], k])
+                keys.append((s, p, o))
+    return edges, keys
+
+
+def _add_evidence(view: GraphView, edges: list[list], keys: list[tuple], tables: dict[str, _Table]) -> None:
+    """Append to each edge its evidence records (:func:`_evidence`), in order."""
     evidence = _evidence(view, tables)
     docs, sentences = list(tables["docs"]), list(tables["sentences"])
-    edges = []
-    for k, p in enumerate(RELATIONS):
-        for s, o in sorted((s, o) for s, os_ in view[str(p)].items() for o in os_):
-            if s in index and o in index:
-                evs = evidence.get((s, str(p), o), [])
-                if len(evs) > 1:
-                    evs = sorted(evs, key=lambda e: (docs[e[1]], sentences[e[0]], e[2], e[3]))
-                edges.append([index[s], index[o], k, evs])
-    return edges
+    for e, key in zip(edges, keys):
+        evs = evidence.get(key, [])
+        if len(evs) > 1:
+            evs = sorted(evs, key=lambda e: (docs[e[1]], sentences[e[0]], e[2], e[3]))
+        e.append(evs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +291,8 @@ class Structure:
     """Each component's nodes in canonical order (by IRI), largest component first (ties: smallest node id)."""
     edges: list[list[tuple[int, int]]]
     """Each component's edges, as positions in its node list (sorted, distinct, no loops)."""
+    keys: list[bytes]
+    """Each component's key in the memo (:func:`_digest` of its size and edges)."""
 
 
 def _components(nodes: list[dict], edges: list[list]) -> Structure:
@@ -280,7 +322,7 @@ def _components(nodes: list[dict], edges: list[list]) -> Structure:
     for comp in canonical:
         at = {i: k for k, i in enumerate(comp)}
         local_edges.append(sorted({(min(at[i], at[j]), max(at[i], at[j])) for i in comp for j in adjacent[i]}))
-    return Structure(canonical, local_edges)
+    return Structure(canonical, local_edges, [_digest(len(c), es) for c, es in zip(canonical, local_edges)])
 
 
 def _communities(n: int, es: list[tuple[int, int]]) -> list[list[int]]:
@@ -297,36 +339,78 @@ def _communities(n: int, es: list[tuple[int, int]]) -> list[list[int]]:
         ig.set_random_number_generator(random)
 
 
-def _structure(nodes: list[dict], edges: list[list], memo: PageMemo) -> tuple[Structure, list[int], int]:
-    """Degree, component (0 = largest) and community (0 = largest) of each node, in place: the structure, the
-    component sizes and the number of communities. Ties are broken by the smallest node id, so the result is
-    stable; communities are found in each component on its own."""
+def _degrees(nodes: list[dict], edges: list[list]) -> None:
+    """Each node's degree, in place (and no community yet)."""
     for n in nodes:
         n["degree"], n["comm"] = 0, -1
     for e in edges:
         nodes[e[0]]["degree"] += 1
         nodes[e[1]]["degree"] += 1
-    st = _components(nodes, edges)
+
+
+def _has_communities(nodes: list[dict], comp: list[int]) -> bool:
+    return len(comp) > 1 or bool(nodes[comp[0]]["degree"])
+
+
+def _structure(nodes: list[dict], st: Structure, memo: PageMemo) -> tuple[list[int], int]:
+    """Component (0 = largest) and community (0 = largest) of each node (after :func:`_degrees`), in place: the
+    component sizes and the number of communities. Ties are broken by the smallest node id, so the result is
+    stable; communities are found in each component on its own."""
     comms = []
-    for rank, (comp, es) in enumerate(zip(st.components, st.edges)):
+    for rank, (comp, es, key) in enumerate(zip(st.components, st.edges, st.keys)):
         for i in comp:
             nodes[i]["comp"] = rank
-        if len(comp) > 1 or nodes[comp[0]]["degree"]:
-            found = memo.get("communities", _digest(len(comp), es), lambda: _communities(len(comp), es))
+        if _has_communities(nodes, comp):
+            found = memo.get("communities", key, lambda: _communities(len(comp), es))
             comms += [sorted(comp[k] for k in c) for c in found]
     comms.sort(key=lambda c: (-len(c), c[0]))
     for rank, comm in enumerate(comms):
         for i in comm:
             nodes[i]["comm"] = rank
-    return st, [len(c) for c in st.components], len(comms)
+    return [len(c) for c in st.components], len(comms)
 
 
-def _layout(n: int, es: list[tuple[int, int]], memo: PageMemo):
-    """One component's positions (``layout.component_layout``), through the memo as exact float64 bytes."""
+def _layout_bytes(n: int, es: list[tuple[int, int]]) -> bytes:
+    """One component's positions (``layout.component_layout``) as exact float64 bytes, as the memo keeps them."""
+    return component_layout(n, es).astype("<f8").tobytes()
+
+
+def _layout(n: int, es: list[tuple[int, int]], key: bytes, memo: PageMemo):
+    """One component's positions, through the memo."""
     import numpy as np
 
-    raw = memo.get("layout", _digest(n, es), lambda: component_layout(n, es).astype("<f8").tobytes())
+    raw = memo.get("layout", key, lambda: _layout_bytes(n, es))
     return np.frombuffer(raw, dtype="<f8").reshape(n, 2)
+
+
+BESIDE_NODES = 500
+"""Nodes of the components whose communities or layout the memo lacks from which these are computed in a forked
+copy of the build (``executor.Beside``) while it gathers the evidence records: fewer cost less than the fork."""
+
+_IGRAPH = {"communities": _communities, "layout": _layout_bytes}
+
+
+def _igraph_jobs(jobs: list[tuple]) -> dict:
+    """``(kind, key) -> value`` of each job ``(kind, key, n, edges)``: what :meth:`PageMemo.get` computes."""
+    return {(kind, key): _IGRAPH[kind](n, es) for kind, key, n, es in jobs}
+
+
+def _igraph_beside(nodes: list[dict], st: Structure, memo: PageMemo):
+    """The communities and layouts the memo lacks (:func:`_structure`, :func:`_options`), under way in a forked
+    copy (``executor.Beside``) when they are of at least :data:`BESIDE_NODES` nodes; else None (they are
+    computed as they are needed)."""
+    layout = len(nodes) > LAYOUT_THRESHOLD
+    jobs = []
+    for comp, es, key in zip(st.components, st.edges, st.keys):
+        if _has_communities(nodes, comp) and not memo.has("communities", key):
+            jobs.append(("communities", key, len(comp), es))
+        if layout and not memo.has("layout", key):
+            jobs.append(("layout", key, len(comp), es))
+    if sum(n for _, _, n, _ in jobs) < BESIDE_NODES:
+        return None
+    from .executor import Beside
+
+    return Beside(_igraph_jobs, jobs)
 
 
 def _options(nodes: list[dict], st: Structure, memo: PageMemo) -> dict:
@@ -338,7 +422,7 @@ def _options(nodes: list[dict], st: Structure, memo: PageMemo) -> dict:
         # labels appear as one zooms in (hubs' first): none in the overview, where they would only overlap
         options["nodes"]["scaling"]["label"] = {"enabled": True, "min": 12, "max": 24, "drawThreshold": 8, "maxVisible": 30}
         options["edges"]["scaling"] = {"label": {"drawThreshold": 8}}
-        parts = pack([_layout(len(c), es, memo) for c, es in zip(st.components, st.edges)])
+        parts = pack([_layout(len(c), es, key, memo) for c, es, key in zip(st.components, st.edges, st.keys)])
         for comp, pos in zip(st.components, parts):
             for i, (x, y) in zip(comp, pos.tolist()):
                 nodes[i]["x"], nodes[i]["y"] = round(x, 1), round(y, 1)
@@ -358,8 +442,18 @@ def render_html(graph: Graph | GraphView, memo: PageMemo | None = None) -> str:
     view = graph if isinstance(graph, GraphView) else GraphView.of_graph(graph)
     nodes, index, docs = _entities(view)
     tables = {"docs": _Table((d, i) for i, d in enumerate(docs)), "sentences": _Table(), "rules": _Table()}
-    edges = _relations(view, index, tables)
-    st, components, n_communities = _structure(nodes, edges, memo)
+    edges, keys = _relations(view, index)
+    _degrees(nodes, edges)
+    st = _components(nodes, edges)
+    beside = _igraph_beside(nodes, st, memo)  # the components' igraph work, while the evidence is gathered here
+    try:
+        _add_evidence(view, edges, keys, tables)
+        if beside is not None:
+            memo.put(beside.result())
+    finally:
+        if beside is not None:
+            beside.close()
+    components, n_communities = _structure(nodes, st, memo)
     data = {"nodes": nodes, "edges": edges, **{k: list(v) for k, v in tables.items()}, "options": _options(nodes, st, memo),
             "colors": CLASS_COLORS, "shapes": CLASS_SHAPES, "properties": [local_name(p) for p in RELATIONS],
             "components": components, "communities": n_communities, "summarySize": SUMMARY_SIZE,

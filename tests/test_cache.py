@@ -1,5 +1,6 @@
 """The incremental cache: unchanged documents are not parsed again; changed and removed ones take their facts along."""
 
+import os
 import shutil
 
 import pytest
@@ -134,3 +135,19 @@ def test_cache_shared_by_two_builds_at_once_loses_no_entry(tmp_path):
         _, err = p.communicate(timeout=600)
         assert p.returncode == 0, err
     assert len(list(cache.glob("??/*.pkl"))) == 14
+
+
+def test_an_entry_is_written_whole_with_no_temporary_file_left_even_after_its_shard_was_removed(tmp_path):
+    """put_entry makes each shard folder once and names its temporary file itself: an entry reads back as
+    written, no temporary file stays beside it, and a shard removed since (the cache cleared meanwhile) is
+    made again."""
+    doc = Document(id="a.txt", text="We train BERT on SQuAD.", path="a.txt")
+    cache = ExtractionCache(tmp_path / "cache", "en_core_web_sm")
+    facts = ((), (), ())
+    path = cache.entry_path(doc)
+    cache.put_entry(path, doc.id, facts)
+    assert cache.get_entry(doc).facts == facts
+    shutil.rmtree(tmp_path / "cache")
+    cache.put_entry(path, doc.id, facts, memo="m")
+    assert cache.get_entry(doc).memo == "m"
+    assert [p.name for p in (tmp_path / "cache").rglob("*") if p.is_file()] == [os.path.basename(path)]

@@ -131,6 +131,56 @@ def test_a_patched_view_and_a_memo_give_the_page_of_the_whole_graph():
     assert any(k[0] == "layout" for k in kept) and len(kept) < len(reused.used()), "some components kept, some new"
 
 
+@pytest.mark.parametrize("how", ["beside", "no fork", "copy fails", "here"])
+def test_the_igraph_work_done_beside_here_or_after_a_failed_copy_gives_the_same_page(how, monkeypatch):
+    """The communities and layouts the memo lacks are computed in a forked copy while the evidence records are
+    gathered (``executor.Beside``); where no copy can be made (no fork), when the copy fails, or below
+    ``BESIDE_NODES``, they are computed in the build's process: the page is the same."""
+    import sys
+    import threading
+    from pathlib import Path
+
+    from pipeline import executor, render
+    from pipeline.render import PageMemo
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from browser import synthetic_graph
+
+    g = synthetic_graph(400, 300)
+    monkeypatch.setattr(render, "BESIDE_NODES", 10**9)
+    inline = PageMemo()
+    reference = render_html(g, inline)
+    if how == "here":
+        assert render_html(g, PageMemo()) == reference
+        return
+    monkeypatch.setattr(render, "BESIDE_NODES", 0)
+    if how == "no fork":
+        monkeypatch.setattr(executor, "FORK", False)
+    if how == "copy fails":
+        import os
+
+        parent, real = os.getpid(), render._igraph_jobs
+
+        def dies_in_the_copy(jobs):
+            if os.getpid() != parent:
+                os._exit(3)
+            return real(jobs)
+
+        monkeypatch.setattr(render, "_igraph_jobs", dies_in_the_copy)
+    copies = []
+
+    class Counted(executor.Beside):
+        def __init__(self, fn, *args):
+            super().__init__(fn, *args)
+            copies.append(self.proc is not None)
+
+    monkeypatch.setattr(executor, "Beside", Counted)
+    memo = PageMemo()
+    assert render_html(g, memo) == reference
+    assert copies == [executor.FORK and threading.active_count() == 1]
+    assert memo.used() == inline.used()
+
+
 def test_a_component_laid_out_on_igraphs_grid_is_deterministic_and_spread():
     # above GRID_ABOVE nodes the repulsion is reckoned on igraph's grid, the start positions centred on it
     import numpy as np
