@@ -24,7 +24,7 @@ from .candidates import (ALLOWED, Layout, MentionCandidate, PairCandidate, Typed
                          pair_candidates)
 from ..names import norm
 from .components import MENTIONS_KEY
-from .features import _COORDINATORS, known_classes, mentions_features, pairs_features
+from .features import COORDINATORS, known_classes, mentions_features, pairs_features
 
 __all__ = ["LinearModel", "Models", "load_models", "WEIGHTS", "Decision", "decide", "select", "apply_decision",
            "THRESHOLD", "REL_THRESHOLD", "RULE_THRESHOLD", "WEAK_BAR", "JOINT_BAR"]
@@ -332,7 +332,7 @@ _LISTED = frozenset({"Dataset", "Method", "Organization", "Hardware"})
 
 def _coordinated(texts: list[str], a: int, b: int) -> bool:
     """Whether the tokens ``[a, b)`` between two names only coordinate them (",", "and", ", and", "/" ...)."""
-    return a < b and " ".join(t for t in texts[a:b] if t.strip(" \t")) in _COORDINATORS
+    return a < b and " ".join(t for t in texts[a:b] if t.strip(" \t")) in COORDINATORS
 
 
 def _list_members(cands: list[MentionCandidate], rows: list[list[float]], labels: tuple[str, ...], out: list[Typed],

@@ -695,7 +695,7 @@ def verb_classes(word: str) -> tuple[str, ...]:
     return tuple(sorted(c for c, stems in classes.items() if not c.startswith("_") and any(map(word.startswith, stems))))
 
 
-_COORDINATORS = frozenset({",", "and", ", and", "or", ", or", "/", ";", "&"})
+COORDINATORS = frozenset({",", "and", ", and", "or", ", or", "/", ";", "&"})
 
 
 def list_heads(lay: Layout, typed: list[Typed]) -> list[int]:
@@ -706,7 +706,7 @@ def list_heads(lay: Layout, typed: list[Typed]) -> list[int]:
     for a, b in zip(order, order[1:]):
         ca, cb = typed[a].cand, typed[b].cand
         if ca.end_char <= cb.start_char and lay.sent_of(ca.start) == lay.sent_of(cb.start):
-            if lay.text[ca.end_char:cb.start_char].strip() in _COORDINATORS and typed[a].cls == typed[b].cls:
+            if lay.text[ca.end_char:cb.start_char].strip() in COORDINATORS and typed[a].cls == typed[b].cls:
                 heads[b] = heads[a]
     return heads
 
@@ -947,7 +947,7 @@ def _between(lay: Layout, first: MentionCandidate, second: MentionCandidate) -> 
         f += [f"bw={w}" for w in sorted({words[k] for k in range(first.end, second.start)
                                           if texts[k].isalpha() and texts[k].islower()})]
         btext = lay.text[first.end_char:second.start_char].strip()
-        if btext in _COORDINATORS:
+        if btext in COORDINATORS:
             f.append(f"coord={btext}")
     f += _cues_in(lay, first.end_char, second.start_char, "cue_bw=")
     sent_a = lay.sent_starts[lay.sent_of(first.start)]
