@@ -18,6 +18,7 @@ from itertools import accumulate
 from spacy.tokens import Doc
 
 from ..names import norm
+from .names import SHAPE_ALONE
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, table_top
 from .relations.common import compared_against
 from .text import CELL_BREAK, MARK
@@ -65,8 +66,8 @@ def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
     text, words, n = lay.text, lay.words, len(lay.words)
     near: dict[tuple[int, int], tuple] = {}
     for c in cands:
-        if c.rule_cls:
-            classes[norm(c.canonical)].add(c.rule_cls)
+        if c.rule_cls:  # a class given by a name's shape alone is the name rule's default: a feature of its own
+            classes[norm(c.canonical)].add(c.rule_cls if c.rule != SHAPE_ALONE else "shape_" + c.rule_cls)
         key = norm(text[c.start_char:c.end_char])
         before, after = _before(lay, c), _after(lay, c)
         if c.start > 0:
