@@ -10,7 +10,7 @@ import pytest
 from pipeline.nlp.candidates import MentionCandidate, Typed, layout, mention_candidates
 from pipeline.nlp.classify import select
 from pipeline.nlp.extract import doc_of
-from pipeline.nlp.features import doc_context, mention_features
+from pipeline.nlp.features import doc_context, mention_features, mentions_features
 
 
 @pytest.fixture(scope="module")
@@ -234,7 +234,6 @@ def test_the_items_of_a_list_take_the_class_of_a_sure_item(parse, text, sure, li
 def test_what_one_occurrence_says_of_a_name_holds_for_the_others(parse):
     """The typing features of one occurrence of a name ("the Marrowset dataset") are given to every occurrence
     of it in the document (``occ_``), so that a bare "Marrowset" elsewhere is read as that dataset."""
-    from pipeline.nlp.features import mentions_features
     doc = parse("We release the Marrowset dataset.\n\nQuillnet reaches 81.2 on Marrowset and Tessel.")
     lay = layout(doc)
     cands = mention_candidates(doc, lay)
@@ -245,13 +244,15 @@ def test_what_one_occurrence_says_of_a_name_holds_for_the_others(parse):
 
 
 def test_a_name_shape_mention_takes_the_likelier_of_method_and_dataset(parse):
-    """The name-shape rule types a name it has no cue for as a method; below the bar of a sure class, its mention
-    keeps whichever of method and dataset the model rates higher (from the rule's veto bar on)."""
+    """The name-shape rule types a name it has no cue for as a method, under a rule name of its own (its shape
+    alone voted); below the bar of a sure class, its mention keeps whichever of method and dataset the model rates
+    higher (from the rule's veto bar on)."""
     doc = parse("We compare Quillnet-7 with two baselines.")
     lay = layout(doc)
     cands = mention_candidates(doc, lay)
     k = next(k for k, c in enumerate(cands) if lay.text[c.start_char:c.end_char] == "Quillnet-7")
-    assert (cands[k].rule, cands[k].rule_cls) == ("name.shape_or_context", "Method")
+    assert (cands[k].rule, cands[k].rule_cls) == ("name.shape_alone", "Method")
+    assert "doc_rc=shape_Method" in mentions_features(doc, lay, cands)[k]
     labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
     def kept(p_method: float, p_dataset: float) -> list[str]:
         probs = numpy.full((len(cands), len(labels)), 0.01)
@@ -260,3 +261,36 @@ def test_a_name_shape_mention_takes_the_likelier_of_method_and_dataset(parse):
     assert kept(0.3, 0.6) == ["Dataset"]
     assert kept(0.6, 0.3) == ["Method"]
     assert kept(0.3, 0.4) == []
+
+
+def test_a_name_the_document_speaks_of_keeps_the_shape_rule_name(parse):
+    """A name a cue voted for ("we propose X") is typed by what is said of it, not by its shape alone."""
+    doc = parse("We propose Quillnet-7, a new detector. Quillnet-7 is fast.")
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    rules = {c.rule for c in cands if lay.text[c.start_char:c.end_char] == "Quillnet-7"}
+    assert rules == {"name.shape_or_context"}
+
+
+def test_a_known_organizations_unit_is_a_feature(parse):
+    """A span whose first word the organizations' lexicon knows says so (``lex_org_part``)."""
+    doc = parse("The model comes from Microsoft Research Asia and was released in May.")
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    feats = mentions_features(doc, lay, cands)
+    got = {lay.text[c.start_char:c.end_char]: f for c, f in zip(cands, feats)}
+    assert "lex_org_part" in got["Microsoft Research Asia"] and "lex_org" in got["Microsoft"]
+
+
+def test_a_title_after_any_list_marker_is_taken_without_it(parse):
+    """A list marker is any run of symbols ("▶", "~~"), not only "-" or "*"; one that closes the line as it opened
+    it is no part of the title either."""
+    doc = parse("Reading list\n\n▶ Lag-Llama: Towards Foundation Models for Probabilistic Time Series Forecasting\n"
+                "~~ XMem: Long-Term Video Object Segmentation with an Atkinson-Shiffrin Memory Model ~~\n")
+    lay = layout(doc)
+    assert lay.line_kind[2:4] == ["item", "item"]
+    spans = {lay.text[c.start_char:c.end_char] for c in mention_candidates(doc, lay)}
+    assert "Lag-Llama: Towards Foundation Models for Probabilistic Time Series Forecasting" in spans
+    assert "XMem: Long-Term Video Object Segmentation with an Atkinson-Shiffrin Memory Model" in spans
+    titles = {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Paper"}
+    assert "XMem: Long-Term Video Object Segmentation with an Atkinson-Shiffrin Memory Model" in titles
