@@ -244,15 +244,13 @@ def test_what_one_occurrence_says_of_a_name_holds_for_the_others(parse):
 
 
 def test_a_name_shape_mention_takes_the_likelier_of_method_and_dataset(parse):
-    """The name-shape rule types a name it has no cue for as a method, under a rule name of its own (its shape
-    alone voted); below the bar of a sure class, its mention keeps whichever of method and dataset the model rates
-    higher (from the rule's veto bar on)."""
+    """The name-shape rule types a name it has no cue for as a method; below the bar of a sure class, its mention
+    keeps whichever of method and dataset the model rates higher (from the rule's veto bar on)."""
     doc = parse("We compare Quillnet-7 with two baselines.")
     lay = layout(doc)
     cands = mention_candidates(doc, lay)
     k = next(k for k, c in enumerate(cands) if lay.text[c.start_char:c.end_char] == "Quillnet-7")
-    assert (cands[k].rule, cands[k].rule_cls) == ("name.shape_alone", "Method")
-    assert "doc_rc=shape_Method" in mentions_features(doc, lay, cands)[k]
+    assert (cands[k].rule, cands[k].rule_cls) == ("name.shape_or_context", "Method")
     labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
     def kept(p_method: float, p_dataset: float) -> list[str]:
         probs = numpy.full((len(cands), len(labels)), 0.01)
@@ -261,25 +259,6 @@ def test_a_name_shape_mention_takes_the_likelier_of_method_and_dataset(parse):
     assert kept(0.3, 0.6) == ["Dataset"]
     assert kept(0.6, 0.3) == ["Method"]
     assert kept(0.3, 0.4) == []
-
-
-def test_a_name_the_document_speaks_of_keeps_the_shape_rule_name(parse):
-    """A name a cue voted for ("we propose X") is typed by what is said of it, not by its shape alone."""
-    doc = parse("We propose Quillnet-7, a new detector. Quillnet-7 is fast.")
-    lay = layout(doc)
-    cands = mention_candidates(doc, lay)
-    rules = {c.rule for c in cands if lay.text[c.start_char:c.end_char] == "Quillnet-7"}
-    assert rules == {"name.shape_or_context"}
-
-
-def test_a_known_organizations_unit_is_a_feature(parse):
-    """A span whose first word the organizations' lexicon knows says so (``lex_org_part``)."""
-    doc = parse("The model comes from Microsoft Research Asia and was released in May.")
-    lay = layout(doc)
-    cands = mention_candidates(doc, lay)
-    feats = mentions_features(doc, lay, cands)
-    got = {lay.text[c.start_char:c.end_char]: f for c, f in zip(cands, feats)}
-    assert "lex_org_part" in got["Microsoft Research Asia"] and "lex_org" in got["Microsoft"]
 
 
 def test_a_title_after_any_list_marker_is_taken_without_it(parse):

@@ -25,7 +25,6 @@ from .candidates import (ALLOWED, Layout, MentionCandidate, PairCandidate, Typed
 from ..names import norm
 from .components import MENTIONS_KEY
 from .features import COORDINATORS, known_classes, mentions_features, pairs_features
-from .names import SHAPE_ALONE, SHAPE_RULE
 
 __all__ = ["LinearModel", "Models", "load_models", "WEIGHTS", "Decision", "decide", "select", "apply_decision",
            "THRESHOLD", "REL_THRESHOLD", "RULE_THRESHOLD", "WEAK_BAR", "JOINT_BAR"]
@@ -268,7 +267,7 @@ KNOWN_VETO = 0.3
 """The bar of a name-shape mention whose name the rules' lexicon knows (``known_methods``, ``known_datasets``): a
 curated name is not doubted as the rule's guesses from shape are ("fine-tuned Stable Diffusion on Google-scale
 data": 0.47)."""
-_VETOED: dict[str, float] = {SHAPE_RULE: VETO, SHAPE_ALONE: VETO, "paper.title_line": TITLE_LINE_VETO}
+_VETOED: dict[str, float] = {"name.shape_or_context": VETO, "paper.title_line": TITLE_LINE_VETO}
 """The rules whose mentions the model may veto, and the probability each must reach: the name-shape rule types any
 capitalised or digit-bearing word by its shape and context, and is what most false entities on documents in unseen
 styles come from ("STATUS", "SRAM", "TikTok" as methods); the title-line rule takes a line with a colon for a
@@ -278,7 +277,7 @@ X?") are such lines too, which the model gives a few hundredths."""
 
 def _veto(c: MentionCandidate) -> float:
     """The probability a vetoable rule mention must reach: ``KNOWN_VETO`` for a name the lexicon knows."""
-    if c.rule in _SHAPE_RULES and norm(c.canonical) in known_classes():
+    if c.rule == _SHAPE_RULE and norm(c.canonical) in known_classes():
         return min(KNOWN_VETO, _VETOED[c.rule])
     return _VETOED[c.rule]
 
@@ -384,15 +383,14 @@ def _rule_class(c: MentionCandidate, row: list[float], labels: tuple[str, ...]) 
     dataset more (from 0.5 on), 14 were datasets and 2 were not; of its Dataset mentions rated a method more, 17
     were methods and 5 datasets. On the selection sets, without it: entity F1 0.783 -> 0.784 (Dataset 0.741 -> 0.769,
     Method 0.756 -> 0.751), relation F1 0.551 -> 0.548 (evaluatedOn 0.467 -> 0.457): kept for the relations."""
-    if c.rule not in _SHAPE_RULES or c.rule_cls not in _EXTENSIBLE:
+    if c.rule != _SHAPE_RULE or c.rule_cls not in _EXTENSIBLE:
         return c.rule_cls
     return max(sorted(_EXTENSIBLE), key=lambda cls: (row[labels.index(cls)], cls == c.rule_cls))
 
 
-_SHAPE_RULES = frozenset({SHAPE_RULE, SHAPE_ALONE})
-"""The name-shape rule's mentions: typed by the votes of the words around a name, or by its shape alone (``names``)."""
+_SHAPE_RULE = "name.shape_or_context"
 _EXTENSIBLE = frozenset({"Method", "Dataset"})
-"""The classes whose name-shape mention (``_SHAPE_RULES``) a longer name of the same class may replace: a variant's
+"""The classes whose name-shape mention (``_SHAPE_RULE``) a longer name of the same class may replace: a variant's
 suffix ("Llama 2 13B Chat", "DeBERTa V2 XXLarge"). The other rules' spans are their own (a device, an acronym with
 its long form), and a lexicon's organization but where ``_shorter`` says ("Apple" in "Apple ML researchers")."""
 
@@ -412,7 +410,7 @@ def _shorter(r: MentionCandidate, c: MentionCandidate, cls: str, texts: list[str
     organization only when the longer name ends on a word that names an organization ("Research", "Labs", "AI":
     ``name_words``), so "Apple ML researchers" keeps its "Apple"."""
     if cls in _EXTENSIBLE:
-        return r.rule in _SHAPE_RULES
+        return r.rule == _SHAPE_RULE
     return (texts is not None and r.rule in _ORG_PREFIX_RULES and r.start == c.start
             and texts[c.end - 1].lower() in lexicon()["name_words"])
 

@@ -18,7 +18,6 @@ from itertools import accumulate
 from spacy.tokens import Doc
 
 from ..names import norm
-from .names import SHAPE_ALONE
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, table_top
 from .relations.common import compared_against
 from .text import CELL_BREAK, MARK
@@ -66,8 +65,8 @@ def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
     text, words, n = lay.text, lay.words, len(lay.words)
     near: dict[tuple[int, int], tuple] = {}
     for c in cands:
-        if c.rule_cls:  # a class given by a name's shape alone is the name rule's default: a feature of its own
-            classes[norm(c.canonical)].add(c.rule_cls if c.rule != SHAPE_ALONE else "shape_" + c.rule_cls)
+        if c.rule_cls:
+            classes[norm(c.canonical)].add(c.rule_cls)
         key = norm(text[c.start_char:c.end_char])
         before, after = _before(lay, c), _after(lay, c)
         if c.start > 0:
@@ -131,32 +130,19 @@ def known_classes() -> dict[str, tuple[str, ...]]:
     return out
 
 
-@lru_cache(maxsize=1)
-def known_organizations() -> frozenset[str]:
-    """The normalised names of the rules' lexicon of organizations."""
-    from .rules import load_rules
-
-    return frozenset(norm(n) for n in load_rules().organizations)
-
-
 _FIRST_PART = re.compile(r"[\s-]")
 
 
 def _known_name(text: str, canonical: str) -> list[str]:
     """Whether the lexicon knows a span's name (``lex=``), or the name's first part before a space or hyphen
     (``lex_part=``: "ImageNet-R", "Llama 2 13B Chat"): a curated name is no guess from its shape, and the name
-    rule gives both the same rule name. The same of the organizations' lexicon (``lex_org``, ``lex_org_part``): a
-    known company's unit is named after it ("Salesforce Research", "Microsoft Research Asia", "Huawei Cloud").
-    Two grouped folds over the readable real-* sets: entity F1 0.8058 -> 0.8068 (Organization 0.844 -> 0.850),
-    relation F1 0.5156 -> 0.5165."""
+    rule gives both the same rule name."""
     known = known_classes()
-    part = _FIRST_PART.split(text, maxsplit=1)[0]
-    orgs = known_organizations()
-    f = ["lex_org"] if norm(text) in orgs else ["lex_org_part"] if part != text and norm(part) in orgs else []
     got = known.get(norm(text)) or known.get(norm(canonical or text))
     if got:
-        return f + [f"lex={cls}" for cls in got]
-    return f + ([f"lex_part={cls}" for cls in known.get(norm(part), ())] if part != text else [])
+        return [f"lex={cls}" for cls in got]
+    part = _FIRST_PART.split(text, maxsplit=1)[0]
+    return [f"lex_part={cls}" for cls in known.get(norm(part), ())] if part != text else []
 
 
 def _neighbours(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:

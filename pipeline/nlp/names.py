@@ -30,13 +30,7 @@ _DETERMINERS = frozenset(_CUES["determiners"].split("|"))
 _NOT_PROPOSED = frozenset(_CUES["not_proposed"].split("|"))
 _APPOSITIVE_BEFORE = re.compile(_CUES["appositive_before"])
 
-__all__ = ["name_candidates", "SHAPE_RULE", "SHAPE_ALONE"]
-
-SHAPE_RULE = "name.shape_or_context"
-"""The rule name of a method or dataset typed by what the document says around its name."""
-SHAPE_ALONE = "name.shape_alone"
-"""The rule name of a name only its shape voted for: a method by default, not by anything said of it (a dataset
-listed without a cue is one too)."""
+__all__ = ["name_candidates"]
 
 
 @lru_cache(maxsize=8)
@@ -465,8 +459,7 @@ def _emit(v: _Votes) -> list[Found]:
         cls = "Dataset" if c["Dataset"] > c["Method"] else "Method"
         canonical = surface[key]
         aliases = (surface[key + "#head"],) if key + "#head" in surface else ()
-        # a name only its shape voted for is a method by default, not by anything said of it: its own rule name
-        out.append(Found(a, b, cls, canonical, aliases, SHAPE_RULE if sum(c.values()) > 1 else SHAPE_ALONE))
+        out.append(Found(a, b, cls, canonical, aliases, "name.shape_or_context"))
     return out
 
 
