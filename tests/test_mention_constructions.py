@@ -10,7 +10,7 @@ import pytest
 from pipeline.nlp.candidates import MentionCandidate, Typed, layout, mention_candidates
 from pipeline.nlp.classify import select
 from pipeline.nlp.extract import doc_of
-from pipeline.nlp.features import doc_context, mention_features
+from pipeline.nlp.features import doc_context, mention_features, mentions_features
 
 
 @pytest.fixture(scope="module")
@@ -234,7 +234,6 @@ def test_the_items_of_a_list_take_the_class_of_a_sure_item(parse, text, sure, li
 def test_what_one_occurrence_says_of_a_name_holds_for_the_others(parse):
     """The typing features of one occurrence of a name ("the Marrowset dataset") are given to every occurrence
     of it in the document (``occ_``), so that a bare "Marrowset" elsewhere is read as that dataset."""
-    from pipeline.nlp.features import mentions_features
     doc = parse("We release the Marrowset dataset.\n\nQuillnet reaches 81.2 on Marrowset and Tessel.")
     lay = layout(doc)
     cands = mention_candidates(doc, lay)
@@ -260,3 +259,17 @@ def test_a_name_shape_mention_takes_the_likelier_of_method_and_dataset(parse):
     assert kept(0.3, 0.6) == ["Dataset"]
     assert kept(0.6, 0.3) == ["Method"]
     assert kept(0.3, 0.4) == []
+
+
+def test_a_title_after_any_list_marker_is_taken_without_it(parse):
+    """A list marker is any run of symbols ("▶", "~~"), not only "-" or "*"; one that closes the line as it opened
+    it is no part of the title either."""
+    doc = parse("Reading list\n\n▶ Lag-Llama: Towards Foundation Models for Probabilistic Time Series Forecasting\n"
+                "~~ XMem: Long-Term Video Object Segmentation with an Atkinson-Shiffrin Memory Model ~~\n")
+    lay = layout(doc)
+    assert lay.line_kind[2:4] == ["item", "item"]
+    spans = {lay.text[c.start_char:c.end_char] for c in mention_candidates(doc, lay)}
+    assert "Lag-Llama: Towards Foundation Models for Probabilistic Time Series Forecasting" in spans
+    assert "XMem: Long-Term Video Object Segmentation with an Atkinson-Shiffrin Memory Model" in spans
+    titles = {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Paper"}
+    assert "XMem: Long-Term Video Object Segmentation with an Atkinson-Shiffrin Memory Model" in titles

@@ -29,7 +29,7 @@ from spacy.tokens import Doc, Span
 
 from ..vocab import RELATION_ENDS
 from .components import MENTIONS_KEY, doc_text, sentence_starts
-from .text import CELL_BREAK
+from .text import BULLET, CELL_BREAK
 
 __all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "mention_candidates",
            "pair_candidates", "ALLOWED", "lexicon", "table_top"]
@@ -153,7 +153,7 @@ class Layout:
         return bisect_right(self.sent_starts, tok) - 1
 
 
-_MARKER = re.compile(r"^\s*(?:[-*•>]+|\d{1,3}[.)]|\[\d{1,3}\]|#+)\s+")
+_MARKER = re.compile(r"^\s*(?:" + BULLET + r"|\d{1,3}[.)]|\[\d{1,3}\]|#+)\s+")
 _WORD = re.compile(r"[A-Za-z][\w-]*")
 _ALIGNED = re.compile(r"\S {2,}\S.*\S {2,}\S")
 """Three or more columns aligned by runs of spaces: a table written as text."""
@@ -367,6 +367,8 @@ _SEGMENT_END = re.compile(r"\s\(|\.\s|\.$|\s[–—]\s|\s\|\s|\s*\[|\t|$")
 _LABEL = re.compile(r"^(?:\[[^\]\n]{1,60}\]|\(\d{1,2}\)|\d{1,2}[:.]\d{2}(?:\s*[-–]\s*\d{1,2}[:.]\d{2})?|[^:.\[]{1,30}:)\s+")
 """What may stand before a title on its line: a bracketed tag ("[CVPR 2023] ", "[MLSys 2024 Best Paper] "), a
 footnote number ("(1) "), a time of day ("10:30 ", "9:00-9:45 ") or a short label ("Oral: ", "Title: ")."""
+_CLOSING_MARK = re.compile(r"\s+" + BULLET + r"$")
+"""A marker that closes a line as one opened it ("~~ Title ~~", "== Results =="): no part of the title before it."""
 _ENCLOSED = {"[": "]", "\"": "\"", "“": "”", "(": ")", "'": "'", "‘": "’"}
 
 
@@ -388,7 +390,7 @@ def _line_segments(doc: Doc, lay: Layout, out: dict) -> None:
         for s0 in starts:
             seg = line[s0:]
             end = _SEGMENT_END.search(seg, 1)
-            seg = seg[:end.start() if end else len(seg)].rstrip(" :;,")
+            seg = _CLOSING_MARK.sub("", seg[:end.start() if end else len(seg)]).rstrip(" :;,")
             if seg[:1] in _ENCLOSED:  # a title in brackets or quotes: the words inside
                 close = line.find(_ENCLOSED[seg[0]], s0 + 1)
                 if close > s0 + 1:

@@ -20,7 +20,7 @@ from spacy.tokens import Doc
 from ..names import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, table_top
 from .relations.common import compared_against
-from .text import CELL_BREAK
+from .text import CELL_BREAK, MARK
 
 __all__ = ["mention_features", "mentions_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
 
@@ -203,8 +203,8 @@ def _cues_in(lay: Layout, a: int, b: int, tag: str) -> list[str]:
 
 
 _CAMEL = re.compile(r"[a-z][A-Z]")
-_LINE_HEAD = re.compile(r"^[-*•>#\[\]\d.) ]*")
-_MARKER_OR_SPACE = re.compile(r"[-*•>#\[\]\d.) \s]*")
+_LINE_HEAD = re.compile(r"^(?:" + MARK + r"|[#\[\]\d.) ])*")
+_MARKER_OR_SPACE = re.compile(r"(?:" + MARK + r"|[#\[\]\d.) \s])*")
 _NON_SPACE = re.compile(r"\S")
 
 

@@ -9,7 +9,7 @@ import re
 from .lexicon import longest_first
 from .people import PEOPLE, PERSON, people_count
 from .rules import Found, acronym_long_form, load_rules
-from .text import cue, regex
+from .text import BULLET, cue, regex
 
 __all__ = ["organization_mentions"]
 
@@ -29,7 +29,7 @@ _ORG_WORD = re.compile(r"(?<![\w-])(?:" + _CUES["org_word"] + r")(?![\w-])")
 _LEAD_SPLIT = re.compile(_CUES["lead_split"])
 _LEAD_BREAK = re.compile(r"[,;·¹²³⁴⁵⁶⁷⁸⁹⁰]")
 """What a line that lists names holds ("and" alone joins two names in prose too)."""
-_LINE_MARKER = re.compile(r"^[ \t]*(?:[-*•>]+[ \t]*)?")
+_LINE_MARKER = re.compile(r"^[ \t]*(?:[-*•>]+[ \t]*|" + BULLET + r"[ \t]+)?")
 _ROLE_LINE_SPLIT = re.compile(_CUES["role_line_split"])
 _ROLE_CUE = cue(_CUES["role_cue"])
 _ORG_PIECE = re.compile(_CUES["org_piece"])

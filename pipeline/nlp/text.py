@@ -34,6 +34,13 @@ COLUMN_GAP = re.compile(r" {2,}|\t")
 """Two spaces or a tab inside a line: a column gap, as the readers keep it (``markup``), no part of one name."""
 CELL_BREAK = re.compile(r"\s*\|\s*|\t|\s{2,}")
 """Where a table row's cell ends: a ``|`` or a column gap."""
+MARK = r"[^\w\s\[\](){}<\"“”‘’'`|#]"
+BULLET = MARK + "+"
+"""A list item's marker made of symbols: "-", "*", "•", ">", and any other run of characters (``MARK``) that are
+neither letters, digits, brackets, quotes, a table's bar nor a heading's "#" ("▸", "▶", "~~", "->", "==", an emoji).
+Writers in other styles bullet with whatever their editor offers; a title after "▶ " is on its line as after "- ".
+Two grouped folds over the readable real-* sets: entity F1 0.8026 -> 0.8050 (Paper 0.811 -> 0.824), relation F1
+0.5096 -> 0.5153; the selection sets (real-ff, -gg, -hh, each left out, pooled): 0.783 / 0.561 -> 0.785 / 0.563."""
 
 
 def _run_needles(items) -> frozenset[str] | None:

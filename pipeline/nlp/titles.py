@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from .people import PERSON, opens_with_people
 from .rules import Found, load_rules, scan_title
-from .text import COLUMN_GAP, MONTHS, prefiltered
+from .text import BULLET, COLUMN_GAP, MONTHS, prefiltered
 
 _CUES = load_rules().cue_patterns["titles"]
 
@@ -32,11 +32,12 @@ _AUTHOR_LINE = re.compile(_CUES["author_line"])
 _TITLE_LABEL = re.compile(_CUES["title_label"])
 _AUTHOR_PARENTHESIS = re.compile(_CUES["author_parenthesis"])
 """A list of two or more people's names in parentheses that closes a title's line."""
-_TITLE_LINE = re.compile(r"(?m)^[ \t]*(?:(?:(?:\d{1,3}[.)]|[-–—*•]{1,2}|>+|" + _CUES["line_marker"] + r")[ \t]+){1,2}[“\"]?"
+_TITLE_LINE = re.compile(r"(?m)^[ \t]*(?:(?:(?:\d{1,3}[.)]|" + BULLET + r"|" + _CUES["line_marker"] + r")[ \t]+){1,2}[“\"]?"
                          r"|\d{1,2}[:.]\d{2}(?:[ \t]*[-–][ \t]*\d{1,2}[:.]\d{2})?[ \t]+(?:[A-Z][a-z]+:[ \t]+)?)?"
-                         r"((?:[A-Z0-9\[]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)[ \t]*$")
+                         r"((?:[A-Z0-9\[]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)(?:[ \t]+" + BULLET + r")?[ \t]*$")
 """A title on a line of its own, perhaps as a list item ("1.", "-", ">", "[1]", "(A)", "#3", "[ICML 2023]"), or in
-a programme's slot after a time of day and a one-word label ("11:00  Oral: Name: Subtitle")."""
+a programme's slot after a time of day and a one-word label ("11:00  Oral: Name: Subtitle"); a marker that closes the
+line as it opened it ("~~ Title ~~") is no part of the title."""
 _TRAILING_TAG = re.compile(_CUES["trailing_tag"])
 _PRESENTATION_LABEL = re.compile(_CUES["presentation_label"])
 
@@ -190,7 +191,7 @@ def _titles_on_lines(t: _Titles) -> None:
     # a labelled title ("Title: Name: Subtitle"), and a list item "• Title (Venue Year) — teaser"
     for m in _TITLE_LABEL.finditer(text):
         add(m.start(1), m.end(1), "paper.labelled_title")
-    for m in re.finditer(r"(?m)^[ \t]*(?:\d{1,3}[.)]|[-–—*•]{1,2})[ \t]+((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n()]{8,220}?)[ \t]*"
+    for m in re.finditer(r"(?m)^[ \t]*(?:\d{1,3}[.)]|" + BULLET + r")[ \t]+((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n()]{8,220}?)[ \t]*"
                          r"\([^()\n]*(?:19|20)\d{2}[^()\n]*\)[ \t]*(?:[—–:-]|$)", text):
         if title_like(m.group(1), fw):
             add(m.start(1), m.end(1), "paper.list_item_title")
