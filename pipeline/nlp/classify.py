@@ -282,6 +282,10 @@ def _veto(c: MentionCandidate) -> float:
     return _VETOED[c.rule]
 
 
+_TAKEN = b"\x01"
+"""A token taken by a kept mention, in the bytearrays that mark them (:func:`select`, :func:`_list_members`)."""
+
+
 def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[str, ...],
            threshold: float = THRESHOLD, rule_threshold: float = RULE_THRESHOLD,
            weak: float | None = None, related: frozenset[tuple[int, int]] = frozenset(),
@@ -309,12 +313,12 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
     # what the rules found first (the model may change its class, not its span), then the most probable
     picks.sort(key=lambda t: (not t.cand.rule_cls, -t.prob, -(t.cand.end - t.cand.start), t.cand.start))
     size = max((t.cand.end for t in picks), default=0) + 1
-    taken = {True: numpy.zeros(size, dtype=bool), False: numpy.zeros(size, dtype=bool)}
+    taken = {True: bytearray(size), False: bytearray(size)}  # (as in _list_members: bytearrays)
     out = []
     for t in picks:  # a paper's title may hold the names of what it is about: papers overlap only papers
         used = taken[t.cls == "Paper"]
-        if t.cand.forced or not used[t.cand.start:t.cand.end].any():
-            used[t.cand.start:t.cand.end] = True
+        if t.cand.forced or used.find(1, t.cand.start, t.cand.end) < 0:
+            used[t.cand.start:t.cand.end] = _TAKEN * (t.cand.end - t.cand.start)
             out.append(t)
     out = _list_members(cands, rows, labels, out, threshold, texts)
     out.sort(key=lambda t: (t.cand.start, t.cand.end, t.cls))
@@ -343,11 +347,11 @@ def _list_members(cands: list[MentionCandidate], rows: list[list[float]], labels
     (``learned.list_member``) so that it is not dropped as a weak one."""
     if texts is None or not out:
         return out
-    used = numpy.zeros(len(texts) + 1, dtype=bool)
+    used = bytearray(len(texts) + 1)  # (a bytearray: read span by span, a numpy slice's any() costs more than the test)
     ends: dict[int, Typed] = {}
     starts: dict[int, Typed] = {}
     for t in out:
-        used[t.cand.start:t.cand.end] = True
+        used[t.cand.start:t.cand.end] = _TAKEN * (t.cand.end - t.cand.start)
         if t.cls in _LISTED and (t.prob >= threshold or t.cand.forced):
             ends[t.cand.end], starts[t.cand.start] = t, t
     if not ends:
@@ -359,7 +363,7 @@ def _list_members(cands: list[MentionCandidate], rows: list[list[float]], labels
         added = False
         for k in order:
             c = cands[k]
-            if used[c.start:c.end].any():
+            if used.find(1, c.start, c.end) >= 0:
                 continue
             left = next((ends[e] for e in range(c.start - 1, max(-1, c.start - 4), -1)
                          if e in ends and _coordinated(texts, e, c.start)), None)
@@ -369,7 +373,7 @@ def _list_members(cands: list[MentionCandidate], rows: list[list[float]], labels
                 if t is not None and rows[k][col[t.cls]] >= LIST_BAR:
                     got = Typed(replace(c, rule_cls=t.cls, rule="learned.list_member"), t.cls, rows[k][col[t.cls]])
                     out.append(got)
-                    used[c.start:c.end] = True
+                    used[c.start:c.end] = _TAKEN * (c.end - c.start)
                     ends[c.end], starts[c.start] = got, got
                     added = True
                     break
