@@ -289,3 +289,38 @@ def test_a_date_or_a_proceedings_series_is_no_workshop(text):
 ])
 def test_a_city_and_its_country_after_an_organization_are_no_organizations(text, names):
     assert _orgs(text) == names
+
+
+@pytest.mark.parametrize("text, names", [
+    ("It was first proposed in 2021 by researchers of Halvard College Bristow in a paper on lip reading.",
+     {"Halvard College Bristow"}),
+    ("It was built by researchers from QREX at the University of Calder, VERN openlab, NARSC and Dell QMC.",
+     {"QREX", "University of Calder", "VERN openlab", "NARSC", "Dell QMC"}),
+    ("Authors from the Speech and Multimodal Interfaces Laboratory proposed it.", {"Speech and Multimodal Interfaces Laboratory"}),
+    ("It comes from the University of Calder at Chapel Ridge.", {"University of Calder at Chapel Ridge"}),
+])
+def test_the_organizations_of_a_role_cue_in_prose(text, names):
+    assert names <= _orgs(text)
+
+
+def test_an_acronym_after_a_university_is_no_place_of_it():
+    assert "University of Calder, VERN" not in _orgs("Researchers at the University of Calder, VERN and Ostmark AI.")
+
+
+def test_a_plain_word_and_a_name_are_two_organizations_without_a_unit_head():
+    assert {"Ostmark", "Quillon University"} <= _orgs("Researchers at Ostmark and Quillon University built it.")
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Ann Lee, Bo Chan and colleagues — Pellam University · Ostmark Group · Pellam University School of Medicine",
+     {"Pellam University", "Ostmark Group", "Pellam University School of Medicine"}),
+    ("Affiliations (first authors): Arden Center for AI Safety; University of Calder, Irvine; Ostmark AI\n",
+     {"Arden Center for AI Safety", "University of Calder, Irvine", "Ostmark AI"}),
+    ("Affiliations: Department of Pathology, Harwell and Fenn's Hospital, Arden Medical School · Broad Institute of "
+     "Pellam and MIT\n", {"Arden Medical School", "Broad Institute of Pellam and MIT"}),
+    ("Mamba-9 (University of Calder, Tehran Polytechnic, Arden State\nUniversity) is a method.",
+     {"University of Calder", "Tehran Polytechnic", "Arden State University"}),
+    ("**Video QDM** (Ostmark Toronto AI Lab with QMU Munich) is a model.", {"Ostmark Toronto AI Lab", "QMU Munich"}),
+])
+def test_the_organizations_of_bylines_labelled_lines_and_brackets(text, names):
+    assert names <= _orgs(text)
