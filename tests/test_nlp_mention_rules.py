@@ -324,3 +324,7 @@ def test_a_plain_word_and_a_name_are_two_organizations_without_a_unit_head():
 ])
 def test_the_organizations_of_bylines_labelled_lines_and_brackets(text, names):
     assert names <= _orgs(text)
+
+
+def test_two_names_that_end_in_lab_are_no_unit_named_with_and():
+    assert {"OpenQuayLab", "OpenVexLab"} <= _orgs("It has co-authors from OpenQuayLab and OpenVexLab at Ostmark AI.")

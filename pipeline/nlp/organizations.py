@@ -34,7 +34,7 @@ _ROLE_LINE_SPLIT = re.compile(_CUES["role_line_split"])
 _ROLE_CUE = cue(_CUES["role_cue"])
 _ORG_PIECE = re.compile(_CUES["org_piece"])
 _LIST_SEP = re.compile(_CUES["list_sep"])
-_AND_HEAD = re.compile(r"(?:" + _CUES["and_head"] + r")$")
+_AND_HEAD = re.compile(r"(?<![\w-])(?:" + _CUES["and_head"] + r")$")
 _ACRONYM_TAIL = re.compile(r"[ \t]+[a-z][a-z0-9-]*(?=(?:" + _CUES["list_sep"] + r")(?:[Tt]he[ \t]+)?[A-Z])")
 """A lower-case word after an acronym, inside a list ("CERN openlab, NERSC"): part of the acronym's name."""
 _PLACE_HEAD = re.compile(_CUES["place_head"])
