@@ -328,3 +328,15 @@ def test_the_organizations_of_bylines_labelled_lines_and_brackets(text, names):
 
 def test_two_names_that_end_in_lab_are_no_unit_named_with_and():
     assert {"OpenQuayLab", "OpenVexLab"} <= _orgs("It has co-authors from OpenQuayLab and OpenVexLab at Ostmark AI.")
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Its authors come from Ostmark AI, the\n  Harwell Health Network, UQ Santa Vera and Quillon Robotics.",
+     {"Ostmark AI", "Harwell Health Network", "UQ Santa Vera", "Quillon Robotics"}),
+    ("Its authors come from the University of Calder at Chapel Ridge and Quillon Robotics.",
+     {"University of Calder at Chapel Ridge", "Quillon Robotics"}),
+    ("It is by Ann Lee of Halvard University of the Fenn. It works.", {"Halvard University of the Fenn"}),
+    ("│ Authors: Ann Lee, Bo Chan — Harwell Health Network · Arden Institute\n", {"Harwell Health Network", "Arden Institute"}),
+])
+def test_a_list_over_a_line_break_a_university_of_the_and_a_labelled_byline(text, names):
+    assert names <= _orgs(text)

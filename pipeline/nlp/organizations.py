@@ -188,7 +188,7 @@ def _listed_after(text: str, pos: int, rules) -> list[str]:
     """The names of the list at ``pos`` after a role cue ("researchers at A, the B and C"): pieces while each is a
     capitalised name (a full stop that ends the sentence ends the list)."""
     pieces: list[str] = []
-    comma = joined = False
+    comma = joined = at_sep = False
     while True:
         m = _ORG_PIECE.match(text, pos)
         if not m:
@@ -200,7 +200,9 @@ def _listed_after(text: str, pos: int, rules) -> list[str]:
         stop = re.search(r"\.(?:\s|$)", name + " ")  # a full stop ends the sentence, and the list
         if stop:
             name = name[:stop.start()]
-        if comma and pieces and _is_place(pieces[-1], name, rules):
+        if at_sep and pieces and _is_place(pieces[-1], name, rules):  # "University of X at Chapel Hill"
+            pieces[-1] = f"{pieces[-1]} at {name}"
+        elif comma and pieces and _is_place(pieces[-1], name, rules):
             pieces[-1] = f"{pieces[-1]}, {name}"
         elif joined and _AND_HEAD.search(name):
             pieces[-1] = f"{pieces[-1]} and {name}"
@@ -209,7 +211,7 @@ def _listed_after(text: str, pos: int, rules) -> list[str]:
         sep = _LIST_SEP.match(text, end)
         if not sep or name != m.group(1) + (tail.group(0) if tail else ""):
             break
-        comma, pos = sep.group(0).strip() == ",", sep.end()
+        comma, at_sep, pos = sep.group(0).strip() == ",", sep.group(0).strip() == "at", sep.end()
         joined = sep.group(0).strip() == "and" and _one_plain_word(pieces[-1], rules)
     return [p for p in pieces if _good_name(p, rules)]
 
