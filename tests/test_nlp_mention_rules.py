@@ -340,3 +340,12 @@ def test_two_names_that_end_in_lab_are_no_unit_named_with_and():
 ])
 def test_a_list_over_a_line_break_a_university_of_the_and_a_labelled_byline(text, names):
     assert names <= _orgs(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Quillon Sensors, the team of Ann Lee, Bo Chan and Cy Dee, introduced it.",
+    "Audience: researchers of all levels\nSubject areas: robots",
+    "- QuBERT (Hidden-Unit BERT, Ostmark AI Research, 2021) is a successor.",
+])
+def test_no_organization_from_a_team_of_people_a_lower_case_phrase_or_a_model_in_brackets(text):
+    assert _orgs(text) <= {"Ostmark AI Research", "Quillon Sensors"}

@@ -242,7 +242,7 @@ def _people_affiliations(text: str, rules) -> set[str]:
 def _person_like(piece: str, rules) -> bool:
     """Two capitalised words, neither naming an organization, no known one: a person's name ("Ann Lee")."""
     words = piece.split()
-    return len(words) == 2 and all(w[:1].isupper() and not w.isupper() for w in words) \
+    return len(words) == 2 and all(w[:1].isupper() for w in words) and not _acronym_led(piece) \
         and not _ORG_WORD.search(piece) and piece not in rules.organizations
 
 
