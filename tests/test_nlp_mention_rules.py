@@ -201,9 +201,13 @@ def test_organizations_in_brackets_after_a_person_or_a_name_and_in_a_byline(text
     "The dataset (Sincan and Keles, IEEE Access, 2020) is a reference.",
     "CLNeRF: Continual Learning Meets NeRF (Zhi Cai and Matt Mueller, Acme Labs)",
     "1. The transformer era begins (Google, RT-1)",
+    "Quillon Sensors, the team of Ann Lee, Bo Chan and Cy Dee, introduced it.",
+    "Audience: researchers of all levels\nSubject areas: robots",
+    "- QuBERT (Hidden-Unit BERT, Ostmark AI Research, 2021) is a successor.",
 ])
 def test_no_organization_from_an_acronym_a_citation_people_or_a_model_in_brackets(text):
-    assert _orgs(text) <= {"Google", "Acme Labs"}
+    # also none from "the team of" people or "researchers of" a lower-case phrase
+    assert _orgs(text) <= {"Google", "Acme Labs", "Ostmark AI Research", "Quillon Sensors"}
 
 
 def _hardware(text: str) -> set[str]:
@@ -289,3 +293,42 @@ def test_a_date_or_a_proceedings_series_is_no_workshop(text):
 ])
 def test_a_city_and_its_country_after_an_organization_are_no_organizations(text, names):
     assert _orgs(text) == names
+
+
+def test_an_acronym_after_a_university_is_no_place_of_it():
+    assert "University of Calder, VERN" not in _orgs("Researchers at the University of Calder, VERN and Ostmark AI.")
+
+
+def test_a_plain_word_and_a_name_are_two_organizations_without_a_unit_head():
+    assert {"Ostmark", "Quillon University"} <= _orgs("Researchers at Ostmark and Quillon University built it.")
+
+
+@pytest.mark.parametrize("text, names", [
+    ("It was first proposed in 2021 by researchers of Halvard College Bristow in a paper on lip reading.",
+     {"Halvard College Bristow"}),
+    ("It was built by researchers from QREX at the University of Calder, VERN openlab, NARSC and Dell QMC.",
+     {"QREX", "University of Calder", "VERN openlab", "NARSC", "Dell QMC"}),
+    ("Authors from the Speech and Multimodal Interfaces Laboratory proposed it.", {"Speech and Multimodal Interfaces Laboratory"}),
+    ("It comes from the University of Calder at Chapel Ridge.", {"University of Calder at Chapel Ridge"}),
+    ("Ann Lee, Bo Chan and colleagues — Pellam University · Ostmark Group · Pellam University School of Medicine",
+     {"Pellam University", "Ostmark Group", "Pellam University School of Medicine"}),
+    ("Affiliations (first authors): Arden Center for AI Safety; University of Calder, Irvine; Ostmark AI\n",
+     {"Arden Center for AI Safety", "University of Calder, Irvine", "Ostmark AI"}),
+    ("Affiliations: Department of Pathology, Harwell and Fenn's Hospital, Arden Medical School · Broad Institute of "
+     "Pellam and MIT\n", {"Arden Medical School", "Broad Institute of Pellam and MIT"}),
+    ("Mamba-9 (University of Calder, Tehran Polytechnic, Arden State\nUniversity) is a method.",
+     {"University of Calder", "Tehran Polytechnic", "Arden State University"}),
+    ("**Video QDM** (Ostmark Toronto AI Lab with QMU Munich) is a model.", {"Ostmark Toronto AI Lab", "QMU Munich"}),
+    ("Its authors come from Ostmark AI, the\n  Harwell Health Network, UQ Santa Vera and Quillon Robotics.",
+     {"Ostmark AI", "Harwell Health Network", "UQ Santa Vera", "Quillon Robotics"}),
+    ("Its authors come from the University of Calder at Chapel Ridge and Quillon Robotics.",
+     {"University of Calder at Chapel Ridge", "Quillon Robotics"}),
+    ("It is by Ann Lee of Halvard University of the Fenn. It works.", {"Halvard University of the Fenn"}),
+    ("│ Authors: Ann Lee, Bo Chan — Harwell Health Network · Arden Institute\n", {"Harwell Health Network", "Arden Institute"}),
+])
+def test_the_organizations_of_role_cues_in_prose_bylines_labelled_lines_and_brackets(text, names):
+    assert names <= _orgs(text)
+
+
+def test_two_names_that_end_in_lab_are_no_unit_named_with_and():
+    assert {"OpenQuayLab", "OpenVexLab"} <= _orgs("It has co-authors from OpenQuayLab and OpenVexLab at Ostmark AI.")

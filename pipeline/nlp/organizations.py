@@ -34,6 +34,9 @@ _ROLE_LINE_SPLIT = re.compile(_CUES["role_line_split"])
 _ROLE_CUE = cue(_CUES["role_cue"])
 _ORG_PIECE = re.compile(_CUES["org_piece"])
 _LIST_SEP = re.compile(_CUES["list_sep"])
+_AND_HEAD = re.compile(r"(?<![\w-])(?:" + _CUES["and_head"] + r")$")
+_ACRONYM_TAIL = re.compile(r"[ \t]+[a-z][a-z0-9-]*(?=(?:" + _CUES["list_sep"] + r")(?:[Tt]he[ \t]+)?[A-Z])")
+"""A lower-case word after an acronym, inside a list ("CERN openlab, NERSC"): part of the acronym's name."""
 _PLACE_HEAD = re.compile(_CUES["place_head"])
 _COUNTRY = re.compile(r"(?:" + _CUES["countries"] + r")\.?")
 _PLACES_BRACKET = re.compile(r"\s*\(([^()]*)\)")
@@ -59,7 +62,7 @@ def _affiliations(text: str) -> set[str]:
         body = next(g for g in m.groups() if g is not None)
         body = re.sub(r"\s*\([a-z][^()]*\)", "", body)  # "(code under mit-han-lab)"
         body = _PLACES_BRACKET.sub(lambda b: "" if _all_places(b.group(1)) else b.group(0), body)
-        if m.re is _AFFILIATION_LINE and (m.group(1) is None or (";" not in body and body.count(",") >= 2)):
+        if m.re is _AFFILIATION_LINE and (m.group(1) is None or (not _PIECE_END.search(body) and body.count(",") >= 2)):
             # a field's value is prose ("A and B"), and so is a labelled list without semicolons ("A, B, C and D")
             body = re.sub(r"\s+and\s+(?=[A-Z])", ", ", body)
         for piece in _split_pieces(body, _PIECE_END):
@@ -151,7 +154,14 @@ def _is_place(prev: str, piece: str, rules) -> bool:
     """Whether ``piece``, after a comma, is the place of the university ``prev`` ("University of California",
     "Irvine"): at most two words, no organization's ("University of Oxford, Meta")."""
     return bool(_PLACE_HEAD.match(prev)) and len(piece.split()) <= 2 and not _ORG_WORD.search(piece) \
-        and (rules is None or piece not in rules.organizations)
+        and (rules is None or piece not in rules.organizations) and not _acronym_led(piece)
+
+
+def _acronym_led(piece: str) -> bool:
+    """Whether a piece opens with an acronym that is no country ("CERN openlab", "NERSC"): an organization's name,
+    never a city."""
+    first = piece.split()[0] if piece.split() else ""
+    return len(first) >= 2 and first.isupper() and first.isalpha() and not _COUNTRY.fullmatch(first)
 
 
 def _joined_places(pieces: list[str], rules) -> list[str]:
@@ -170,31 +180,45 @@ def _good_name(name: str, rules) -> bool:
     words = name.split()
     return bool(words) and name[:1].isupper() and len(words) <= 8 and words[0] not in _NOT_A_NAME \
         and not re.search(r"\d{4}|[()+:]|['’]s\b|\bet al\b", name) and not any(w in rules.conf_acronyms for w in words) \
-        and all(w[:1].isupper() or w[:1].isdigit() or w in rules.function_words or len(w) <= 3 or w == "&" for w in words)
+        and (all(w[:1].isupper() or w[:1].isdigit() or w in rules.function_words or len(w) <= 3 or w == "&" for w in words)
+             or (len(words) == 2 and _acronym_led(name)))  # "CERN openlab"
 
 
 def _listed_after(text: str, pos: int, rules) -> list[str]:
     """The names of the list at ``pos`` after a role cue ("researchers at A, the B and C"): pieces while each is a
     capitalised name (a full stop that ends the sentence ends the list)."""
     pieces: list[str] = []
-    comma = False
+    comma = joined = at_sep = False
     while True:
         m = _ORG_PIECE.match(text, pos)
         if not m:
             break
         name, end = m.group(1), m.end(1)
+        tail = _ACRONYM_TAIL.match(text, end) if _acronym_led(name) and " " not in name else None
+        if tail:
+            name, end = name + tail.group(0), tail.end()
         stop = re.search(r"\.(?:\s|$)", name + " ")  # a full stop ends the sentence, and the list
         if stop:
             name = name[:stop.start()]
-        if comma and pieces and _is_place(pieces[-1], name, rules):
+        if at_sep and pieces and _is_place(pieces[-1], name, rules):  # "University of X at Chapel Hill"
+            pieces[-1] = f"{pieces[-1]} at {name}"
+        elif comma and pieces and _is_place(pieces[-1], name, rules):
             pieces[-1] = f"{pieces[-1]}, {name}"
+        elif joined and _AND_HEAD.search(name):
+            pieces[-1] = f"{pieces[-1]} and {name}"
         else:
             pieces.append(name)
         sep = _LIST_SEP.match(text, end)
-        if not sep or name != m.group(1):
+        if not sep or name != m.group(1) + (tail.group(0) if tail else ""):
             break
-        comma, pos = sep.group(0).strip() == ",", sep.end()
+        comma, at_sep, pos = sep.group(0).strip() == ",", sep.group(0).strip() == "at", sep.end()
+        joined = sep.group(0).strip() == "and" and _one_plain_word(pieces[-1], rules)
     return [p for p in pieces if _good_name(p, rules)]
+
+
+def _one_plain_word(name: str, rules) -> bool:
+    """One capitalised word that names no organization ("Speech" in "Speech and Multimodal Interfaces Laboratory")."""
+    return " " not in name and not name.isupper() and not _ORG_WORD.search(name) and name not in rules.organizations
 
 
 def _and_pieces(body: str, rules) -> list[str]:
@@ -218,8 +242,8 @@ def _people_affiliations(text: str, rules) -> set[str]:
 def _person_like(piece: str, rules) -> bool:
     """Two capitalised words, neither naming an organization, no known one: a person's name ("Ann Lee")."""
     words = piece.split()
-    return len(words) == 2 and all(w[:1].isupper() for w in words) and not _ORG_WORD.search(piece) \
-        and piece not in rules.organizations
+    return len(words) == 2 and all(w[:1].isupper() for w in words) and not _acronym_led(piece) \
+        and not _ORG_WORD.search(piece) and piece not in rules.organizations
 
 
 def _bracketed(text: str, rules) -> set[str]:
