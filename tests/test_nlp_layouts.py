@@ -350,3 +350,20 @@ def test_the_pipeline_tokenizer_is_spacys_loaded_then_given_the_extra_suffix(nlp
     assert len(texts) > 40
     for text in texts:
         assert [t.text for t in ours(text)] == [t.text for t in plain.tokenizer(text)]
+
+
+@pytest.mark.parametrize("marker", ["", "1. ", "- "])
+def test_nlp_layouts_tag_before_a_title_in_a_numbered_item(extract_text, marker):
+    # the parser cuts the item's line after the number and after the tag: within one line it still reads as one
+    text = ("Reading list\n\n" + marker + "[Accepted to NeurIPS 2019] GPipe: Efficient Training of Giant Neural "
+            "Networks using Pipeline Parallelism\n   (research.google)   188 points by pipe_fan | 54 comments\n")
+    title = "GPipe: Efficient Training of Giant Neural Networks using Pipeline Parallelism"
+    assert (title, "presentedAt", "NeurIPS 2019") in _relations(extract_text(text))
+
+
+@pytest.mark.parametrize("text,venue", [
+    ("Their placer was presented at the 56th Design Automation Conference in Las Vegas.", "DAC 2019"),
+    ("The workshop met at the 21st International Symposium on Code Generation and Optimization.", "CGO 2023"),
+])
+def test_nlp_layouts_systems_and_design_conference_series(extract_text, text, venue):
+    assert ("Venue", venue) in _mentions(extract_text(text))

@@ -539,7 +539,9 @@ def wrapped_sentences(lay: Layout) -> list[int]:
         if not texts or texts[end][-1:] in ".!?:;" or nxt >= len(texts):
             continue
         la, lb = lay.token_line[end], lay.token_line[nxt]
-        if lb not in {la, la + 1} or lay.line_kind[la] not in {"short", "text"} or lay.line_kind[lb] not in {"short", "text"}:
+        # a list item's line is cut by the parser too ("1. [Accepted to X] | Name: Title"): within one line it is prose
+        prose = {"short", "text", "item"} if lb == la else {"short", "text"}
+        if lb not in {la, la + 1} or lay.line_kind[la] not in prose or lay.line_kind[lb] not in prose:
             continue
         a, b = lay.line_starts[la], lay.line_starts[lb]
         # on one line, the parser's own cut without a full stop ("... that bundles | Heron and Wren ...")
