@@ -325,6 +325,12 @@ def test_a_plain_word_and_a_name_are_two_organizations_without_a_unit_head():
      {"University of Calder at Chapel Ridge", "Quillon Robotics"}),
     ("It is by Ann Lee of Halvard University of the Fenn. It works.", {"Halvard University of the Fenn"}),
     ("│ Authors: Ann Lee, Bo Chan — Harwell Health Network · Arden Institute\n", {"Harwell Health Network", "Arden Institute"}),
+    ("The Ostrel paper, from Halvard College London, proposes a compiler.", {"Halvard College London"}),
+    ("QuillSAM, from QMLab@NTX, is described in a paper.", {"QMLab@NTX"}),
+    ("A preprint from Ostmark Robotics Center shows gains.", {"Ostmark Robotics Center"}),
+    ("Ann Lee, associate professor at UQ Fenwick, who also directs a lab.", {"UQ Fenwick"}),
+    ("Lineup: Ann Lee (QMX & OstraAI), Bo Chan (Quillon AI)", {"QMX", "OstraAI"}),
+    ("This paper by UC Marlow proposes a method.", {"UC Marlow"}),
 ])
 def test_the_organizations_of_role_cues_in_prose_bylines_labelled_lines_and_brackets(text, names):
     assert names <= _orgs(text)
@@ -332,3 +338,13 @@ def test_the_organizations_of_role_cues_in_prose_bylines_labelled_lines_and_brac
 
 def test_two_names_that_end_in_lab_are_no_unit_named_with_and():
     assert {"OpenQuayLab", "OpenVexLab"} <= _orgs("It has co-authors from OpenQuayLab and OpenVexLab at Ostmark AI.")
+
+
+@pytest.mark.parametrize("text, absent", [
+    ("The code, from Ann Lee, is fast. Images, from Qorvet, were used.", {"Ann Lee", "Qorvet"}),
+    ("QuarkQA, from Ann Lee and Bo Chan of Halvard University, is a dataset.", {"Bo Chan of Halvard University"}),
+    ("It was done with Bo, from Ostmark Research, Brain Team. That version works.", {"Brain Team"}),
+    ("A talk by Ann Lee (Harwell & Fenn) on drugs.", {"Harwell", "Fenn"}),
+])
+def test_no_person_product_or_second_piece_after_a_bare_from_and_no_split_of_a_name_with_and(text, absent):
+    assert not absent & _orgs(text)

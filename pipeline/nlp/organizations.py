@@ -32,6 +32,8 @@ _LEAD_BREAK = re.compile(r"[,;·¹²³⁴⁵⁶⁷⁸⁹⁰]")
 _LINE_MARKER = re.compile(r"^[ \t]*(?:[-*•>]+[ \t]*|" + BULLET + r"[ \t]+)?")
 _ROLE_LINE_SPLIT = re.compile(_CUES["role_line_split"])
 _ROLE_CUE = cue(_CUES["role_cue"])
+_FROM_CUE = cue(_CUES["from_cue"])
+_FROM_NAME = re.compile(_CUES["from_name"])
 _ORG_PIECE = re.compile(_CUES["org_piece"])
 _LIST_SEP = re.compile(_CUES["list_sep"])
 _AND_HEAD = re.compile(r"(?<![\w-])(?:" + _CUES["and_head"] + r")$")
@@ -222,8 +224,9 @@ def _one_plain_word(name: str, rules) -> bool:
 
 
 def _and_pieces(body: str, rules) -> list[str]:
-    """The names of a bracket's or a byline's list: its pieces (:func:`_split_pieces`), each split again at "and"."""
-    return [q.strip(" .") for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in re.split(r"\s+and\s+", p)]
+    """The names of a bracket's or a byline's list: its pieces (:func:`_split_pieces`), each split again at "and",
+    and at "&" after an acronym ("CMU & OctoAI"; "Johnson & Johnson" is one name)."""
+    return [q.strip(" .") for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in re.split(r"\s+and\s+|(?<=[A-Z]{2})\s+&\s+", p)]
 
 
 def _people_affiliations(text: str, rules) -> set[str]:
@@ -355,6 +358,10 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
     named |= _affiliations(text) | _lead_lists(text, rules)
     for m in _ROLE_CUE.finditer(text):
         named.update(_listed_after(text, m.end(), rules))
+    for m in _FROM_CUE.finditer(text):  # "EdgeSAM, from MMLab@NTU, is": the first name, if it says it is an organization
+        first = _listed_after(text, m.end(), rules)[:1]  # (not "from Ann Lee, Bo Chan of X", "from Google, Brain Team")
+        named.update(n for n in first if re.match(r"(?:the\s+)?" + re.escape(n), text[m.end():])
+                     and (_ORG_WORD.search(n) or _FROM_NAME.fullmatch(n)))
     named |= _people_affiliations(text, rules) | _bracketed(text, rules) | _members(text, rules) | _units(text) | _headline(text, rules)
     # a name is found wherever it occurs, across a line break too ("the University of\nToronto")
     for name in sorted({" ".join(n.split()) for n in named}, key=lambda n: (-len(n), n)):  # (a set: ties by name)
