@@ -174,13 +174,12 @@ class GraphView(dict):
                 table.pop(s, None)
         self._add(new)
         for p, firsts in self.__dict__.get("_firsts", {}).items():  # each subject's first object, where it changed
-            table = self[p]
             for s in gone_subjects | {q.subject.value for q in new if q.predicate.value == p}:
-                os_ = table.get(s)
-                if os_:
-                    firsts[s] = min(os_)
-                else:
+                first = self.one(p, s)
+                if first is None:
                     firsts.pop(s, None)
+                else:
+                    firsts[s] = first
         return True
 
     def firsts(self, p) -> dict[str, str]:

@@ -211,10 +211,11 @@ def _listed_after(text: str, pos: int, rules) -> list[str]:
         else:
             pieces.append(name)
         sep = _LIST_SEP.match(text, end)
-        if not sep or name != m.group(1) + (tail.group(0) if tail else ""):
+        if not sep or stop:
             break
-        comma, at_sep, pos = sep.group(0).strip() == ",", sep.group(0).strip() == "at", sep.end()
-        joined = sep.group(0).strip() == "and" and _one_plain_word(pieces[-1], rules)
+        word = sep.group(0).strip()
+        comma, at_sep, pos = word == ",", word == "at", sep.end()
+        joined = word == "and" and _one_plain_word(pieces[-1], rules)
     return [p for p in pieces if _good_name(p, rules)]
 
 
@@ -360,7 +361,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         named.update(_listed_after(text, m.end(), rules))
     for m in _FROM_CUE.finditer(text):  # "EdgeSAM, from MMLab@NTU, is": the first name, if it says it is an organization
         first = _listed_after(text, m.end(), rules)[:1]  # (not "from Ann Lee, Bo Chan of X", "from Google, Brain Team")
-        named.update(n for n in first if re.match(r"(?:the\s+)?" + re.escape(n), text[m.end():])
+        named.update(n for n in first if re.compile(r"(?:the\s+)?" + re.escape(n)).match(text, m.end())
                      and (_ORG_WORD.search(n) or _FROM_NAME.fullmatch(n)))
     named |= _people_affiliations(text, rules) | _bracketed(text, rules) | _members(text, rules) | _units(text) | _headline(text, rules)
     # a name is found wherever it occurs, across a line break too ("the University of\nToronto")
