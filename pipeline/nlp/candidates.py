@@ -29,6 +29,7 @@ from spacy.tokens import Doc, Span
 
 from ..vocab import RELATION_ENDS
 from .components import MENTIONS_KEY, doc_text, sentence_starts
+from .doc import span_value
 from .text import BULLET, CELL_BREAK
 
 __all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "mention_candidates",
@@ -430,9 +431,10 @@ def _tokens_within(lay: Layout, a: int, b: int) -> tuple[int, int]:
 
 
 def _from_span(span: Span) -> MentionCandidate:
+    rule = span_value(span, "mlkg_rule", "")  # (read from doc.user_data: no Underscore object per value)
     return MentionCandidate(span.start, span.end, span.start_char, span.end_char, "rule", span.label_,
-                            span._.mlkg_rule, span._.mlkg_canonical, tuple(span._.mlkg_aliases),
-                            span._.mlkg_rule in _FORCED)
+                            rule, span_value(span, "mlkg_canonical", ""), tuple(span_value(span, "mlkg_aliases", ())),
+                            rule in _FORCED)
 
 
 def _add(out: dict, lay: Layout, a: int, b: int, source: str, licences: tuple[str, ...] = ()) -> None:
