@@ -78,3 +78,13 @@ def test_no_folded_pattern_where_its_text_cannot_say_it_matches_the_same(pattern
     from pipeline.nlp.text import folded
 
     assert folded(pattern) is None
+
+
+def test_a_folded_pattern_reads_a_text_lower_cased_only_where_it_finds_the_same():
+    from pipeline.nlp.text import folded, folded_text
+
+    fast, pattern = re.compile(folded(r"\b(?:USES|Stra\w+)\b")), r"\b(?:USES|Stra\w+)\b"
+    for text in ["Straße USES ΑΣ", "Ünïcödé uses it"]:
+        assert [m.span() for m in fast.finditer(folded_text(text))] == [m.span() for m in re.finditer(pattern, text, re.I)]
+    assert folded_text("İstanbul uses it") is None  # lower-cased, "İ" is two characters
+    assert folded_text("Kelvin \u212a uses") is None  # re.IGNORECASE equates the Kelvin sign with "k"

@@ -30,7 +30,7 @@ from spacy.tokens import Doc, Span
 from ..vocab import RELATION_ENDS
 from .components import MENTIONS_KEY, doc_text, sentence_starts
 from .doc import span_value
-from .text import BULLET, CELL_BREAK, folded
+from .text import BULLET, CELL_BREAK, folded, folded_text
 
 __all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "mention_candidates",
            "pair_candidates", "ALLOWED", "lexicon", "table_top"]
@@ -229,7 +229,7 @@ def layout(doc: Doc) -> Layout:
 
     lay.words = [word_of(t) for t in lay.texts]
     lex = lexicon()
-    low = text.lower() if text.isascii() else None  # (offsets kept: lower-casing ASCII keeps the length)
+    low = folded_text(text)
     for rank, (name, rx) in enumerate(lex["cue_res"].items()):
         lay.cue_names.append(name)
         fast = lex["cue_folded"][name] if low is not None else None

@@ -31,8 +31,7 @@ def folded(pattern: str) -> str | None:
     branch on its first literal character only without the flag. None when that cannot be said of the pattern
     from its text alone: a character beyond ASCII, an escape other than a backslash and one character that is no
     digit nor ``N``, ``x``, ``u``, ``U``, a group that sets flags or is named ("(?" other than ``_GROUP_OPENERS``),
-    or an upper-case letter in a character class. (The text must be ASCII: ``re.IGNORECASE`` also equates some
-    other characters with ASCII letters, :data:`FOLDS_TO_ASCII`.)"""
+    or an upper-case letter in a character class. The text is searched as :func:`folded_text` gives it."""
     if not pattern.isascii():
         return None
     out, i, n, in_class = [], 0, len(pattern), False
@@ -66,6 +65,18 @@ def folded(pattern: str) -> str | None:
 # characters that ``re.IGNORECASE`` equates with an ASCII letter although ``str.lower`` does not map them to it
 FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
 SEPARATOR = re.compile(r"[\s-]+")
+
+
+def folded_text(text: str) -> str | None:
+    """``text`` lower-cased, for a :func:`folded` pattern; None when the pattern with ``re.IGNORECASE`` could
+    find something else in ``text``: when lower-casing changes its length (a character mapped to two: offsets
+    would move), or it holds a character that ``re.IGNORECASE`` equates with an ASCII letter (:data:`FOLDS_TO_ASCII`).
+    Else each character is mapped to one, none outside ASCII to an ASCII one, and none in or out of ``\\w``,
+    ``\\s`` or ``\\d`` (checked over every code point of this Python's Unicode tables)."""
+    low = text.lower()
+    if len(low) != len(text) or not text.isascii() and FOLDS_TO_ASCII.search(text):
+        return None
+    return low
 
 
 def bounds_word(ch: str) -> bool:
