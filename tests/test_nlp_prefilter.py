@@ -60,3 +60,31 @@ def test_a_letter_that_folds_to_ascii_is_never_skipped():
     assert isinstance(p, Prefiltered)
     assert [m.group() for m in p.finditer("it uſes X")] == ["uſes"]
     assert p.search("it employs X") is None
+
+
+def test_a_folded_pattern_finds_in_the_lower_cased_text_what_the_pattern_finds_ignoring_case():
+    from pipeline.nlp.text import folded
+
+    pattern = r"\b(?:FID|state[- ]of[- ]the[- ]art|improv\w*\s+(?:[\w@.%-]+\s+){1,7}?over|[^]a]x)\b"
+    fast = re.compile(folded(pattern))
+    for text in ["The FID of GANs", "STATE-OF-THE-ART results; it Improves accuracy by 2 points OVER the baseline",
+                 "State of the Art, fid, Fid.", "a ]X b Zx"]:
+        found = [m.span() for m in re.finditer(pattern, text, re.I)]
+        assert found and [m.span() for m in fast.finditer(text.lower())] == found
+
+
+@pytest.mark.parametrize("pattern", ["(?-i:[a-z])x", "(?P<n>a)", r"\x41", r"[A-Z]x", r"\N{DIGIT ONE}", r"(a)\1", "é"])
+def test_no_folded_pattern_where_its_text_cannot_say_it_matches_the_same(pattern):
+    from pipeline.nlp.text import folded
+
+    assert folded(pattern) is None
+
+
+def test_a_folded_pattern_reads_a_text_lower_cased_only_where_it_finds_the_same():
+    from pipeline.nlp.text import folded, folded_text
+
+    fast, pattern = re.compile(folded(r"\b(?:USES|Stra\w+)\b")), r"\b(?:USES|Stra\w+)\b"
+    for text in ["Straße USES ΑΣ", "Ünïcödé uses it"]:
+        assert [m.span() for m in fast.finditer(folded_text(text))] == [m.span() for m in re.finditer(pattern, text, re.I)]
+    assert folded_text("İstanbul uses it") is None  # lower-cased, "İ" is two characters
+    assert folded_text("Kelvin \u212a uses") is None  # re.IGNORECASE equates the Kelvin sign with "k"

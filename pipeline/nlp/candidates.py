@@ -29,7 +29,8 @@ from spacy.tokens import Doc, Span
 
 from ..vocab import RELATION_ENDS
 from .components import MENTIONS_KEY, doc_text, sentence_starts
-from .text import BULLET, CELL_BREAK
+from .doc import span_value
+from .text import BULLET, CELL_BREAK, folded, folded_text
 
 __all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "mention_candidates",
            "pair_candidates", "ALLOWED", "lexicon", "table_top"]
@@ -49,8 +50,10 @@ def lexicon() -> dict:
     """The feature lexicon (``patterns/features.json``) and the rules' cue regular expressions (``cues.json``)."""
     data = json.loads((PATTERNS / "features.json").read_text("utf-8"))
     cues = json.loads((PATTERNS / "cues.json").read_text("utf-8"))
-    data["cue_res"] = {k: re.compile(r"\b(?:" + v + r")\b", re.I) for k, v in sorted(cues.items())
-                       if isinstance(v, str) and not k.startswith("_")}
+    patterns = {k: r"\b(?:" + v + r")\b" for k, v in sorted(cues.items()) if isinstance(v, str) and not k.startswith("_")}
+    data["cue_res"] = {k: re.compile(v, re.I) for k, v in patterns.items()}
+    # the same patterns for the lower-cased copy of an ASCII text (text.folded), None where one cannot be made
+    data["cue_folded"] = {k: re.compile(f) if (f := folded(v)) is not None else None for k, v in patterns.items()}
     lex = json.loads((PATTERNS / "lexicon.json").read_text("utf-8"))
     data["function_words"] = frozenset(w.lower() for w in lex["function_words"]) | frozenset(data["connectors"])
     for key in ("negation", "hedges", "anaphors", "line_labels", "name_words"):
@@ -225,9 +228,13 @@ def layout(doc: Doc) -> Layout:
     from .features import word_of
 
     lay.words = [word_of(t) for t in lay.texts]
-    for rank, (name, rx) in enumerate(lexicon()["cue_res"].items()):
+    lex = lexicon()
+    low = folded_text(text)
+    for rank, (name, rx) in enumerate(lex["cue_res"].items()):
         lay.cue_names.append(name)
-        lay.cue_marks += [(m.start(), m.end(), rank) for m in rx.finditer(text)]
+        fast = lex["cue_folded"][name] if low is not None else None
+        found = fast.finditer(low) if fast is not None else rx.finditer(text)
+        lay.cue_marks += [(m.start(), m.end(), rank) for m in found]
     lay.cue_marks.sort()
     lay.cue_starts = [a for a, _, _ in lay.cue_marks]
     return lay
@@ -430,9 +437,10 @@ def _tokens_within(lay: Layout, a: int, b: int) -> tuple[int, int]:
 
 
 def _from_span(span: Span) -> MentionCandidate:
+    rule = span_value(span, "mlkg_rule", "")  # (read from doc.user_data: no Underscore object per value)
     return MentionCandidate(span.start, span.end, span.start_char, span.end_char, "rule", span.label_,
-                            span._.mlkg_rule, span._.mlkg_canonical, tuple(span._.mlkg_aliases),
-                            span._.mlkg_rule in _FORCED)
+                            rule, span_value(span, "mlkg_canonical", ""), tuple(span_value(span, "mlkg_aliases", ())),
+                            rule in _FORCED)
 
 
 def _add(out: dict, lay: Layout, a: int, b: int, source: str, licences: tuple[str, ...] = ()) -> None:

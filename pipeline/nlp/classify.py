@@ -24,6 +24,7 @@ from .candidates import (ALLOWED, Layout, MentionCandidate, PairCandidate, Typed
                          pair_candidates)
 from ..names import norm
 from .components import MENTIONS_KEY
+from .doc import span_value
 from .features import COORDINATORS, known_classes, mentions_features, pairs_features
 
 __all__ = ["LinearModel", "Models", "load_models", "WEIGHTS", "Decision", "decide", "select", "apply_decision",
@@ -573,9 +574,10 @@ def apply_decision(doc: Doc, lay: Layout, decision: Decision) -> Doc:
         span = doc[c.start:c.end]
         span.label_ = t.cls
         surface = text[c.start_char:c.end_char]
-        span._.mlkg_canonical = c.canonical or surface
-        span._.mlkg_aliases = c.aliases
-        span._.mlkg_rule = c.rule or f"learned.{c.source}"
+        ext = span._  # one Underscore object for the three values
+        ext.mlkg_canonical = c.canonical or surface
+        ext.mlkg_aliases = c.aliases
+        ext.mlkg_rule = c.rule or f"learned.{c.source}"
         spans.append(span)
     doc.spans[MENTIONS_KEY] = spans
     n = len(doc)
@@ -588,7 +590,7 @@ def apply_decision(doc: Doc, lay: Layout, decision: Decision) -> Doc:
         a = lay.sent_starts[si]
         b = lay.sent_starts[si + 1] if si + 1 < len(lay.sent_starts) else n
         # one statement per sentence: the same names may be paired twice in it (two mentions of one name)
-        key = (norm(spans[s]._.mlkg_canonical), spans[s].label_, prop, norm(spans[o]._.mlkg_canonical),
+        key = (norm(span_value(spans[s], "mlkg_canonical", "")), spans[s].label_, prop, norm(span_value(spans[o], "mlkg_canonical", "")),
                spans[o].label_, a, b)
         if key in best:
             continue

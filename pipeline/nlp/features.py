@@ -146,17 +146,23 @@ def _known_name(text: str, canonical: str) -> list[str]:
 
 
 def _neighbours(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
-    """What the two pieces on either side of a span's piece of its line say (:func:`_segments`)."""
-    got = ctx.get("segments", {}).get(lay.token_line[c.start])
+    """What the two pieces on either side of a span's piece of its line say (:func:`_segments`); the same for
+    every span of the piece (read once per piece: most candidates share theirs with others)."""
+    line = lay.token_line[c.start]
+    got = ctx.get("segments", {}).get(line)
     if got is None:
         return []
     cuts, says = got
     k = bisect_right(cuts, c.start_char) - 1
-    found = set()
-    for j in (k - 2, k - 1, k + 1, k + 2):
-        if 0 <= j < len(says):
-            found |= says[j]
-    return sorted("nb_" + x for x in found)
+    memo = ctx.setdefault("neighbours", {})
+    out = memo.get((line, k))
+    if out is None:
+        found = set()
+        for j in (k - 2, k - 1, k + 1, k + 2):
+            if 0 <= j < len(says):
+                found |= says[j]
+        out = memo[(line, k)] = sorted("nb_" + x for x in found)
+    return out
 
 
 def _before(lay: Layout, c: MentionCandidate) -> tuple[str, str]:
