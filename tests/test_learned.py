@@ -704,3 +704,25 @@ def test_a_name_as_the_clauses_subject_is_another_name(parse):
     f = _csubj(parse, "Heron beats Kestrel on Wrenbank.", "Kestrel", "Method", "Wrenbank", "Dataset", [("Heron", "Method")])
     assert "csubj=name|same" in f
 
+
+def test_a_rule_relation_the_model_doubts_goes(nlp):
+    """A relation the rules gave stays from ``RULE_REL_BAR`` on: below it the model vetoes it (the mentions stay)."""
+    import math
+
+    from pipeline.nlp.candidates import ALLOWED
+    from pipeline.nlp.classify import RULE_REL_BAR, LinearModel, Models, decide
+
+    props = tuple(sorted({p for ps in ALLOWED.values() for p in ps}))
+    classes = ("Dataset", "Hardware", "Method", "Organization", "Paper", "Venue")
+
+    def models(pr):
+        logit = math.log(pr / (1 - pr))
+        return Models(LinearModel(classes, {}, numpy.zeros(len(classes))),
+                      LinearModel(props, {}, numpy.full(len(props), logit)))
+
+    doc = nlp(doc_of(nlp, "KestrelNet uses the HeronFormer encoder."), disable=["mlkg_learned"])
+    assert [(p, rule) for _, p, _, _, rule, _ in doc._.mlkg_relations] == [("uses", "uses.cue")]
+    sure = decide(doc, models(RULE_REL_BAR + 0.05))
+    assert [p for _, p, _, _, _ in sure.relations] == ["uses"]
+    doubted = decide(doc, models(RULE_REL_BAR - 0.05))
+    assert doubted.relations == () and len(doubted.typed) == len(sure.typed) == 2
