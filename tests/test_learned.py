@@ -706,7 +706,8 @@ def test_a_name_as_the_clauses_subject_is_another_name(parse):
 
 
 def test_a_rule_relation_the_model_doubts_goes(nlp):
-    """A relation the rules gave stays from ``RULE_REL_BAR`` on: below it the model vetoes it (the mentions stay)."""
+    """A relation the rules gave stays from ``RULE_REL_BAR`` on: below it the model vetoes it (the mentions stay); a
+    comparison's direction is the rules' to read ("X trails Y")."""
     import math
 
     from pipeline.nlp.candidates import ALLOWED
@@ -726,3 +727,6 @@ def test_a_rule_relation_the_model_doubts_goes(nlp):
     assert [p for _, p, _, _, _ in sure.relations] == ["uses"]
     doubted = decide(doc, models(RULE_REL_BAR - 0.05))
     assert doubted.relations == () and len(doubted.typed) == len(sure.typed) == 2
+    doc = nlp(doc_of(nlp, "On WrenQA, KestrelNet trails HeronFormer by two points."), disable=["mlkg_learned"])
+    assert ("outperforms", "outperforms.outperformed_by") in {(p, r) for _, p, _, _, r, _ in doc._.mlkg_relations}
+    assert "outperforms" in {p for _, p, _, _, _ in decide(doc, models(0.01)).relations}
