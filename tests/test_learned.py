@@ -158,8 +158,9 @@ def test_every_feature_lexicon_key_is_read():
 
     import pipeline.nlp.candidates as candidates
     import pipeline.nlp.features as features
+    import pipeline.nlp.subjects as subjects
 
-    source = Path(candidates.__file__).read_text("utf-8") + Path(features.__file__).read_text("utf-8")
+    source = "".join(Path(m.__file__).read_text("utf-8") for m in (candidates, features, subjects))
     keys = json.loads((Path(candidates.__file__).parent / "patterns" / "features.json").read_text("utf-8"))
     for key in keys:
         if not key.startswith("_"):
@@ -661,3 +662,71 @@ def test_a_subject_outscored_by_another_of_the_sentence_goes():
     rivals = _subjects_of(ts, pairs, rows, col)[(3, "evaluatedOn")]
     assert not _outscored(rivals, "kestrel", 0.9)  # Heron's 0.95 came from another sentence
     assert _outscored(rivals, "falcon", 0.75)
+
+
+def _csubj(parse, text, s, s_cls, o, o_cls, others=()):
+    """The clause-subject features (``subjects.py``) of the pair (s, o)."""
+    _, f = _pair(parse, text, s, s_cls, o, o_cls, others)
+    return {x for x in f if x.startswith("csubj")}
+
+
+@pytest.mark.parametrize("text, s, o, want", [
+    # the pair's subject is the clause's: plain, through a coordinated verb, a relative clause, a participle
+    ("Kestrel is evaluated on Wrenbank.", "Kestrel", "Wrenbank", "csubj=s|same"),
+    ("Kestrel was trained on web text and evaluated on Wrenbank.", "Kestrel", "Wrenbank", "csubj=s|same"),
+    ("We release Kestrel, a model that runs on the Jetson Orin Nano.", "Kestrel", "Jetson Orin Nano", "csubj=s|same"),
+    ("Kestrel, trained on Wrenbank, beats every baseline.", "Kestrel", "Wrenbank", "csubj=s|same"),
+    ("Kestrel and Heron are evaluated on Wrenbank.", "Heron", "Wrenbank", "csubj=s|same"),
+])
+def test_the_subject_of_the_objects_clause_is_the_pairs_subject(parse, text, s, o, want):
+    cls = "Hardware" if "Jetson" in o else "Dataset"
+    assert want in _csubj(parse, text, s, "Method", o, cls)
+
+
+@pytest.mark.parametrize("text", [
+    "It was applied to Heron-7B and evaluated on Wrenbank.",
+    "Paired with Heron-7B, it reaches 92.5% on Wrenbank.",
+    "Unlike Heron-7B, the model is tested on Wrenbank.",
+    "Next to Heron-7B, our method is tested on Wrenbank.",
+])
+def test_an_anaphor_subject_is_not_the_other_name_of_the_sentence(parse, text):
+    f = _csubj(parse, text, "Heron-7B", "Method", "Wrenbank", "Dataset")
+    assert "csubj=anaphor|same" in f and "csubj=s|same" not in f
+
+
+def test_an_anaphor_subject_speaks_of_the_paragraphs_method(parse):
+    text = "Kestrel is a small language model. It was applied to Heron-7B and evaluated on Wrenbank."
+    f = _csubj(parse, text, "Kestrel", "Method", "Wrenbank", "Dataset", [("Heron-7B", "Method")])
+    assert "csubj=anaphor|cross" in f
+
+
+def test_a_name_as_the_clauses_subject_is_another_name(parse):
+    f = _csubj(parse, "Heron beats Kestrel on Wrenbank.", "Kestrel", "Method", "Wrenbank", "Dataset", [("Heron", "Method")])
+    assert "csubj=name|same" in f
+
+
+def test_a_rule_relation_the_model_doubts_goes(nlp):
+    """A relation the rules gave stays from ``RULE_REL_BAR`` on: below it the model vetoes it (the mentions stay); a
+    comparison's direction is the rules' to read ("X trails Y")."""
+    import math
+
+    from pipeline.nlp.candidates import ALLOWED
+    from pipeline.nlp.classify import RULE_REL_BAR, LinearModel, Models, decide
+
+    props = tuple(sorted({p for ps in ALLOWED.values() for p in ps}))
+    classes = ("Dataset", "Hardware", "Method", "Organization", "Paper", "Venue")
+
+    def models(pr):
+        logit = math.log(pr / (1 - pr))
+        return Models(LinearModel(classes, {}, numpy.zeros(len(classes))),
+                      LinearModel(props, {}, numpy.full(len(props), logit)))
+
+    doc = nlp(doc_of(nlp, "KestrelNet uses the HeronFormer encoder."), disable=["mlkg_learned"])
+    assert [(p, rule) for _, p, _, _, rule, _ in doc._.mlkg_relations] == [("uses", "uses.cue")]
+    sure = decide(doc, models(RULE_REL_BAR + 0.05))
+    assert [p for _, p, _, _, _ in sure.relations] == ["uses"]
+    doubted = decide(doc, models(RULE_REL_BAR - 0.05))
+    assert doubted.relations == () and len(doubted.typed) == len(sure.typed) == 2
+    doc = nlp(doc_of(nlp, "On WrenQA, KestrelNet trails HeronFormer by two points."), disable=["mlkg_learned"])
+    assert ("outperforms", "outperforms.outperformed_by") in {(p, r) for _, p, _, _, r, _ in doc._.mlkg_relations}
+    assert "outperforms" in {p for _, p, _, _, _ in decide(doc, models(0.01)).relations}

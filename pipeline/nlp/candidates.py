@@ -33,7 +33,7 @@ from .doc import span_value
 from .text import BULLET, CELL_BREAK, folded, folded_text
 
 __all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "mention_candidates",
-           "pair_candidates", "ALLOWED", "lexicon", "table_top"]
+           "pair_candidates", "ALLOWED", "lexicon", "table_top", "refers"]
 
 PATTERNS = Path(__file__).parent / "patterns"
 
@@ -617,12 +617,16 @@ def _heading_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
 def _anaphoric_subject(lay: Layout, a: int, b: int, anaphors: frozenset[str]) -> bool:
     """Whether the first subject of the sentence ``[a, b)`` is "it", "the model" or the like, or is owned by one
     ("Its backbone is ...")."""
+    subj = next((t for t in range(a, b) if lay.deps[t] in {"nsubj", "nsubjpass"}), None)
+    return subj is not None and refers(lay, subj, anaphors, a)
+
+
+def refers(lay: Layout, t: int, words: frozenset[str], start: int = 0) -> bool:
+    """Whether the token ``t`` is one of ``words`` ("it", "the model") or is owned by one ("its backbone", "the
+    paper's authors"), its owner standing at most four tokens before it and from ``start`` on."""
     texts, deps, heads = lay.texts, lay.deps, lay.heads
-    subj = next((t for t in range(a, b) if deps[t] in {"nsubj", "nsubjpass"}), None)
-    if subj is None:
-        return False
-    return texts[subj].lower() in anaphors or any(
-        deps[t] == "poss" and heads[t] == subj and texts[t].lower() in anaphors for t in range(a, subj))
+    return texts[t].lower() in words or any(
+        deps[k] == "poss" and heads[k] == t and texts[k].lower() in words for k in range(max(start, t - 4), t))
 
 
 def _introduced(lay: Layout, m: Typed) -> bool:

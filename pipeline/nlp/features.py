@@ -20,6 +20,7 @@ from spacy.tokens import Doc
 from ..names import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, table_top
 from .relations.common import compared_against
+from .subjects import subject_features
 from .text import CELL_BREAK, MARK
 
 __all__ = ["mention_features", "mentions_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
@@ -845,12 +846,16 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     f += cmp
     kin = _kinship(lay, typed, p.s, p.o, memo)
     f += kin
+    # who the object's clause is said of, read apart for a subject in the object's sentence and one outside it
+    # ("It was applied to X and evaluated on Z": Z is said of the paragraph's method, not of X)
+    subj = [x + ("|same" if ss == so else "|cross") for x in subject_features(lay, typed, p.s, p.o, heads, memo)]
+    f += subj
     if heads[p.o] != p.o:
         f.append("o_listed")
     if heads[p.s] != p.s:
         f.append("s_listed")
     # only these lists hold features of _CROSSED's kinds: not every feature is read again
-    f += [f"{s.cls}>{o.cls}|{x}" for part in (clause, sg, og, kin, se, oe, cmp) for x in part if x.startswith(_CROSSED)]
+    f += [f"{s.cls}>{o.cls}|{x}" for part in (clause, sg, og, kin, se, oe, cmp, subj) for x in part if x.startswith(_CROSSED)]
     return f
 
 
@@ -885,7 +890,7 @@ def _compared(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> 
     return got
 
 
-_CROSSED = ("s_compared", "o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=", "s_prev=", "s_next=", "s_hyphen=",
+_CROSSED = ("csubj=", "s_compared", "o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=", "s_prev=", "s_next=", "s_hyphen=",
             "o_prev=", "o_next=", "o_hyphen=")
 """The features also read with the pair's classes: one logistic output per property cannot tell "built on" between
 two methods (uses, or extends when one name holds the other) from "built on" of a paper's method unless a feature
