@@ -2,8 +2,11 @@
 
 import json
 
+from decimal import Decimal
+
 import networkx as nx
 import pytest
+from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, SKOS
 
 from pipeline.analysis import export
@@ -15,8 +18,26 @@ def _entities(g):
     return {s for c in ENTITY_CLASSES for s in g.subjects(RDF.type, c)}
 
 
+def _with_second_evidence(g):
+    """A copy of ``g`` in which one relation has a second evidence record, from another document and with a higher
+    confidence, so that an edge's counts and confidence are aggregated over several records."""
+    out = Graph()
+    out += g
+    first = sorted(out.subjects(RDF.type, MLKG.Evidence))[0]
+    source = out.value(first, MLKG.source)
+    other = sorted(d for d in set(out.objects(None, MLKG.source)) if d != source)[0]
+    twin = URIRef(str(first) + "-twin")
+    for p, o in out.predicate_objects(first):
+        out.add((twin, p, o))
+    out.set((twin, MLKG.source, other))
+    out.set((twin, MLKG.sentence, Literal("A second sentence saying the same.")))
+    out.set((twin, MLKG.confidence, Literal(Decimal("1.00"))))
+    return out
+
+
 @pytest.mark.parametrize("fmt,read", [("graphml", nx.read_graphml), ("gexf", nx.read_gexf)])
 def test_export_has_one_node_per_entity_and_one_edge_per_relation(corpus_graph, tmp_path, fmt, read):
+    corpus_graph = _with_second_evidence(corpus_graph)
     path = tmp_path / f"g.{fmt}"
     export(corpus_graph, path, fmt)
     G = read(str(path))
