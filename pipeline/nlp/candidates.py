@@ -32,7 +32,7 @@ from .components import MENTIONS_KEY, doc_text, sentence_starts
 from .doc import span_value
 from .text import BULLET, CELL_BREAK, folded, folded_text
 
-__all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "mention_candidates",
+__all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "span_root", "mention_candidates",
            "pair_candidates", "ALLOWED", "lexicon", "table_top", "refers"]
 
 PATTERNS = Path(__file__).parent / "patterns"
@@ -160,6 +160,16 @@ _MARKER = re.compile(r"^\s*(?:" + BULLET + r"|\d{1,3}[.)]|\[\d{1,3}\]|#+)\s+")
 _WORD = re.compile(r"[A-Za-z][\w-]*")
 _ALIGNED = re.compile(r"\S {2,}\S.*\S {2,}\S")
 """Three or more columns aligned by runs of spaces: a table written as text."""
+
+
+def span_root(lay: Layout, a: int, b: int) -> int:
+    """The token of ``[a, b)`` whose head lies outside it (spaCy's ``Span.root``, from the arrays)."""
+    heads = lay.heads
+    for k in range(a, b):
+        h = heads[k]
+        if h < a or h >= b or h == k:
+            return k
+    return a
 
 
 def _line_kind(line: str) -> str:

@@ -18,7 +18,7 @@ from itertools import accumulate
 from spacy.tokens import Doc
 
 from ..names import norm
-from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, table_top
+from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, span_root, table_top
 from .relations.common import compared_against
 from .subjects import subject_features
 from .text import CELL_BREAK, MARK
@@ -48,16 +48,6 @@ def shape(s: str) -> str:
     return "".join(out)
 
 
-def _root(lay: Layout, a: int, b: int) -> int:
-    """The token of ``[a, b)`` whose head lies outside it (spaCy's ``Span.root``, from the arrays)."""
-    heads = lay.heads
-    for k in range(a, b):
-        h = heads[k]
-        if h < a or h >= b or h == k:
-            return k
-    return a
-
-
 def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
     """What a whole document says about a name: the classes the rules gave it anywhere in the document, and the
     words just before and after each of its occurrences."""
@@ -74,7 +64,7 @@ def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
             around[key].add("any_p1=" + before[0])
         if c.end < n:
             around[key].add("any_n1=" + after[0])
-        root = _root(lay, c.start, c.end)
+        root = span_root(lay, c.start, c.end)
         gov = _gov(lay, root, "g_")
         around[key].update("any_" + g for g in gov if "gov_class=" in g)
         near[(c.start, c.end)] = (before, after, root, gov)
@@ -257,7 +247,7 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f.append(f"first={words[c.start]}")
     got = ctx.get("near", {}).get((c.start, c.end))  # what doc_context read around the span already
     if got is None:
-        root = _root(lay, c.start, c.end)
+        root = span_root(lay, c.start, c.end)
         got = (_before(lay, c), _after(lay, c), root, _gov(lay, root, "g_"))
     (p1, p2), (n1, n2), root, gov = got
     f += [f"p1={p1}", f"p2={p2}", f"n1={n1}",
@@ -758,7 +748,7 @@ def _end_gov(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> l
     got = memo.get(key)
     if got is None:
         h = typed[k].cand
-        root = _root(lay, h.start, h.end)
+        root = span_root(lay, h.start, h.end)
         got = _gov(lay, root, tag)
         got = memo[key] = got + [x for x in _gov_beyond(lay, root, tag) + _field(lay, h, tag) if x not in got]
     return got
@@ -828,7 +818,7 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     clause = []
     if ss == so or "wrapped" in origins:
         f += _between(lay, first, second)
-        clause = _clause(lay, _root(lay, sc.start, sc.end), _root(lay, oc.start, oc.end))
+        clause = _clause(lay, span_root(lay, sc.start, sc.end), span_root(lay, oc.start, oc.end))
         f += clause
     else:
         f += ["cross_sent", f"o_sent_first={_opening(lay, lay.sent_starts[so])}"]

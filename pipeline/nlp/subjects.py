@@ -11,7 +11,7 @@ phrases ("X, trained on Y,": the noun the phrase modifies).
 
 from __future__ import annotations
 
-from .candidates import Layout, Typed, lexicon, refers
+from .candidates import Layout, Typed, lexicon, refers, span_root
 
 __all__ = ["clause_subject", "subject_features"]
 
@@ -100,7 +100,5 @@ def _conjoined(lay: Layout, m: Typed, subj: int) -> bool:
 
 
 def _span_root(lay: Layout, m: Typed) -> int:
-    from .features import _root  # features reads this module's features
-
-    return _root(lay, m.cand.start, m.cand.end)
+    return span_root(lay, m.cand.start, m.cand.end)
 
