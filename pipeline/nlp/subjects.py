@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .candidates import Layout, Typed, lexicon, refers, span_root
 
-__all__ = ["clause_subject", "subject_features"]
+__all__ = ["clause_subject", "subject_features", "coordinated"]
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _MODIFIERS = frozenset({"relcl", "acl"})
@@ -97,6 +97,11 @@ def _conjoined(lay: Layout, m: Typed, subj: int) -> bool:
         if t == subj:
             return True
     return False
+
+
+def coordinated(lay: Layout, a: Typed, b: Typed) -> bool:
+    """Whether two mentions are names of one coordination ("A and B are evaluated on C", "A, B and C")."""
+    return _conjoined(lay, a, _span_root(lay, b)) or _conjoined(lay, b, _span_root(lay, a))
 
 
 def _span_root(lay: Layout, m: Typed) -> int:
