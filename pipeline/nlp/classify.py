@@ -546,18 +546,25 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
 
 
 def _subjects_of(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]],
-                 col: dict[str, int]) -> dict[tuple[int, str], list[tuple[float, str]]]:
-    """For each object mention and property, the probability and name of each subject candidate named in the
-    object's sentence: the per-pair model scores each subject alone, the decision compares them."""
-    out: dict[tuple[int, str], list[tuple[float, str]]] = defaultdict(list)
+                 col: dict[str, int]) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
+    """For each object mention and property, the probability, name and mention of each subject candidate named in
+    the object's sentence: the per-pair model scores each subject alone, the decision compares them."""
     if RIVAL_MARGIN is None:
-        return out
+        return {}
+    return _subject_scores(typed, pairs, rows, col,
+                           lambda pair, prop: bool(_RIVAL_ORIGINS.intersection(pair.origin.split("+"))))
+
+
+def _subject_scores(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]], col: dict[str, int],
+                    counts) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
+    """For each object mention and property, the probability, name and mention of each subject of a pair that
+    ``counts(pair, prop)`` admits: what the rival subjects of one object are compared on."""
+    out: dict[tuple[int, str], list[tuple[float, str, int]]] = defaultdict(list)
     for i, pair in enumerate(pairs):
-        if not _RIVAL_ORIGINS.intersection(pair.origin.split("+")):
-            continue
         name = _names(typed, pair)[0]
         for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
-            out[(pair.o, prop)].append((rows[i][col[prop]], name))
+            if counts(pair, prop):
+                out[(pair.o, prop)].append((rows[i][col[prop]], name, pair.s))
     return out
 
 
@@ -581,14 +588,7 @@ def _challengers(typed: list[Typed], pairs: list[PairCandidate], rows: list[list
                  col: dict[str, int]) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
     """For each object mention and property, the probability, name and mention of each subject candidate the rules
     did not relate to it by that property, however it was paired (``SUBJECT_MARGIN``)."""
-    out: dict[tuple[int, str], list[tuple[float, str, int]]] = defaultdict(list)
-    for i, pair in enumerate(pairs):
-        ruled = {p for p, _ in pair.rules}
-        name = _names(typed, pair)[0]
-        for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
-            if prop not in ruled:
-                out[(pair.o, prop)].append((rows[i][col[prop]], name, pair.s))
-    return out
+    return _subject_scores(typed, pairs, rows, col, lambda pair, prop: all(p != prop for p, _ in pair.rules))
 
 
 def _challenged(lay: Layout, typed: list[Typed], challengers, pair: PairCandidate, pr: float) -> bool:
@@ -604,7 +604,7 @@ def _challenged(lay: Layout, typed: list[Typed], challengers, pair: PairCandidat
 
 def _outscored(rivals, name: str, pr: float) -> bool:
     """Whether another subject of the same object and property scores more than ``RIVAL_MARGIN`` above ``pr``."""
-    return RIVAL_MARGIN is not None and any(p > pr + RIVAL_MARGIN for p, n in rivals if n != name)
+    return RIVAL_MARGIN is not None and any(p > pr + RIVAL_MARGIN for p, n, _ in rivals if n != name)
 
 
 def _bars(rel_threshold: float | dict[str, float] | None) -> dict[str, float]:
