@@ -301,7 +301,9 @@ def occurrence_features(lay: Layout, cands: list[MentionCandidate], feats: list[
     said: dict[str, set[str]] = defaultdict(set)
     for key, f in zip(keys, feats):
         said[key].update(typing.intersection(f))
-    return [f + ["occ_" + x for x in sorted(said[key])[:_OCCURRENCES]] for key, f in zip(keys, feats)]
+    # one list per name, shared by its candidates (their strings made, and hashed when scored, once)
+    occ = {key: ["occ_" + x for x in sorted(s)[:_OCCURRENCES]] for key, s in said.items()}
+    return [f + occ[key] for key, f in zip(keys, feats)]
 
 
 def _cell_starts(lay: Layout, line: int) -> list[int]:
