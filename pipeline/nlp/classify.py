@@ -24,7 +24,7 @@ from .candidates import (ALLOWED, Layout, MentionCandidate, PairCandidate, Typed
                          pair_candidates)
 from ..names import norm
 from .components import MENTIONS_KEY
-from .doc import span_value
+from .doc import set_mention_values, span_value
 from .subjects import coordinated
 from .features import COORDINATORS, known_classes, mentions_features, pairs_features
 
@@ -666,10 +666,7 @@ def apply_decision(doc: Doc, lay: Layout, decision: Decision) -> Doc:
         span = doc[c.start:c.end]
         span.label_ = t.cls
         surface = text[c.start_char:c.end_char]
-        ext = span._  # one Underscore object for the three values
-        ext.mlkg_canonical = c.canonical or surface
-        ext.mlkg_aliases = c.aliases
-        ext.mlkg_rule = c.rule or f"learned.{c.source}"
+        set_mention_values(span, c.canonical or surface, c.aliases, c.rule or f"learned.{c.source}")
         spans.append(span)
     doc.spans[MENTIONS_KEY] = spans
     n = len(doc)
