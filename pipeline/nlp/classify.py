@@ -12,7 +12,8 @@ import json
 from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
+from operator import is_not
 from pathlib import Path
 
 import numpy
@@ -124,6 +125,7 @@ demo (a few dozen training examples), a title's method, a study paper evaluated 
 studies (rated 0.15; evaluatedOn.cue alone: 14 false for 1 right); tests/test_nlp_layouts.py holds these cases."""
 
 
+_KNOWN = partial(is_not, None)
 _CHUNK = 2048
 
 
@@ -145,32 +147,28 @@ class LinearModel:
         return {f: i for i, f in enumerate(names)}, matrix
 
     @cached_property
-    def _scoring(self) -> tuple[dict[str, int], numpy.ndarray]:
-        """Feature -> column of the weight matrix of :attr:`_table` transposed (labels x features, each label's
-        weights contiguous), whose column 0 (zeros) pads rows: no feature has the falsy column 0, so
-        ``filter(None, ...)`` drops the unknown ones (None) without a call per feature."""
-        index, matrix = self._table
-        columns = numpy.zeros((matrix.shape[1], matrix.shape[0]))
-        columns[:, 1:] = matrix[:-1].T
-        return {f: i + 1 for f, i in index.items()}, columns
+    def _columns(self) -> numpy.ndarray:
+        """The weight matrix of :attr:`_table` transposed (labels x features), each label's weights contiguous."""
+        return numpy.ascontiguousarray(self._table[1].T)
 
     def probs(self, rows: list[list[str]]) -> numpy.ndarray:
         """The probability of each label for each row of features (rows x labels).
 
-        Each label's sums are taken along its contiguous row of :attr:`_scoring`'s matrix (half the time of
-        summing down the columns of the weight matrix): numpy sums a segment pairwise whatever its stride, over
-        the same values in the same order, so the sums are the same to the last bit."""
+        Each label's sums are taken along its contiguous row of :attr:`_columns` (half the time of summing down
+        the columns of the matrix): numpy sums a segment pairwise whatever its stride, over the same values in
+        the same order, so the sums are the same to the last bit."""
         if not rows:
             return numpy.zeros((0, len(self.labels)))
-        index, columns = self._scoring
+        index, columns = self._table[0], self._columns
+        pad = columns.shape[1] - 1
         get = index.get
         out = []
         for k in range(0, len(rows), _CHUNK):  # rows are independent: a chunk at a time bounds the memory
             flat, starts = [], []
             for row in rows[k:k + _CHUNK]:
                 starts.append(len(flat))
-                flat.append(0)
-                flat += filter(None, map(get, row))  # the columns of the known features, in order (C-level loops)
+                flat.append(pad)
+                flat += filter(_KNOWN, map(get, row))  # the rows of the known features, in order (C-level loops)
             picked = columns.take(numpy.array(flat, dtype=numpy.intp), axis=1)  # an array indexes faster than a list
             out.append(numpy.add.reduceat(picked, starts, axis=1).T)
         z = (out[0] if len(out) == 1 else numpy.concatenate(out)) + self.bias
