@@ -46,6 +46,8 @@ _PLACES_BRACKET = re.compile(r"\s*\(([^()]*)\)")
 _PEOPLE_AFFILIATION = re.compile(_CUES["people_affiliation"].replace("{people}", PEOPLE))
 _PERSON_BEFORE = re.compile(_CUES["person_before"].replace("{person}", PERSON), re.M)
 _PAREN_LIST = re.compile(_CUES["paren_list"])
+_PEOPLE_OF = re.compile(_CUES["people_of"].replace("{people}", PEOPLE) + r"\Z")
+_OF_AT = re.compile(r"[ \t](?:of|at)[ \t]+(?=(?:the[ \t]+)?[A-Z])")
 _PIECE_SPLIT = re.compile(_CUES["piece_split"])
 _MEMBER_NOUN = re.compile(_CUES["member_noun"])
 _MEMBER_NAME = re.compile(_CUES["member_name"])
@@ -243,6 +245,19 @@ def _people_affiliations(text: str, rules) -> set[str]:
     return out
 
 
+def _people_of(text: str, rules) -> set[str]:
+    """The organizations after a list of two or more people and "of" or "at" in prose: "Ann Lee and Bo Chan of
+    Org introduced X", "written by Ann Lee, Bo Chan and Cy Dee at Org and published" (each "of"/"at" before a
+    capital, the people read back from it)."""
+    out = set()
+    for m in _OF_AT.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        people = _PEOPLE_OF.search(text, max(line_start, m.start() - 160), m.end())
+        if people and people_count(people.group(1)) >= 2:
+            out.update(_listed_after(text, people.end(), rules))
+    return out
+
+
 def _person_like(piece: str, rules) -> bool:
     """Two capitalised words, neither naming an organization, no known one: a person's name ("Ann Lee")."""
     words = piece.split()
@@ -363,7 +378,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         first = _listed_after(text, m.end(), rules)[:1]  # (not "from Ann Lee, Bo Chan of X", "from Google, Brain Team")
         named.update(n for n in first if re.compile(r"(?:the\s+)?" + re.escape(n)).match(text, m.end())
                      and (_ORG_WORD.search(n) or _FROM_NAME.fullmatch(n)))
-    named |= _people_affiliations(text, rules) | _bracketed(text, rules) | _members(text, rules) | _units(text) | _headline(text, rules)
+    named |= _people_affiliations(text, rules) | _people_of(text, rules) | _bracketed(text, rules) | _members(text, rules) | _units(text) | _headline(text, rules)
     # a name is found wherever it occurs, across a line break too ("the University of\nToronto")
     for name in sorted({" ".join(n.split()) for n in named}, key=lambda n: (-len(n), n)):  # (a set: ties by name)
         words = r"\s+".join(re.escape(w) for w in name.split())
