@@ -18,6 +18,7 @@ _AFFILIATION_LINE = re.compile(_CUES["affiliation_line"])
 _NUMBERED = re.compile(_CUES["numbered_affiliations"])
 _PIECE_END = re.compile(_CUES["piece_end"])
 _PIECE_START = re.compile(_CUES["piece_start"])
+_SUB_UNIT = re.compile(_CUES["sub_unit"])
 _ACRONYM_AFTER = re.compile(r"\s*\([A-Z][A-Za-z0-9]{1,9}\)$")
 """An acronym in brackets after a piece's name ("Allen Institute for AI (AI2)"): the name is the piece without it."""
 _AFFINITY = cue(_CUES["affinity_group"])
@@ -84,6 +85,9 @@ def _split_pieces(body: str, ends: re.Pattern, rules=None) -> list[str]:
     numbered = re.search(r"\(\d{1,2}\)", body)  # "(1) A, B; (2) C": a numbered piece may list two organizations
     for piece in ends.split(body) if ends.search(body) else [body]:
         parts = _without_place(_joined_places([p.strip() for p in piece.split(",") if p.strip()], rules))
+        if len(parts) > 1 and _SUB_UNIT.match(_PIECE_START.sub("", parts[0])):  # "School of Computing, KAIST"
+            out.extend(parts[1:])
+            continue
         if len(parts) > 1 and ends.search(body) and not numbered and len(parts[-1].split()) == 1 \
                 and not _ORG_WORD.search(parts[-1]):
             parts = parts[:-1]
@@ -248,13 +252,16 @@ def _people_affiliations(text: str, rules) -> set[str]:
 def _people_of(text: str, rules) -> set[str]:
     """The organizations after a list of two or more people and "of" or "at" in prose: "Ann Lee and Bo Chan of
     Org introduced X", "written by Ann Lee, Bo Chan and Cy Dee at Org and published" (each "of"/"at" before a
-    capital, the people read back from it)."""
+    capital, the people read back from it): the first name after it ("Ann Lee of X and Bo Chan of Y"), on its line. No
+    "person" holds a word naming an organization or an acronym ("Artificial Intelligence; Paul G. Allen School of X",
+    "the Tensor Cores and RT Cores of X" list no people)."""
     out = set()
     for m in _OF_AT.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
         people = _PEOPLE_OF.search(text, max(line_start, m.start() - 160), m.end())
-        if people and people_count(people.group(1)) >= 2:
-            out.update(_listed_after(text, people.end(), rules))
+        names = people.group(1) if people else ""
+        if people_count(names) >= 2 and not _ORG_WORD.search(names) and not re.search(r"\b[A-Z]{2,}\b", names):
+            out.update(n for n in _listed_after(text, people.end(), rules)[:1] if "\n" not in n)
     return out
 
 

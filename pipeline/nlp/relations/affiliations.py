@@ -57,7 +57,8 @@ def affiliated_with(rd: Reader, sn: Sentence) -> None:
                     add(p, "affiliatedWith", o, sent, "affiliatedWith.authors_line", 0.8)
                 continue
             before = dtext[max(s0, o.start_char - 40):o.start_char]
-            listed = cued is not None and _LIST_LINK.fullmatch(dtext, cued.end_char, o.start_char)
+            listed = cued is not None and o.start_char - cued.end_char <= 80 \
+                and _LIST_LINK.fullmatch(dtext, cued.end_char, o.start_char)
             cued = None
             if re.search(re.escape(dtext[o.start_char:o.end_char]) + r"\s+(?:\w+\s+){0,2}(?:researchers|scientists|paper|authors)", text):
                 add(p, "affiliatedWith", o, sent, "affiliatedWith.org_researchers", 0.7)
