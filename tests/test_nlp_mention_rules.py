@@ -397,3 +397,8 @@ def test_no_organization_after_one_person_or_a_title(text):
 def test_a_department_before_its_institution_is_no_piece_of_its_own():
     assert _orgs("Affiliations: School of Computing, KAIXT; Department of Radiology, Halvard University") == \
         {"KAIXT", "Halvard University"}
+
+
+def test_and_before_a_discipline_stays_inside_a_name_after_people():
+    assert _orgs("Ann Lee, Bo Chan · Institute of Science and Technology Halvaria (ISTH)") == \
+        {"Institute of Science and Technology Halvaria"}

@@ -230,10 +230,15 @@ def _one_plain_word(name: str, rules) -> bool:
     return " " not in name and not name.isupper() and not _ORG_WORD.search(name) and name not in rules.organizations
 
 
+_AND_SPLIT = re.compile(r"\s+and\s+(?!(?:" + _CUES["fields"] + r")(?![\w-]))|(?<=[A-Z]{2})\s+&\s+")
+"""Where a bracket's or a byline's piece holds two names: "and" before no discipline ("Institute of Science and
+Technology Austria" is one name), "&" after an acronym."""
+
+
 def _and_pieces(body: str, rules) -> list[str]:
     """The names of a bracket's or a byline's list: its pieces (:func:`_split_pieces`), each split again at "and",
     and at "&" after an acronym ("CMU & OctoAI"; "Johnson & Johnson" is one name)."""
-    return [q.strip(" .") for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in re.split(r"\s+and\s+|(?<=[A-Z]{2})\s+&\s+", p)]
+    return [q.strip(" .") for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in _AND_SPLIT.split(p)]
 
 
 def _people_affiliations(text: str, rules) -> set[str]:

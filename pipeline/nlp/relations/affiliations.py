@@ -25,11 +25,13 @@ _PEOPLE_SEP = re.compile(_CUES["people_sep"])
 
 def _authors_span(text: str) -> tuple[int, int] | None:
     """Where a sentence that is an authors line holds its organizations (offsets in ``text``): after its label up to
-    the next labelled line ("Affil.: A; B", "affil = {A; B},\n  abstract = ..."), or after the dash of a line of people
+    the next labelled line that labels no authors ("Affil.: A; B", "affil = {A; B},\n  abstract = ..."), or after the dash of a line of people
     ("<author> Ann Lee; Bo Chan — Org") up to the line's end. None if it is no such line."""
     label = _AUTHORS_LINE.match(text)
     if label:
         stop = _FIELD_BREAK.search(text, label.end())
+        while stop and _AUTHORS_LINE.match(text, stop.start() + 1):  # "Authors: A (Org)\nAffiliations: B" goes on
+            stop = _FIELD_BREAK.search(text, stop.end())
         return label.end(), stop.start() if stop else len(text)
     line = text.split("\n", 1)[0]
     lead = _PEOPLE_LINE.match(line).end()
