@@ -109,3 +109,37 @@ def test_a_cue_verb_with_a_subject_of_its_own(parse):
     assert ("FogForge", "uses", "Marigold") in got and ("Marigold", "uses", "RT-DETR") not in got
     got = _rule_relations(parse("FogForge, which is built on RT-DETR, removes haze."))
     assert ("FogForge", "uses", "RT-DETR") in got
+
+
+@pytest.mark.parametrize("text, orgs", [
+    # a labelled line under its entry's title: "Affil.:", "Authors' organizations:", a people line and its dash
+    ("Programme\n\n1. Sparse Kites for Small Phones\n   Affil.: Halvard University; Brightline Robotics Inc.\n",
+     {"Halvard University", "Brightline Robotics Inc."}),
+    ("Programme\n\n1. Sparse Kites for Small Phones\n   Authors' organizations: Halvard University; Brightline Labs.\n",
+     {"Halvard University", "Brightline Labs"}),
+    ("Programme\n\n1. Sparse Kites for Small Phones\n   Ann Lee; Bo Chan — Halvard University\n", {"Halvard University"}),
+])
+def test_an_authors_line_under_a_title(parse, text, orgs):
+    got = {o for s, p, o in _rule_relations(parse(text)) if p == "affiliatedWith" and s == "Sparse Kites for Small Phones"}
+    assert got == orgs
+
+
+def test_a_line_of_people_and_prose_after_its_dash_is_no_authors_line(parse):
+    text = "Programme\n\n1. Sparse Kites for Small Phones\n   Ann Lee; Bo Chan — a study of kites at Halvard University\n"
+    assert not [r for r in _rule_relations(parse(text)) if r[1] == "affiliatedWith"]
+
+
+@pytest.mark.parametrize("text, orgs", [
+    ('The paper "Sparse Kites for Small Phones" was written by researchers at Halvard University, Brightline '
+     'Robotics and the Ostmark Institute.', {"Halvard University", "Brightline Robotics", "Ostmark Institute"}),
+    ('"Sparse Kites for Small Phones" was written by Ann Lee, Bo Chan and Cy Dee at Halvard University and '
+     'published in Nature.', {"Halvard University"}),
+])
+def test_every_organization_of_a_cued_list_is_the_papers(parse, text, orgs):
+    got = {o for s, p, o in _rule_relations(parse(text)) if p == "affiliatedWith"}
+    assert got == orgs
+
+
+def test_organizations_a_paper_compares_are_not_its_own(parse):
+    text = 'The paper "Sparse Kites for Small Phones" compares models of Halvard University and the Ostmark Institute.'
+    assert not [r for r in _rule_relations(parse(text)) if r[1] == "affiliatedWith"]
