@@ -402,3 +402,20 @@ def test_a_department_before_its_institution_is_no_piece_of_its_own():
 def test_and_before_a_discipline_stays_inside_a_name_after_people():
     assert _orgs("Ann Lee, Bo Chan · Institute of Science and Technology Halvaria (ISTH)") == \
         {"Institute of Science and Technology Halvaria"}
+
+
+@pytest.mark.parametrize("text, name, alias", [
+    ("It reaches 1,038 tokens per second on NVIDIA's Blackwell GPU.", "Blackwell", "Blackwell GPU"),
+    ("SNL was benchmarked on a Xilinx ZCU102 board.", "ZCU102", "Xilinx ZCU102"),
+    ("On a Mac i5 CPU a prediction takes about 3 seconds.", "Mac i5", "Mac i5 CPU"),
+    ("The scaling study ran on the JUWELS Booster supercomputer.", "JUWELS Booster", "JUWELS Booster supercomputer"),
+    ("It runs at 8 frames per second on an NVIDIA Tesla K40 GPU.", "Tesla K40", "NVIDIA Tesla K40"),
+    ("A Hexagon v62 DSP handles the audio.", "Hexagon v62", "Hexagon v62 DSP"),
+])
+def test_a_name_before_a_kind_of_hardware_is_that_hardware(text, name, alias):
+    found = resolve_overlaps(hardware_mentions(text, load_rules()))
+    assert [f.canonical for f in found] == [name] and alias in found[0].aliases
+    # words that only say which kind or how many name none
+    for other in ("Faster Inference On Any GPU", "It scales to 128 GPUs, on NVIDIA GPUs and on mobile GPUs, and on one board.",
+                  "Modern Consumer GPUs are enough."):
+        assert _hardware(other) == set()

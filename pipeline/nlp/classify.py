@@ -316,12 +316,13 @@ KNOWN_VETO = 0.3
 """The bar of a name-shape mention whose name the rules' lexicon knows (``known_methods``, ``known_datasets``): a
 curated name is not doubted as the rule's guesses from shape are ("fine-tuned Stable Diffusion on Google-scale
 data": 0.47)."""
-_VETOED: dict[str, float] = {"name.shape_or_context": VETO, "paper.title_line": TITLE_LINE_VETO}
+_VETOED: dict[str, float] = {"name.shape_or_context": VETO, "paper.title_line": TITLE_LINE_VETO, "hardware.head_noun": VETO}
 """The rules whose mentions the model may veto, and the probability each must reach: the name-shape rule types any
 capitalised or digit-bearing word by its shape and context, and is what most false entities on documents in unseen
 styles come from ("STATUS", "SRAM", "TikTok" as methods); the title-line rule takes a line with a colon for a
 title, and a document's labelled lines ("Date: Sunday, June 19", "Subjects: Computer Vision (cs.CV)", "Q: What is
-X?") are such lines too, which the model gives a few hundredths."""
+X?") are such lines too, which the model gives a few hundredths; the hardware head-noun rule takes the capitalised
+words before "GPU", "board" or "supercomputer" for a device's name, a headline's words too ("Sparse Kernels GPU")."""
 
 
 def _veto(c: MentionCandidate) -> float:
