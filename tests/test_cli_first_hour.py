@@ -33,7 +33,7 @@ def built(tmp_path_factory):
 def test_graph_option_takes_the_build_output_folder(built):
     q = _mlkg("query", "demos", "--graph", str(built), "--format", "csv")
     assert q.returncode == 0, q.stderr
-    assert q.stdout.startswith("method,venue,hardware\n") and "SHARP,ICLR 2026,iPad Pro" in q.stdout
+    assert q.stdout.startswith("method,venue,hardware\n") and "MLX,ICLR 2026,MacBook Pro" in q.stdout
     e = _mlkg("explain", "CCE", "--graph", str(built))
     assert e.returncode == 0 and "Cut Cross-Entropy (Method)" in e.stdout
 

@@ -348,3 +348,74 @@ def test_two_names_that_end_in_lab_are_no_unit_named_with_and():
 ])
 def test_no_person_product_or_second_piece_after_a_bare_from_and_no_split_of_a_name_with_and(text, absent):
     assert not absent & _orgs(text)
+
+
+@pytest.mark.parametrize("text, names", [
+    # a record's field, its value in braces or bare, split at semicolons (an acronym is a name there too)
+    ("  affil    = {Halvard Jiao University; Kite Innovation Lab, Brightline Cloud},",
+     {"Halvard Jiao University", "Kite Innovation Lab", "Brightline Cloud"}),
+    ("affiliations_3d = HPFL; MPI-KBG; IGFX, ENS Halle; CNRX", {"HPFL", "MPI-KBG", "IGFX", "CNRX"}),
+    ("Authors' organizations: Ostmark Institute for AI; Contextual Kites.", {"Ostmark Institute for AI", "Contextual Kites"}),
+])
+def test_the_organizations_of_an_affiliation_field(text, names):
+    assert names <= _orgs(text)
+
+
+@pytest.mark.parametrize("text, names", [
+    ("| Sparse Kites | Universidade Tecnológica Federal do Paravá | fast |", {"Universidade Tecnológica Federal do Paravá"}),
+    ("The Wrenfield Foundation and the Northern Institutes for Research funded it.",
+     {"Wrenfield Foundation", "Northern Institutes for Research"}),
+])
+def test_an_institution_by_its_head_noun_is_whole(text, names):
+    got = _orgs(text)
+    assert names <= got and not any(n != m and n in m for n in got for m in names)
+
+
+def test_a_foundation_that_opens_a_longer_name_is_no_organization():
+    assert _orgs("Table Foundation Models read spreadsheets.") == set()
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Ann Lee and Bo Chan of Halvard Brain introduced kite-rnn.", {"Halvard Brain"}),
+    ("It was written by Ann Lee, Bo Chan and Cy Dee at Wrenfield Research Campus and published in Nature.",
+     {"Wrenfield Research Campus"}),
+])
+def test_the_organization_people_are_of_or_at(text, names):
+    assert names <= _orgs(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Ann Lee of Halvard Brain spoke.",  # one person: a place as often as an organization
+    "The Proceedings of Kite Studies appeared in May.",
+    "It combines the Tensor Cores and RT Cores of Halvard GPUs.",  # an acronym: no person's name
+    "Kite Research Campus; Paul G. Allen School of Computer Science",  # a word naming an organization: no person
+])
+def test_no_organization_after_one_person_or_a_title(text):
+    assert _orgs(text) == set()
+
+
+def test_a_department_before_its_institution_is_no_piece_of_its_own():
+    assert _orgs("Affiliations: School of Computing, KAIXT; Department of Radiology, Halvard University") == \
+        {"KAIXT", "Halvard University"}
+
+
+def test_and_before_a_discipline_stays_inside_a_name_after_people():
+    assert _orgs("Ann Lee, Bo Chan · Institute of Science and Technology Halvaria (ISTH)") == \
+        {"Institute of Science and Technology Halvaria"}
+
+
+@pytest.mark.parametrize("text, name, alias", [
+    ("It reaches 1,038 tokens per second on NVIDIA's Blackwell GPU.", "Blackwell", "Blackwell GPU"),
+    ("SNL was benchmarked on a Xilinx ZCU102 board.", "ZCU102", "Xilinx ZCU102"),
+    ("On a Mac i5 CPU a prediction takes about 3 seconds.", "Mac i5", "Mac i5 CPU"),
+    ("The scaling study ran on the JUWELS Booster supercomputer.", "JUWELS Booster", "JUWELS Booster supercomputer"),
+    ("It runs at 8 frames per second on an NVIDIA Tesla K40 GPU.", "Tesla K40", "NVIDIA Tesla K40"),
+    ("A Hexagon v62 DSP handles the audio.", "Hexagon v62", "Hexagon v62 DSP"),
+])
+def test_a_name_before_a_kind_of_hardware_is_that_hardware(text, name, alias):
+    found = resolve_overlaps(hardware_mentions(text, load_rules()))
+    assert [f.canonical for f in found] == [name] and alias in found[0].aliases
+    # words that only say which kind or how many name none
+    for other in ("Faster Inference On Any GPU", "It scales to 128 GPUs, on NVIDIA GPUs and on mobile GPUs, and on one board.",
+                  "Modern Consumer GPUs are enough."):
+        assert _hardware(other) == set()

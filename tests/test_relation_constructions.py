@@ -95,12 +95,16 @@ def test_a_quoted_sentence_introduces_nothing(parse):
     assert not [r for r in _rule_relations(doc) if r[1] == "introduces"]
 
 
-def test_builds_on_says_uses(parse):
+@pytest.mark.parametrize("text, s, o, other", [
     # "builds on X" between methods is uses in the annotation guides (extends only where it is called a variant)
-    got = _rule_relations(parse("DINOv2 builds on iBOT and adds a KoLeo regulariser."))
-    assert ("DINOv2", "uses", "iBOT") in got
-    got = _rule_relations(parse("DINOv2 is compared with iBOT on ImageNet."))
-    assert ("DINOv2", "uses", "iBOT") not in got
+    ("DINOv2 builds on iBOT and adds a KoLeo regulariser.", "DINOv2", "iBOT", "DINOv2 is compared with iBOT on ImageNet."),
+    # a part the method owns ("whose code") is no subject of its own
+    ("FinchTTS is a speech model whose inference code is built on MLX.", "FinchTTS", "MLX",
+     "FinchTTS is a speech model, and the demo app is built on MLX."),
+])
+def test_builds_on_says_uses(parse, text, s, o, other):
+    assert (s, "uses", o) in _rule_relations(parse(text))
+    assert (s, "uses", o) not in _rule_relations(parse(other))
 
 
 def test_a_cue_verb_with_a_subject_of_its_own(parse):
@@ -109,3 +113,62 @@ def test_a_cue_verb_with_a_subject_of_its_own(parse):
     assert ("FogForge", "uses", "Marigold") in got and ("Marigold", "uses", "RT-DETR") not in got
     got = _rule_relations(parse("FogForge, which is built on RT-DETR, removes haze."))
     assert ("FogForge", "uses", "RT-DETR") in got
+
+
+@pytest.mark.parametrize("text, orgs", [
+    # a labelled line under its entry's title: "Affil.:", "Authors' organizations:", a people line and its dash
+    ("Programme\n\n1. Sparse Kites for Small Phones\n   Affil.: Halvard University; Brightline Robotics Inc.\n",
+     {"Halvard University", "Brightline Robotics Inc."}),
+    ("Programme\n\n1. Sparse Kites for Small Phones\n   Authors' organizations: Halvard University; Brightline Labs.\n",
+     {"Halvard University", "Brightline Labs"}),
+    ("Programme\n\n1. Sparse Kites for Small Phones\n   Ann Lee; Bo Chan — Halvard University\n", {"Halvard University"}),
+])
+def test_an_authors_line_under_a_title(parse, text, orgs):
+    got = {o for s, p, o in _rule_relations(parse(text)) if p == "affiliatedWith" and s == "Sparse Kites for Small Phones"}
+    assert got == orgs
+
+
+def test_a_line_of_people_and_prose_after_its_dash_is_no_authors_line(parse):
+    text = "Programme\n\n1. Sparse Kites for Small Phones\n   Ann Lee; Bo Chan — a study of kites at Halvard University\n"
+    assert not [r for r in _rule_relations(parse(text)) if r[1] == "affiliatedWith"]
+
+
+@pytest.mark.parametrize("text, orgs", [
+    ('The paper "Sparse Kites for Small Phones" was written by researchers at Halvard University, Brightline '
+     'Robotics and the Ostmark Institute.', {"Halvard University", "Brightline Robotics", "Ostmark Institute"}),
+    ('"Sparse Kites for Small Phones" was written by Ann Lee, Bo Chan and Cy Dee at Halvard University and '
+     'published in Nature.', {"Halvard University"}),
+])
+def test_every_organization_of_a_cued_list_is_the_papers(parse, text, orgs):
+    got = {o for s, p, o in _rule_relations(parse(text)) if p == "affiliatedWith"}
+    assert got == orgs
+
+
+def test_organizations_a_paper_compares_are_not_its_own(parse):
+    text = 'The paper "Sparse Kites for Small Phones" compares models of Halvard University and the Ostmark Institute.'
+    assert not [r for r in _rule_relations(parse(text)) if r[1] == "affiliatedWith"]
+
+
+@pytest.mark.parametrize("text", [
+    "Osprey-7B is a language model. Pretraining ran on 128 NVIDIA A100 GPUs.",
+    "Osprey-7B is a language model. Inference runs on one NVIDIA A100 GPU.",
+])
+def test_a_run_of_the_method_named_before_runs_on_the_hardware(parse, text):
+    got = {(s, o) for s, p, o in _rule_relations(parse(text)) if p == "runsOn"}
+    assert got and {s for s, _ in got} == {"Osprey-7B"}
+    # not when negated, nor from the paragraph before
+    for other in (text.replace("ran on 128", "did not run on").replace("runs on one", "does not run on one"),
+                  text.replace(". ", ".\n\n", 1)):
+        assert not [r for r in _rule_relations(parse(other)) if r[1] == "runsOn"]
+
+
+def test_trained_with_a_method_says_uses(parse):
+    got = _rule_relations(parse("Guanaco-7B is a chat model trained with QLoRA on one GPU."))
+    assert ("Guanaco-7B", "uses", "QLoRA") in got
+
+
+def test_demonstrated_at_a_venue_on_a_device_is_a_demo(parse):
+    got = _rule_relations(parse("At CVPR 2025 we demonstrated KiteSeg running on a Pixel 8."))
+    assert {("KiteSeg", "demoedAt", "CVPR 2025"), ("KiteSeg", "demoedOn", "Pixel 8")} <= got
+    got = _rule_relations(parse("At CVPR 2025 we demonstrated that KiteSeg runs fast on a Pixel 8."))
+    assert not [r for r in got if r[1].startswith("demoed")]

@@ -6,7 +6,7 @@ import numpy
 from spacy.attrs import SENT_START
 from spacy.tokens import Doc, Span
 
-__all__ = ["MENTIONS_KEY", "TEXT_KEY", "doc_text", "sentence_starts", "sentence_spans", "span_value"]
+__all__ = ["MENTIONS_KEY", "TEXT_KEY", "doc_text", "sentence_starts", "sentence_spans", "span_value", "set_mention_values"]
 
 MENTIONS_KEY = "mlkg_mentions"
 TEXT_KEY = "mlkg_text"
@@ -43,6 +43,24 @@ span_value = _read_direct if _keyed_by_offsets() else _read_underscore
 span_value.__doc__ = """``span._.<name>`` (``default`` when unset: the extension's default, an immutable one): read from
 ``doc.user_data`` where spaCy keeps it, without the ``Underscore`` object each ``span._`` builds (the relation
 rules and the extraction read these tens of thousands of times)."""
+
+
+def _write_direct(span: Span, canonical: str, aliases: tuple[str, ...], rule: str) -> None:
+    data, a, b = span.doc.user_data, span.start_char, span.end_char
+    data[("._.", "mlkg_canonical", a, b)] = canonical
+    data[("._.", "mlkg_aliases", a, b)] = aliases
+    data[("._.", "mlkg_rule", a, b)] = rule
+
+
+def _write_underscore(span: Span, canonical: str, aliases: tuple[str, ...], rule: str) -> None:
+    ext = span._  # one Underscore for the three values (each ``span._`` builds one)
+    ext.mlkg_canonical, ext.mlkg_aliases, ext.mlkg_rule = canonical, aliases, rule
+
+
+set_mention_values = _write_direct if span_value is _read_direct else _write_underscore
+set_mention_values.__doc__ = """Set a mention span's ``span._.mlkg_canonical``, ``mlkg_aliases`` and ``mlkg_rule``: written to
+``doc.user_data`` where spaCy keeps them (:data:`span_value`), without the ``Underscore`` object ``span._`` builds
+and the checks of its ``__setattr__`` (the mention rules and the trained decision write three per mention)."""
 
 
 def doc_text(doc: Doc) -> str:

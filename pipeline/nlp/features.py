@@ -301,7 +301,9 @@ def occurrence_features(lay: Layout, cands: list[MentionCandidate], feats: list[
     said: dict[str, set[str]] = defaultdict(set)
     for key, f in zip(keys, feats):
         said[key].update(typing.intersection(f))
-    return [f + ["occ_" + x for x in sorted(said[key])[:_OCCURRENCES]] for key, f in zip(keys, feats)]
+    # one list per name, shared by its candidates (their strings made, and hashed when scored, once)
+    occ = {key: ["occ_" + x for x in sorted(s)[:_OCCURRENCES]] for key, s in said.items()}
+    return [f + occ[key] for key, f in zip(keys, feats)]
 
 
 def _cell_starts(lay: Layout, line: int) -> list[int]:
@@ -598,7 +600,7 @@ def _line_shape(lay: Layout, line: int) -> str:
     if got is None:
         a = lay.line_starts[line]
         b = lay.line_end(line)
-        words = [w for w in lay.text[a:b].split()[:40] if w[:1].isalpha()]
+        words = [w for w in lay.text[a:b].split(maxsplit=40)[:40] if w[:1].isalpha()]  # a long line not split whole
         fw = lexicon()["function_words"]
         content = [w for w in words if w.lower() not in fw]
         share = sum(w[0].isupper() for w in content) / len(content) if content else 0.0
@@ -622,8 +624,14 @@ def _line_features(lay: Layout, a: int, b: int, tag: str) -> list[str]:
     line = lay.line_of_char(a)
     start = lay.line_starts[line]
     end = lay.line_end(line)
-    first = lay.line_first[line]
-    f = [f"{tag}line={lay.line_kind[line]}", f"{tag}line_first={first if first in lexicon()['line_labels'] else '-'}"]
+    key = ("line_features", line, tag)
+    whole = lay.line_info.get(key)  # what the line itself says, the same for each span on it (made once per line)
+    if whole is None:
+        first = lay.line_first[line]
+        whole = lay.line_info[key] = ([f"{tag}line={lay.line_kind[line]}",
+                                       f"{tag}line_first={first if first in lexicon()['line_labels'] else '-'}"],
+                                      [f"{tag}first_line"] if line == 0 else [])
+    f = whole[0].copy()
     # what stands before the span on its line is only a list marker (read up to the line's first other character
     # once per line, not sliced for every span: a line listing thousands of names would be quadratic)
     if a <= _marker_end(lay, line, start, end) and len(_LINE_HEAD.sub("", lay.text[start:a].strip())) == 0:
@@ -632,9 +640,7 @@ def _line_features(lay: Layout, a: int, b: int, tag: str) -> list[str]:
         tail = after.group() if after else ""
         if not tail or tail in "(.:–—[":
             f.append(f"{tag}line_whole_{tail or 'end'}")
-    if line == 0:
-        f.append(f"{tag}first_line")
-    return f
+    return f + whole[1]
 
 
 def _path(lay: Layout, a: int, b: int) -> tuple[list[int], list[int]]:

@@ -12,6 +12,13 @@ __all__ = ["hardware_mentions"]
 _CUES = load_rules().cue_patterns["hardware"]
 _MAKER = re.compile(_CUES["maker_prefix"])
 _SPACES = re.compile(r"\s+")
+_WORD = _CUES["head_noun_name"]
+_HEAD_NOUN = re.compile(r"(?<![\w-])(?P<x>" + _WORD + r"(?:[ \t]+" + _WORD + r"){0,3})[ \t]+(?P<head>" + _CUES["head_noun"]
+                        + r")(?![\w-])")
+_HW_MAKER = re.compile(_CUES["head_noun_maker"] + r"[ \t]+")
+_SKIP = re.compile("(?:" + _CUES["head_noun_maker"] + "|" + _CUES["head_noun_skip"] + r")[ \t]+")
+_BREAK = re.compile(r"(?<!\S)" + _CUES["head_noun_break"] + r"[ \t]+")
+_TAIL = re.compile(r"[ \t]+" + _CUES["head_noun_tail"] + "$")
 
 
 def hardware_mentions(text: str, rules) -> list[Found]:
@@ -49,4 +56,39 @@ def hardware_mentions(text: str, rules) -> list[Found]:
         for m in regex(b + r"(?P<dev>" + device + r")\s+with\s+(?:the\s+|an?\s+)?(?P<chip>" + chip + r")(?P<suf>\s+chips?)?" + e).finditer(text):
             out.append(Found(m.start("dev"), m.end("dev"), "Hardware", canon(m.group("dev")), (m.group(0),), "hardware.device_with_chip"))
             out.append(Found(m.start("chip"), m.end("chip") if not m.group("suf") else m.end("suf"), "Hardware", canon(m.group("chip")), (), "hardware.chip"))
-    return out + chips + devices
+    # a kind's name that holds one known chip or device and more is that longer name ("Hexagon v62 DSP", "RTX 4070
+    # Laptop GPU", "Mac i5 CPU"); any other only where no naming pattern found one
+    named = chips + devices
+    longer, rest = [], []
+    known = regex("(?:" + chip + "|" + device + ")")
+    for h in _head_noun_mentions(text, canon):
+        inside = [f for f in named if h.start <= f.start and f.end <= h.end]
+        if not inside and known.match(text, h.start):
+            continue  # a known chip's name run into other letters ("A100-80GBX GPUs") is none
+        # one known name inside, of a shorter span and another canonical name
+        one = len(inside) == 1 and inside[0].canonical != h.canonical and (inside[0].start, inside[0].end) != (h.start, h.end)
+        (longer if one else rest).append(h)
+    return longer + out + chips + devices + rest
+
+
+def _head_noun_mentions(text: str, canon) -> list[Found]:
+    """"Blackwell GPU", "Xilinx ZCU102 board", "NVIDIA's Selene supercomputer": a name before a kind of hardware,
+    the words that only say which kind or how many read off its start ("On 128 Tesla K40 GPUs": Tesla K40). The
+    name without the kind is the canonical one ("Blackwell"), as the chip rules drop "GPU"; the whole phrase and
+    the name with its maker are its other names."""
+    out = []
+    for m in _HEAD_NOUN.finditer(text):
+        start, name, maker = m.start("x"), m.group("x") + " ", ""
+        for cut in _BREAK.finditer(name):
+            start, name = m.start("x") + cut.end(), m.group("x")[cut.end():] + " "
+        while (skip := _SKIP.match(name)) is not None:
+            maker = name[:skip.end()] if _HW_MAKER.fullmatch(name[:skip.end()]) else ""
+            start, name = start + skip.end(), name[skip.end():]
+        name = name.strip()
+        while (tail := _TAIL.search(name)) is not None:
+            name = name[:tail.start()]
+        if not name or not any(ch.isalpha() for ch in name):
+            continue
+        aliases = tuple(dict.fromkeys(a for a in (text[start:m.end()], maker + name if maker else "") if a))
+        out.append(Found(start, m.end(), "Hardware", canon(name), aliases, "hardware.head_noun"))
+    return out

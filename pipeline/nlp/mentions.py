@@ -9,7 +9,7 @@ from spacy.tokens import Doc
 
 from . import budget
 from .acronyms import acronym_pairs, organization_acronyms
-from .doc import MENTIONS_KEY, doc_text, sentence_spans
+from .doc import MENTIONS_KEY, doc_text, sentence_spans, set_mention_values
 from .hardware import hardware_mentions
 from .lexicon import lexicon_hits, lexicon_matcher
 from .names import name_candidates
@@ -90,11 +90,9 @@ class MentionFinder:
             if span is None:
                 continue
             surface = text[span.start_char:span.end_char]  # span.text, without joining its tokens
-            ext = span._  # one Underscore for the three values (each ``span._`` builds one)
             key = norm(f.canonical)
-            ext.mlkg_canonical = f.canonical
-            ext.mlkg_aliases = tuple(a for a in f.aliases if a and norm(a) != key) + ((surface,) if norm(surface) != key else ())
-            ext.mlkg_rule = f.rule
+            set_mention_values(span, f.canonical, tuple(a for a in f.aliases if a and norm(a) != key)
+                               + ((surface,) if norm(surface) != key else ()), f.rule)
             spans.append(span)
         doc.spans[MENTIONS_KEY] = spans
         doc._.mlkg_event = main_event(venues)

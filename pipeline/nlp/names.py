@@ -16,9 +16,11 @@ from .text import MONTHS, cue, regex
 _CUES = load_rules().cue_patterns["names"]
 
 
+@lru_cache(maxsize=64)
 def _fill(pattern: str, **parts: str) -> str:
     """A cue pattern of cues.json with its ``{part}`` places filled in (the rule data's head-noun alternations and the
-    shapes of a name, which the module builds)."""
+    shapes of a name, which the module builds). Remembered: the rules fill the same few for every document, and a
+    filled pattern made again (thousands of characters) was hashed again by every cache it is looked up in."""
     for key, value in parts.items():
         pattern = pattern.replace("{" + key + "}", value)
     return pattern

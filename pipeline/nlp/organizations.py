@@ -18,6 +18,7 @@ _AFFILIATION_LINE = re.compile(_CUES["affiliation_line"])
 _NUMBERED = re.compile(_CUES["numbered_affiliations"])
 _PIECE_END = re.compile(_CUES["piece_end"])
 _PIECE_START = re.compile(_CUES["piece_start"])
+_SUB_UNIT = re.compile(_CUES["sub_unit"])
 _ACRONYM_AFTER = re.compile(r"\s*\([A-Z][A-Za-z0-9]{1,9}\)$")
 """An acronym in brackets after a piece's name ("Allen Institute for AI (AI2)"): the name is the piece without it."""
 _AFFINITY = cue(_CUES["affinity_group"])
@@ -46,6 +47,8 @@ _PLACES_BRACKET = re.compile(r"\s*\(([^()]*)\)")
 _PEOPLE_AFFILIATION = re.compile(_CUES["people_affiliation"].replace("{people}", PEOPLE))
 _PERSON_BEFORE = re.compile(_CUES["person_before"].replace("{person}", PERSON), re.M)
 _PAREN_LIST = re.compile(_CUES["paren_list"])
+_PEOPLE_OF = re.compile(_CUES["people_of"].replace("{people}", PEOPLE) + r"\Z")
+_OF_AT = re.compile(r"[ \t](?:of|at)[ \t]+(?=(?:the[ \t]+)?[A-Z])")
 _PIECE_SPLIT = re.compile(_CUES["piece_split"])
 _MEMBER_NOUN = re.compile(_CUES["member_noun"])
 _MEMBER_NAME = re.compile(_CUES["member_name"])
@@ -82,6 +85,9 @@ def _split_pieces(body: str, ends: re.Pattern, rules=None) -> list[str]:
     numbered = re.search(r"\(\d{1,2}\)", body)  # "(1) A, B; (2) C": a numbered piece may list two organizations
     for piece in ends.split(body) if ends.search(body) else [body]:
         parts = _without_place(_joined_places([p.strip() for p in piece.split(",") if p.strip()], rules))
+        if len(parts) > 1 and _SUB_UNIT.match(_PIECE_START.sub("", parts[0])):  # "School of Computing, KAIST"
+            out.extend(parts[1:])
+            continue
         if len(parts) > 1 and ends.search(body) and not numbered and len(parts[-1].split()) == 1 \
                 and not _ORG_WORD.search(parts[-1]):
             parts = parts[:-1]
@@ -224,10 +230,15 @@ def _one_plain_word(name: str, rules) -> bool:
     return " " not in name and not name.isupper() and not _ORG_WORD.search(name) and name not in rules.organizations
 
 
+_AND_SPLIT = re.compile(r"\s+and\s+(?!(?:" + _CUES["fields"] + r")(?![\w-]))|(?<=[A-Z]{2})\s+&\s+")
+"""Where a bracket's or a byline's piece holds two names: "and" before no discipline ("Institute of Science and
+Technology Austria" is one name), "&" after an acronym."""
+
+
 def _and_pieces(body: str, rules) -> list[str]:
     """The names of a bracket's or a byline's list: its pieces (:func:`_split_pieces`), each split again at "and",
     and at "&" after an acronym ("CMU & OctoAI"; "Johnson & Johnson" is one name)."""
-    return [q.strip(" .") for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in re.split(r"\s+and\s+|(?<=[A-Z]{2})\s+&\s+", p)]
+    return [q.strip(" .") for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in _AND_SPLIT.split(p)]
 
 
 def _people_affiliations(text: str, rules) -> set[str]:
@@ -240,6 +251,22 @@ def _people_affiliations(text: str, rules) -> set[str]:
             continue
         body = re.sub(r"\s*\([^()]*\)", "", m.group(2) or m.group(3))
         out.update(p for p in _and_pieces(body, rules) if _good_name(p, rules))
+    return out
+
+
+def _people_of(text: str, rules) -> set[str]:
+    """The organizations after a list of two or more people and "of" or "at" in prose: "Ann Lee and Bo Chan of
+    Org introduced X", "written by Ann Lee, Bo Chan and Cy Dee at Org and published" (each "of"/"at" before a
+    capital, the people read back from it): the first name after it ("Ann Lee of X and Bo Chan of Y"), on its line. No
+    "person" holds a word naming an organization or an acronym ("Artificial Intelligence; Paul G. Allen School of X",
+    "the Tensor Cores and RT Cores of X" list no people)."""
+    out = set()
+    for m in _OF_AT.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        people = _PEOPLE_OF.search(text, max(line_start, m.start() - 160), m.end())
+        names = people.group(1) if people else ""
+        if people_count(names) >= 2 and not _ORG_WORD.search(names) and not re.search(r"\b[A-Z]{2,}\b", names):
+            out.update(n for n in _listed_after(text, people.end(), rules)[:1] if "\n" not in n)
     return out
 
 
@@ -363,7 +390,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         first = _listed_after(text, m.end(), rules)[:1]  # (not "from Ann Lee, Bo Chan of X", "from Google, Brain Team")
         named.update(n for n in first if re.compile(r"(?:the\s+)?" + re.escape(n)).match(text, m.end())
                      and (_ORG_WORD.search(n) or _FROM_NAME.fullmatch(n)))
-    named |= _people_affiliations(text, rules) | _bracketed(text, rules) | _members(text, rules) | _units(text) | _headline(text, rules)
+    named |= _people_affiliations(text, rules) | _people_of(text, rules) | _bracketed(text, rules) | _members(text, rules) | _units(text) | _headline(text, rules)
     # a name is found wherever it occurs, across a line break too ("the University of\nToronto")
     for name in sorted({" ".join(n.split()) for n in named}, key=lambda n: (-len(n), n)):  # (a set: ties by name)
         words = r"\s+".join(re.escape(w) for w in name.split())

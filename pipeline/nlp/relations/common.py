@@ -69,6 +69,8 @@ def subject_is_anaphor(sent: Span) -> bool:
 
 
 TRAINING = prefiltered(re.compile(_CUES["training"], re.I))
+RUN_FOCUS = re.compile(_CUES["run_focus"])
+"""A sentence that opens on a run of the method in focus and names none: "Pretraining ran on 128 A100 GPUs"."""
 
 
 STUDY = prefiltered(re.compile(_CUES["study"]))

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
+from spacy.tokens import Span
+
 from ..discourse import canon, introduced
 from ..rules import norm
-from .common import clause_subject, not_baselines, subject_is_anaphor
+from .common import RUN_FOCUS, clause_subject, not_baselines, subject_is_anaphor
 from .reader import Reader, Sentence
 
 __all__ = ["runs_on"]
@@ -51,14 +53,27 @@ def runs_on(rd: Reader, sn: Sentence) -> None:
                 # "All experiments were run on TPU v5e pods", "Fitting a scene takes eight minutes on X":
                 # the method of the paper in focus
                 subj_list = [m for m in st.paper_methods.get(norm(canon(st.cur_paper)), []) if m.label_ == "Method"][:1]
+            rule = "runsOn.on_hardware"
+            if not subj_list and not methods and RUN_FOCUS.match(text):
+                # "Osprey-7B is a language model. Pretraining ran on 128 A100 GPUs.": the method the sentence before names
+                subj_list, rule = [m for m in [_named_before(rd, sn)] if m is not None], "runsOn.run_focus"
             if subj_list:
                 # "faster than Mamba-2 at prefill on an H100": not the one compared against, the one that is faster
                 subj_list = not_baselines(dtext, sn, subj_list[:1], None, h.start_char)
             for s in subj_list:
                 if negated(sent, s.end_char if s.end_char <= h.start_char else s0, h.start_char):
                     continue
-                add(s, "runsOn", h, sent, "runsOn.on_hardware", 0.7)
+                add(s, "runsOn", h, sent, rule, 0.7)
                 if s is not subs[:1]:
                     for u in methods:
                         if re.search(r"\busing\s+$", dtext[max(s0, u.start_char - 8):u.start_char]):
                             add(s, "uses", u, sent, "uses.using", 0.7)
+
+
+def _named_before(rd: Reader, sn: Sentence) -> Span | None:
+    """The method the sentence before names, in the same paragraph: its main clause's subject, else its first."""
+    prev = sn.prev_sent
+    if prev is None or rd.para_of[prev.start] != sn.pidx:
+        return None
+    methods = [m for m in rd.by_sent[prev.start] if m.label_ == "Method"]
+    return clause_subject(prev, methods, introduced(rd.st)) or (methods[0] if methods else None)

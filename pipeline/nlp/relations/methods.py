@@ -76,6 +76,7 @@ def method_cues(rd: Reader, sn: Sentence) -> None:
 
 
 _RELATIVE_SUBJECTS = frozenset({"it", "they", "which", "that", "who"})
+_RELATIVE_OWNERS = frozenset({"whose", "its", "their"})
 
 
 def _own_subject(doc, subj: Span, c_start: int, c_end: int) -> bool:
@@ -90,6 +91,8 @@ def _own_subject(doc, subj: Span, c_start: int, c_end: int) -> bool:
     if not subjects or subjects[0].lower_ in _RELATIVE_SUBJECTS:
         return False
     t = subjects[0]
+    if any(c.dep_ == "poss" and c.lower_ in _RELATIVE_OWNERS for c in t.children):
+        return False  # "X, whose inference code is built on Y": the subject is X's own part
     return not t.left_edge.idx <= subj.start_char < t.right_edge.idx + len(t.right_edge)
 
 
