@@ -762,9 +762,11 @@ _CAPTION_LINES = 2
 
 def _caption_lines(lay: Layout, top: int) -> list[int]:
     """The lines with words just above the table whose header row is ``top``: its caption or heading, up to
-    ``_CAPTION_LINES`` of them, none of them a table row."""
+    ``_CAPTION_LINES`` of them of one paragraph, none of them a table row (the prose of a paragraph before the
+    caption is not read)."""
     got, k = [], lay.prev_line[top] if top < len(lay.prev_line) else -1
-    while k >= 0 and len(got) < _CAPTION_LINES and lay.line_kind[k] in {"heading", "short", "text"}:
+    while k >= 0 and len(got) < _CAPTION_LINES and lay.line_kind[k] in {"heading", "short", "text"} \
+            and (not got or lay.para_of_line[k] == lay.para_of_line[got[0]]):
         got.append(k)
         k = lay.prev_line[k]
     return got
