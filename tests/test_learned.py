@@ -532,6 +532,25 @@ def test_a_table_header_over_a_rule_of_dashes_and_pluses_pairs_with_its_rows(par
     assert "table" in origins[(0, 1)]
 
 
+def test_a_tables_caption_pairs_with_the_first_name_of_each_row(parse):
+    text = "Quorra val results from the official repository:\n\nModel | Params | AP\nKestrel-N | 2.3M | 38.5%\nKestrel-X | 29.5M | 54.4%\n"
+    origins = _origins(parse, text, [("Quorra", "Dataset", 0), ("Kestrel-N", "Method", 0), ("Kestrel-X", "Method", 0)])
+    assert "caption" in origins[(1, 0)] and "caption" in origins[(2, 0)]
+
+
+def test_a_table_of_datasets_pairs_with_the_method_its_heading_names(parse):
+    text = "## Kestrel-7B word error rate\n\n| dataset | WER |\n|---|---|\n| Quorra | 10.9 |\n| Tarn | 7.9 |\n"
+    origins = _origins(parse, text, [("Kestrel-7B", "Method", 0), ("Quorra", "Dataset", 0), ("Tarn", "Dataset", 0)])
+    assert "caption" in origins[(0, 1)] and "caption" in origins[(0, 2)]
+
+
+def test_a_caption_is_not_read_past_prose_or_into_a_later_cell(parse):
+    text = ("Quorra is a benchmark for parsing and it has many documents in it, all of them long.\n"
+            "Kestrel was tested there.\nAnd then more was said.\n\nModel | Params | Tarn\nHeron | 2.3M | 38.5%\n")
+    origins = _origins(parse, text, [("Quorra", "Dataset", 0), ("Heron", "Method", 0), ("Tarn", "Dataset", 0)])
+    assert "caption" not in origins.get((1, 0), "")
+
+
 def test_a_sentence_naming_no_method_pairs_with_the_documents_method(parse):
     text = "Kestrel is a vision model. Kestrel is small.\n\nFrozen features were evaluated on Quorra and Tarn.\n"
     origins = _origins(parse, text, [("Kestrel", "Method", 0), ("Kestrel", "Method", 1), ("Quorra", "Dataset", 0),

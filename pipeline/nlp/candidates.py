@@ -99,8 +99,8 @@ class PairCandidate:
     s: int
     o: int
     origin: str
-    """"sentence", "wrapped", "entry", "heading", "anaphor", "antecedent", "paragraph", "table", "topic", "orphan" or
-    "rule", joined by "+"."""
+    """"sentence", "wrapped", "entry", "heading", "anaphor", "antecedent", "paragraph", "table", "caption", "topic",
+    "orphan" or "rule", joined by "+"."""
     rules: tuple[tuple[str, str], ...] = ()
     """(property, rule name) of each rule relation between the two."""
 
@@ -496,6 +496,7 @@ def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[t
     _heading_pairs(lay, typed, found)
     _anaphor_pairs(doc, lay, typed, by_sent, found)
     _table_pairs(lay, typed, found)
+    _caption_pairs(lay, typed, found)
     _topic_pairs(lay, typed, by_sent, found)
     _paragraph_pairs(lay, typed, found)
     index = {(m.cand.start, m.cand.end): k for k, m in enumerate(typed)}
@@ -729,13 +730,9 @@ def table_top(lay: Layout, line: int) -> int:
     return got
 
 
-def _table_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
-    """The name heading a table row and each name of the table's header row ("MMLU | 69%" under "benchmark |
-    phi-3-mini | GPT-3.5"; "Llama 2 7B  77.4  78.8" under "model  BoolQ  PIQA")."""
-    by_line: dict[int, list[int]] = {}
-    for k, m in enumerate(typed):
-        by_line.setdefault(lay.line_of_char(m.cand.start_char), []).append(k)
-    kinds, n, i = lay.line_kind, len(lay.line_kind), 0
+def _table_runs(lay: Layout) -> list[tuple[int, int]]:
+    """Each table as the lines ``[top, stop)`` of a run of table rows (rules of dashes counted in it)."""
+    runs, kinds, n, i = [], lay.line_kind, len(lay.line_kind), 0
     while i < n:
         if kinds[i] != "table":
             i += 1
@@ -743,15 +740,68 @@ def _table_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
         j = i
         while j < n and (kinds[j] == "table" or _separator_row(lay, j)):
             j += 1
+        runs.append((i, j))
+        i = j
+    return runs
+
+
+def _mentions_by_line(lay: Layout, typed: list[Typed]) -> dict[int, list[int]]:
+    """Line -> the indices of the mentions that start on it."""
+    by_line: dict[int, list[int]] = {}
+    for k, m in enumerate(typed):
+        by_line.setdefault(lay.line_of_char(m.cand.start_char), []).append(k)
+    return by_line
+
+
+def _link(typed: list[Typed], found: dict, r: int, others: list[int], origin: str) -> None:
+    """Pair ``r`` with each of ``others`` both ways round, where the knowledge model allows the classes."""
+    for h in others:
+        for a, b in ((r, h), (h, r)):
+            if (typed[a].cls, typed[b].cls) in ALLOWED:
+                found.setdefault((a, b), set()).add(origin)
+
+
+def _table_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
+    """The name heading a table row and each name of the table's header row ("MMLU | 69%" under "benchmark |
+    phi-3-mini | GPT-3.5"; "Llama 2 7B  77.4  78.8" under "model  BoolQ  PIQA")."""
+    by_line = _mentions_by_line(lay, typed)
+    for i, j in _table_runs(lay):
         header = [k for k in by_line.get(i, ()) if typed[k].cand.start_char >= _first_cell_end(lay, i)]
         for line in range(i + 1, j):
             cut = _first_cell_end(lay, line)
             for r in (k for k in by_line.get(line, ()) if typed[k].cand.start_char < cut):
-                for h in header:
-                    for a, b in ((r, h), (h, r)):
-                        if (typed[a].cls, typed[b].cls) in ALLOWED:
-                            found.setdefault((a, b), set()).add("table")
-        i = j
+                _link(typed, found, r, header, "table")
+
+
+_CAPTION_LINES = 2
+"""How many lines with words above a table's header are read as its caption ("COCO val results:", "## Results
+(ImageNet-1k, top-1)")."""
+
+
+def _caption_lines(lay: Layout, top: int) -> list[int]:
+    """The lines with words just above the table whose header row is ``top``: its caption or heading, up to
+    ``_CAPTION_LINES`` of them of one paragraph, none of them a table row (the prose of a paragraph before the
+    caption is not read)."""
+    got, k = [], lay.prev_line[top] if top < len(lay.prev_line) else -1
+    while k >= 0 and len(got) < _CAPTION_LINES and lay.line_kind[k] in {"heading", "short", "text"} \
+            and (not got or lay.para_of_line[k] == lay.para_of_line[got[0]]):
+        got.append(k)
+        k = lay.prev_line[k]
+    return got
+
+
+def _caption_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
+    """The first name of each row of a table and the names of the caption or heading just above it: a table of
+    methods reports results on the dataset its caption names ("COCO val results:" over "YOLO-N | 2.3M | 38.5%"), a
+    table of datasets those of the method it names ("Kestrel-7B word error rate:" over "VoxPopuli | 10.9")."""
+    by_line = _mentions_by_line(lay, typed)
+    for i, j in _table_runs(lay):
+        caption = [k for line in _caption_lines(lay, i) for k in by_line.get(line, ())]
+        for line in range(i + 1, j) if caption else ():
+            row = sorted((k for k in by_line.get(line, ()) if typed[k].cls in {"Method", "Dataset", "Paper"}),
+                         key=lambda k: typed[k].cand.start_char)
+            for r in row[:1]:
+                _link(typed, found, r, caption, "caption")
 
 
 def _topic(lay: Layout, typed: list[Typed]) -> int | None:
