@@ -216,8 +216,9 @@ class GraphView(dict):
         subjects it changes."""
         for p in _FIRST_OF:
             self.firsts(p)
-        rows = self.rows()
-        rows.node_rows(self, [s for s, _ in _entity_order(self)])
+        rows, entities = self.rows(), [s for s, _ in _entity_order(self)]
+        rows.node_rows(self, entities)
+        rows.node_json(self, entities)
         rows.record_rows(self)
 
     def rows(self) -> _Rows:
@@ -263,6 +264,7 @@ class _Rows:
         for subjects in self.of_class.values():
             subjects.sort()
         self.nodes: dict[str, tuple] = {}
+        self.encoded: dict[str, tuple[str, str, str]] = {}
         self.records: dict[str, tuple] = {}
         self._labels: dict[str, str | None] = {}
 
@@ -276,6 +278,7 @@ class _Rows:
                     if i < len(subjects) and subjects[i] == s:
                         del subjects[i]
             self.nodes.pop(s, None)
+            self.encoded.pop(s, None)
             self.records.pop(s, None)
         self._labels = {s: view.one(RDFS.label, s) for s in changed}
 
@@ -292,6 +295,7 @@ class _Rows:
             for s, docs in view[str(MLKG.mentionedIn)].items():
                 if s in self.nodes and not relabelled.isdisjoint(docs):
                     del self.nodes[s]
+                    self.encoded.pop(s, None)
         self._labels = {}
 
     def node_rows(self, view: GraphView, subjects: list[str]) -> list[tuple]:
@@ -306,6 +310,20 @@ class _Rows:
                 row = rows[s] = (label, alts, sorted(labels.get(d) or d for d in mentioned.get(s, ())),
                                  sorted({fold(label), *(fold(a) for a in alts)} - {""}))
             out.append(row)
+        return out
+
+    def node_json(self, view: GraphView, subjects: list[str]) -> list[tuple[str, str, str]]:
+        """Each entity's fields of its node row as the page's JSON encodes them (:func:`_nodes_json`), in order:
+        what comes before its community, between its documents and its class, and after its class."""
+        encoded, out = self.encoded, []
+        for s in subjects:
+            parts = encoded.get(s)
+            if parts is None:
+                label, alts, _, names = self.node_rows(view, [s])[0]
+                parts = encoded[s] = ('{"altLabels":' + _json_for_script(alts) + ',"comm":',
+                                      ',"fullLabel":' + _json_for_script(label) + ',"group":',
+                                      ',"iri":' + _json_for_script(s) + ',"names":' + _json_for_script(names))
+            out.append(parts)
         return out
 
     def record_rows(self, view: GraphView) -> list[tuple]:
@@ -340,6 +358,21 @@ def _entities(view: GraphView, order: list[tuple[str, str]]) -> tuple[list[dict]
         nodes.append({"iri": s, "fullLabel": label, "group": cls, "altLabels": alts,
                       "docs": [doc_ids.setdefault(d, len(doc_ids)) for d in docs], "names": names})
     return nodes, list(doc_ids)
+
+
+def _nodes_json(view: GraphView, order: list[tuple[str, str]], nodes: list[dict]) -> str:
+    """``_json_for_script(nodes)`` for the nodes of ``order`` once :func:`_structure` and :func:`_options` have
+    numbered and placed them: each node's own fields are encoded once and kept (:meth:`_Rows.node_json`), so
+    only its numbers are written here (as JSON writes them: ``str`` of an int, ``repr`` of a float), its keys
+    in sorted order ("x" and "y", when it has a position, last)."""
+    groups: dict[str, str] = {}
+    out = []
+    for (s, cls), (head, before_group, tail), n in zip(order, view.rows().node_json(view, [s for s, _ in order]), nodes):
+        group = groups.get(cls) or groups.setdefault(cls, _json_for_script(cls))
+        at = f',"x":{n["x"]!r},"y":{n["y"]!r}' if "x" in n else ""
+        out.append(f'{head}{n["comm"]},"comp":{n["comp"]},"degree":{n["degree"]},"docs":[{",".join(map(str, n["docs"]))}]'
+                   f'{before_group}{group}{tail}{at}}}')
+    return "[" + ",".join(out) + "]"
 
 
 class _Table(dict):
@@ -561,7 +594,7 @@ def _page_data(view: GraphView, memo: PageMemo) -> str:
         if beside is not None:
             beside.close()
     encoded["options"] = _json_for_script(_options(nodes, st, memo))
-    encoded["nodes"] = _json_for_script(nodes)
+    encoded["nodes"] = _nodes_json(view, order, nodes)
     return "{" + ",".join(f"{_json_for_script(k)}:{encoded[k]}" for k in sorted(encoded)) + "}"
 
 
