@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import json
 import random
+import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -84,11 +85,20 @@ def _vis_assets() -> tuple[str, str]:
     return (lib / "vis-network.min.js").read_text("utf-8"), (lib / "vis-network.css").read_text("utf-8")
 
 
-def _json_for_script(obj) -> str:
-    """JSON safe inside a <script> element: no "<", ">" or "&" survive literally."""
-    return (json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-            .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+_UNSAFE = re.compile("[<>&\u2028\u2029]")
+
+
+def _script_safe(text: str) -> str:
+    """JSON text made safe inside a <script> element: no "<", ">" or "&" survive literally."""
+    if _UNSAFE.search(text) is None:
+        return text
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _json_for_script(obj) -> str:
+    """JSON safe inside a <script> element (:func:`_script_safe`)."""
+    return _script_safe(json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
 
 
 def fold(s: str) -> str:
@@ -242,6 +252,9 @@ _FIRST_OF = (RDFS.label, RDF.subject, RDF.predicate, RDF.object, MLKG.source, ML
 """The predicates of which the page reads each subject's first object (:meth:`GraphView.firsts`)."""
 
 
+_string = json.encoder.encode_basestring
+"""A string's JSON, as :func:`json.dumps` writes it with ``ensure_ascii=False``."""
+
 _KINDS = (*ENTITY_CLASSES, MLKG.Evidence)
 """The classes whose subjects the page draws as nodes or reads as evidence records (:class:`_Rows`)."""
 
@@ -313,16 +326,16 @@ class _Rows:
         return out
 
     def node_json(self, view: GraphView, subjects: list[str]) -> list[tuple[str, str, str]]:
-        """Each entity's fields of its node row as the page's JSON encodes them (:func:`_nodes_json`), in order:
-        what comes before its community, between its documents and its class, and after its class."""
+        """Each entity's fields of its node row as JSON encodes them (:func:`_nodes_json`), in order: what comes
+        before its community, between its documents and its class, and after its class."""
         encoded, out = self.encoded, []
         for s in subjects:
             parts = encoded.get(s)
-            if parts is None:
-                label, alts, _, names = self.node_rows(view, [s])[0]
-                parts = encoded[s] = ('{"altLabels":' + _json_for_script(alts) + ',"comm":',
-                                      ',"fullLabel":' + _json_for_script(label) + ',"group":',
-                                      ',"iri":' + _json_for_script(s) + ',"names":' + _json_for_script(names))
+            if parts is None:  # (a list of strings in JSON: each string's JSON, between commas)
+                label, alts, _, names = self.nodes.get(s) or self.node_rows(view, [s])[0]
+                parts = encoded[s] = ('{"altLabels":[' + ",".join(map(_string, alts)) + '],"comm":',
+                                      ',"fullLabel":' + _string(label) + ',"group":',
+                                      ',"iri":' + _string(s) + ',"names":[' + ",".join(map(_string, names)) + "]")
             out.append(parts)
         return out
 
@@ -372,7 +385,7 @@ def _nodes_json(view: GraphView, order: list[tuple[str, str]], nodes: list[dict]
         at = f',"x":{n["x"]!r},"y":{n["y"]!r}' if "x" in n else ""
         out.append(f'{head}{n["comm"]},"comp":{n["comp"]},"degree":{n["degree"]},"docs":[{",".join(map(str, n["docs"]))}]'
                    f'{before_group}{group}{tail}{at}}}')
-    return "[" + ",".join(out) + "]"
+    return _script_safe("[" + ",".join(out) + "]")
 
 
 class _Table(dict):
