@@ -239,6 +239,18 @@ class GraphView(dict):
             rows = self.__dict__["_rows"] = _Rows(self)
         return rows
 
+    def saved_rows(self):
+        """The rows as plain data (``incremental.save_page`` keeps them with the view), or None if none were made."""
+        rows = self.__dict__.get("_rows")
+        return None if rows is None else (rows.of_class, rows.nodes, rows.encoded, rows.records)
+
+    def restore_rows(self, saved) -> None:
+        """Take the rows :meth:`saved_rows` gave for this view (as it was then): the page of the next patch
+        makes only those of the subjects it changes."""
+        rows = self.__dict__["_rows"] = _Rows.__new__(_Rows)
+        rows.of_class, rows.nodes, rows.encoded, rows.records = saved
+        rows._labels = {}
+
     def one(self, p, s: str) -> str | None:
         """The object of ``s``'s ``p`` (the first in order, if it has several), or None."""
         os_ = self[str(p)].get(s)
@@ -464,13 +476,19 @@ def _components(iris: list[str], edges: list[list]) -> Structure:
                 if not seen[j]:
                     seen[j] = True
                     stack.append(j)
-        comps.append(sorted(comp))
-    comps.sort(key=lambda c: (-len(c), c[0]))
-    canonical = [sorted(c, key=iris.__getitem__) for c in comps]
-    local_edges = []
-    for comp in canonical:
-        at = {i: k for k, i in enumerate(comp)}
-        local_edges.append(sorted({(min(at[i], at[j]), max(at[i], at[j])) for i in comp for j in adjacent[i]}))
+        comps.append((-len(comp), start, comp))  # start: the component's smallest node id (found in order)
+    comps.sort(key=lambda c: c[:2])
+    canonical = [sorted(c, key=iris.__getitem__) for _, _, c in comps]
+    at, rank = [0] * len(iris), [0] * len(iris)  # each node's position in its component, and the component's
+    for r, comp in enumerate(canonical):
+        for k, i in enumerate(comp):
+            at[i], rank[i] = k, r
+    local: list[set[tuple[int, int]]] = [set() for _ in canonical]
+    for e in edges:
+        if e[0] != e[1]:
+            a, b = at[e[0]], at[e[1]]
+            local[rank[e[0]]].add((a, b) if a < b else (b, a))
+    local_edges = [sorted(es) for es in local]
     return Structure(canonical, local_edges, [_digest(len(c), es) for c, es in zip(canonical, local_edges)])
 
 
