@@ -371,7 +371,7 @@ class _Rows:
 def _entity_order(view: GraphView) -> list[tuple[str, str]]:
     """Each entity node's IRI and class name, in order (class order, then IRI): a node's position is its id."""
     of_class = view.rows().of_class
-    return [(s, local_name(c)) for c in ENTITY_CLASSES for s in of_class[str(c)]]
+    return [(s, name) for c in ENTITY_CLASSES for name in (local_name(c),) for s in of_class[str(c)]]
 
 
 def _entities(view: GraphView, order: list[tuple[str, str]]) -> tuple[list[dict], list[str]]:
