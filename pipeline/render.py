@@ -241,15 +241,15 @@ class GraphView(dict):
 
     def saved_rows(self):
         """The rows as plain data (``incremental.save_page`` keeps them with the view), or None if none were made."""
-        rows = self.__dict__.get("_rows")
-        return None if rows is None else (rows.of_class, rows.nodes, rows.encoded, rows.records)
+        rows = self.__dict__.get("_rows")  # (not the nodes' JSON fields: made again while the pipeline loads)
+        return None if rows is None else (rows.of_class, rows.nodes, rows.records)
 
     def restore_rows(self, saved) -> None:
         """Take the rows :meth:`saved_rows` gave for this view (as it was then): the page of the next patch
         makes only those of the subjects it changes."""
         rows = self.__dict__["_rows"] = _Rows.__new__(_Rows)
-        rows.of_class, rows.nodes, rows.encoded, rows.records = saved
-        rows._labels = {}
+        rows.of_class, rows.nodes, rows.records = saved
+        rows.encoded, rows._labels = {}, {}
 
     def one(self, p, s: str) -> str | None:
         """The object of ``s``'s ``p`` (the first in order, if it has several), or None."""
