@@ -279,14 +279,15 @@ class PageState:
     changed (``render.GraphView.patch``) instead of reading the whole graph.ttl again."""
 
     view: object
-    """The ``render.GraphView`` of graph.ttl as it is now."""
+    """The ``render.GraphView`` of graph.ttl as it is now, with what the page made of each entity and evidence
+    record (``render.GraphView.rows``), saved with it."""
     memo: dict
     """The entries of the ``render.PageMemo`` the page used."""
     html: tuple | None = None
     """The size, modification time and inode of the graph.html written from it, as the build left it."""
 
 
-_PAGE_FORMAT = "mlkg-page-2"
+_PAGE_FORMAT = "mlkg-page-3"
 
 
 def _page_version() -> str:
@@ -328,7 +329,10 @@ def take_page(out_dir: Path, wanted: bool = True) -> PageState | None:
         return None
     from .render import GraphView
 
-    return PageState(GraphView(data["view"]), data["memo"], data.get("html"))
+    view = GraphView(data["view"])
+    if data.get("rows") is not None:
+        view.restore_rows(data["rows"])
+    return PageState(view, data["memo"], data.get("html"))
 
 
 def page_left(out_dir: Path, page: PageState | None) -> bool:
@@ -348,7 +352,8 @@ def save_page(out_dir: Path, page: PageState) -> None:
 
     out_dir = Path(out_dir)
     data = {"format": _PAGE_FORMAT, "version": _page_version(), "graph": _stat(out_dir / GRAPH_TTL),
-            "html": _stat(out_dir / GRAPH_HTML), "view": dict(page.view), "memo": page.memo}
+            "html": _stat(out_dir / GRAPH_HTML), "view": dict(page.view), "memo": page.memo,
+            "rows": page.view.saved_rows()}
     atomic_write(out_dir / PAGE, marshal.dumps(data))
 
 

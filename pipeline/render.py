@@ -11,8 +11,10 @@ Every string from a document reaches the page as JSON data read with ``textConte
 
 from __future__ import annotations
 
+import bisect
 import json
 import random
+import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -83,11 +85,20 @@ def _vis_assets() -> tuple[str, str]:
     return (lib / "vis-network.min.js").read_text("utf-8"), (lib / "vis-network.css").read_text("utf-8")
 
 
-def _json_for_script(obj) -> str:
-    """JSON safe inside a <script> element: no "<", ">" or "&" survive literally."""
-    return (json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-            .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+_UNSAFE = re.compile("[<>&\u2028\u2029]")
+
+
+def _script_safe(text: str) -> str:
+    """JSON text made safe inside a <script> element: no "<", ">" or "&" survive literally."""
+    if _UNSAFE.search(text) is None:
+        return text
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _json_for_script(obj) -> str:
+    """JSON safe inside a <script> element (:func:`_script_safe`)."""
+    return _script_safe(json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
 
 
 def fold(s: str) -> str:
@@ -173,13 +184,18 @@ class GraphView(dict):
         """Make this the view of the graph in which the subjects of ``removed`` (Turtle: every statement of
         each) have the statements of ``added`` instead (``incremental.ChangedBlocks``): what :meth:`of_turtle`
         gives for the patched graph.ttl. False, with the view unchanged, when a blank node is among them (its
-        label is not the graph's)."""
+        label is not the graph's). What is kept of each subject (:meth:`firsts`, :meth:`rows`) is updated
+        for the subjects that changed."""
         import pyoxigraph as ox
 
         gone, new = (list(ox.parse(x, format=ox.RdfFormat.TURTLE)) for x in (removed, added))
         if any(isinstance(t, ox.BlankNode) for q in gone + new for t in (q.subject, q.object)):
             return False
         gone_subjects = {q.subject.value for q in gone}
+        changed = gone_subjects | {q.subject.value for q in new}
+        rows = self.__dict__.get("_rows")
+        if rows is not None:
+            rows.leave(self, changed)
         for s in gone_subjects:
             for table in self.values():
                 table.pop(s, None)
@@ -191,6 +207,8 @@ class GraphView(dict):
                     firsts.pop(s, None)
                 else:
                     firsts[s] = first
+        if rows is not None:
+            rows.come(self, changed)
         return True
 
     def firsts(self, p) -> dict[str, str]:
@@ -203,10 +221,35 @@ class GraphView(dict):
         return got
 
     def warm(self) -> None:
-        """Compute what the page reads of every subject (:meth:`firsts`) before the view is patched: a patched
-        build does it while the pipeline loads beside, and the patch then updates it for the subjects it changes."""
+        """Compute what the page reads of every subject (:meth:`firsts`, :meth:`rows`) before the view is
+        patched: a patched build does it while the pipeline loads beside, and the patch then updates it for the
+        subjects it changes."""
         for p in _FIRST_OF:
             self.firsts(p)
+        rows, entities = self.rows(), [s for s, _ in _entity_order(self)]
+        rows.node_rows(self, entities)
+        rows.node_json(self, entities)
+        rows.record_rows(self)
+
+    def rows(self) -> _Rows:
+        """What the page makes of each entity and evidence record alone (:class:`_Rows`); kept, and kept up to
+        date by :meth:`patch`."""
+        rows = self.__dict__.get("_rows")
+        if rows is None:
+            rows = self.__dict__["_rows"] = _Rows(self)
+        return rows
+
+    def saved_rows(self):
+        """The rows as plain data (``incremental.save_page`` keeps them with the view), or None if none were made."""
+        rows = self.__dict__.get("_rows")  # (not the nodes' JSON fields: made again while the pipeline loads)
+        return None if rows is None else (rows.of_class, rows.nodes, rows.records)
+
+    def restore_rows(self, saved) -> None:
+        """Take the rows :meth:`saved_rows` gave for this view (as it was then): the page of the next patch
+        makes only those of the subjects it changes."""
+        rows = self.__dict__["_rows"] = _Rows.__new__(_Rows)
+        rows.of_class, rows.nodes, rows.records = saved
+        rows.encoded, rows._labels = {}, {}
 
     def one(self, p, s: str) -> str | None:
         """The object of ``s``'s ``p`` (the first in order, if it has several), or None."""
@@ -221,29 +264,140 @@ _FIRST_OF = (RDFS.label, RDF.subject, RDF.predicate, RDF.object, MLKG.source, ML
 """The predicates of which the page reads each subject's first object (:meth:`GraphView.firsts`)."""
 
 
-def _entities(view: GraphView) -> tuple[list[dict], dict, list[str]]:
-    """Entity nodes (class order, then IRI), the IRI -> index map and the table of document labels.
+_string = json.encoder.encode_basestring
+"""A string's JSON, as :func:`json.dumps` writes it with ``ensure_ascii=False``."""
 
-    A node's position in the list is its id; the page shortens long labels itself."""
-    nodes, index, doc_ids = [], {}, {}
-    typed: dict[str, list[str]] = {}
-    for s, classes in view[str(RDF.type)].items():
-        for c in classes:
-            typed.setdefault(c, []).append(s)
-    labels, alt_labels, mentioned = view.firsts(RDFS.label), view[str(SKOS.altLabel)], view[str(MLKG.mentionedIn)]
-    for cls_iri in ENTITY_CLASSES:
-        cls = local_name(cls_iri)
-        for s in sorted(set(typed.get(str(cls_iri), ()))):
-            label = labels.get(s) or s
-            alts = sorted(alt_labels.get(s, ()))
-            docs = sorted(labels.get(d) or d for d in mentioned.get(s, ()))
-            index[s] = len(nodes)
-            nodes.append({
-                "iri": s, "fullLabel": label, "group": cls, "altLabels": alts,
-                "docs": [doc_ids.setdefault(d, len(doc_ids)) for d in docs],
-                "names": sorted({fold(label), *(fold(a) for a in alts)} - {""}),
-            })
-    return nodes, index, list(doc_ids)
+_KINDS = (*ENTITY_CLASSES, MLKG.Evidence)
+"""The classes whose subjects the page draws as nodes or reads as evidence records (:class:`_Rows`)."""
+
+
+class _Rows:
+    """What the page makes of each entity and each evidence record of a view from its own statements, kept with
+    the view (:meth:`GraphView.rows`) so that the page of a patched view works out only the subjects the patch
+    changed: the subjects of each class of :data:`_KINDS` in order (by IRI), each entity's node row (label, alt
+    labels, its documents' labels in order, search names) and each evidence record's fields. Rows are made
+    when first asked for; :meth:`leave` and :meth:`come` (around :meth:`GraphView.patch`) forget those of the
+    subjects changed and of the entities mentioned in a document whose label changed."""
+
+    def __init__(self, view: GraphView) -> None:
+        kinds = [str(c) for c in _KINDS]
+        self.of_class: dict[str, list[str]] = {c: [] for c in kinds}
+        for s, classes in view[str(RDF.type)].items():
+            for c in kinds:
+                if c in classes:
+                    self.of_class[c].append(s)
+        for subjects in self.of_class.values():
+            subjects.sort()
+        self.nodes: dict[str, tuple] = {}
+        self.encoded: dict[str, tuple[str, str, str]] = {}
+        self.records: dict[str, tuple] = {}
+        self._labels: dict[str, str | None] = {}
+
+    def leave(self, view: GraphView, changed: set[str]) -> None:
+        """Before ``view`` is patched: the ``changed`` subjects leave their classes and their rows go."""
+        for s in changed:
+            for c in view[str(RDF.type)].get(s, ()):
+                subjects = self.of_class.get(c)
+                if subjects is not None:
+                    i = bisect.bisect_left(subjects, s)
+                    if i < len(subjects) and subjects[i] == s:
+                        del subjects[i]
+            self.nodes.pop(s, None)
+            self.encoded.pop(s, None)
+            self.records.pop(s, None)
+        self._labels = {s: view.one(RDFS.label, s) for s in changed}
+
+    def come(self, view: GraphView, changed: set[str]) -> None:
+        """Once ``view`` is patched: the ``changed`` subjects join their classes; the node rows of the entities
+        mentioned in a document whose label changed go (they hold its label)."""
+        for s in changed:
+            for c in set(view[str(RDF.type)].get(s, ())):
+                subjects = self.of_class.get(c)
+                if subjects is not None:
+                    bisect.insort(subjects, s)
+        relabelled = {s for s, label in self._labels.items() if view.one(RDFS.label, s) != label}
+        if relabelled:
+            for s, docs in view[str(MLKG.mentionedIn)].items():
+                if s in self.nodes and not relabelled.isdisjoint(docs):
+                    del self.nodes[s]
+                    self.encoded.pop(s, None)
+        self._labels = {}
+
+    def node_rows(self, view: GraphView, subjects: list[str]) -> list[tuple]:
+        """Each entity's ``(label, alt labels, its documents' labels, search names)``, in order."""
+        rows, out = self.nodes, []
+        labels, alt_labels, mentioned = view.firsts(RDFS.label), view[str(SKOS.altLabel)], view[str(MLKG.mentionedIn)]
+        for s in subjects:
+            row = rows.get(s)
+            if row is None:
+                label = labels.get(s) or s
+                alts = sorted(alt_labels.get(s, ()))
+                row = rows[s] = (label, alts, sorted(labels.get(d) or d for d in mentioned.get(s, ())),
+                                 sorted({fold(label), *(fold(a) for a in alts)} - {""}))
+            out.append(row)
+        return out
+
+    def node_json(self, view: GraphView, subjects: list[str]) -> list[tuple[str, str, str]]:
+        """Each entity's fields of its node row as JSON encodes them (:func:`_nodes_json`), in order: what comes
+        before its community, between its documents and its class, and after its class."""
+        encoded, out = self.encoded, []
+        for s in subjects:
+            parts = encoded.get(s)
+            if parts is None:  # (a list of strings in JSON: each string's JSON, between commas)
+                label, alts, _, names = self.nodes.get(s) or self.node_rows(view, [s])[0]
+                parts = encoded[s] = ('{"altLabels":[' + ",".join(map(_string, alts)) + '],"comm":',
+                                      ',"fullLabel":' + _string(label) + ',"group":',
+                                      ',"iri":' + _string(s) + ',"names":[' + ",".join(map(_string, names)) + "]")
+            out.append(parts)
+        return out
+
+    def record_rows(self, view: GraphView) -> list[tuple]:
+        """Each evidence record's ``((s, p, o), sentence, source, rule, confidence)``, in order (by IRI)."""
+        rows, out = self.records, []
+        fields = None
+        for ev in self.of_class[str(MLKG.Evidence)]:
+            row = rows.get(ev)
+            if row is None:
+                if fields is None:
+                    fields = [view.firsts(p) for p in (RDF.subject, RDF.predicate, RDF.object, MLKG.sentence,
+                                                         MLKG.source, MLKG.rule, MLKG.confidence)]
+                subject, predicate, object_, sentence, source, rule, confidence = fields
+                row = rows[ev] = ((subject.get(ev), predicate.get(ev), object_.get(ev)), str(sentence.get(ev)),
+                                  source.get(ev), str(rule.get(ev)), str(confidence.get(ev)))
+            out.append(row)
+        return out
+
+
+def _entity_order(view: GraphView) -> list[tuple[str, str]]:
+    """Each entity node's IRI and class name, in order (class order, then IRI): a node's position is its id."""
+    of_class = view.rows().of_class
+    return [(s, name) for c in ENTITY_CLASSES for name in (local_name(c),) for s in of_class[str(c)]]
+
+
+def _entities(view: GraphView, order: list[tuple[str, str]]) -> tuple[list[dict], list[str]]:
+    """The entity nodes of ``order`` (:func:`_entity_order`) and the table of document labels.
+
+    The page shortens long labels itself."""
+    nodes, doc_ids = [], {}
+    for (s, cls), (label, alts, docs, names) in zip(order, view.rows().node_rows(view, [s for s, _ in order])):
+        nodes.append({"iri": s, "fullLabel": label, "group": cls, "altLabels": alts,
+                      "docs": [doc_ids.setdefault(d, len(doc_ids)) for d in docs], "names": names})
+    return nodes, list(doc_ids)
+
+
+def _nodes_json(view: GraphView, order: list[tuple[str, str]], nodes: list[dict]) -> str:
+    """``_json_for_script(nodes)`` for the nodes of ``order`` once :func:`_structure` and :func:`_options` have
+    numbered and placed them: each node's own fields are encoded once and kept (:meth:`_Rows.node_json`), so
+    only its numbers are written here (as JSON writes them: ``str`` of an int, ``repr`` of a float), its keys
+    in sorted order ("x" and "y", when it has a position, last)."""
+    groups: dict[str, str] = {}
+    out = []
+    for (s, cls), (head, before_group, tail), n in zip(order, view.rows().node_json(view, [s for s, _ in order]), nodes):
+        group = groups.get(cls) or groups.setdefault(cls, _json_for_script(cls))
+        at = f',"x":{n["x"]!r},"y":{n["y"]!r}' if "x" in n else ""
+        out.append(f'{head}{n["comm"]},"comp":{n["comp"]},"degree":{n["degree"]},"docs":[{",".join(map(str, n["docs"]))}]'
+                   f'{before_group}{group}{tail}{at}}}')
+    return _script_safe("[" + ",".join(out) + "]")
 
 
 class _Table(dict):
@@ -254,18 +408,14 @@ class _Table(dict):
 
 
 def _evidence(view: GraphView, tables: dict[str, _Table]) -> dict[tuple, list]:
-    """(s, p, o) -> evidence records ``[sentence, document, rule, confidence]``, each a number in ``tables``."""
-    subject, predicate, object_, source, sentence, rule, confidence, label = (
-        view.firsts(p) for p in (RDF.subject, RDF.predicate, RDF.object, MLKG.source, MLKG.sentence, MLKG.rule,
-                                 MLKG.confidence, RDFS.label))
+    """(s, p, o) -> evidence records ``[sentence, document, rule, confidence]``, each a number in ``tables``
+    (numbered in the records' order, by IRI, so the same however the view was read)."""
+    label = view.firsts(RDFS.label)
     sentence_id, doc_id, rule_id = tables["sentences"].id, tables["docs"].id, tables["rules"].id
     evidence: dict[tuple, list] = {}
-    kind = str(MLKG.Evidence)
-    for ev in sorted(s for s, classes in view[str(RDF.type)].items() if kind in classes):  # tables numbered the same however read
-        src = source.get(ev)
-        evidence.setdefault((subject.get(ev), predicate.get(ev), object_.get(ev)), []).append([
-            sentence_id(str(sentence.get(ev))), doc_id(str(label.get(src) if src is not None else None)),
-            rule_id(str(rule.get(ev))), str(confidence.get(ev))])
+    for key, sentence, src, rule, confidence in view.rows().record_rows(view):
+        evidence.setdefault(key, []).append([
+            sentence_id(sentence), doc_id(str(label.get(src) if src is not None else None)), rule_id(rule), confidence])
     return evidence
 
 
@@ -305,15 +455,16 @@ class Structure:
     """Each component's key in the memo (:func:`_digest` of its size and edges)."""
 
 
-def _components(nodes: list[dict], edges: list[list]) -> Structure:
-    adjacent: list[set[int]] = [set() for _ in nodes]
+def _components(iris: list[str], edges: list[list]) -> Structure:
+    """The components of the graph of the nodes of ``iris`` (in node order) and ``edges``."""
+    adjacent: list[set[int]] = [set() for _ in iris]
     for e in edges:
         if e[0] != e[1]:
             adjacent[e[0]].add(e[1])
             adjacent[e[1]].add(e[0])
-    seen = [False] * len(nodes)
+    seen = [False] * len(iris)
     comps = []
-    for start in range(len(nodes)):
+    for start in range(len(iris)):
         if seen[start]:
             continue
         seen[start] = True
@@ -325,13 +476,19 @@ def _components(nodes: list[dict], edges: list[list]) -> Structure:
                 if not seen[j]:
                     seen[j] = True
                     stack.append(j)
-        comps.append(sorted(comp))
-    comps.sort(key=lambda c: (-len(c), c[0]))
-    canonical = [sorted(c, key=lambda i: nodes[i]["iri"]) for c in comps]
-    local_edges = []
-    for comp in canonical:
-        at = {i: k for k, i in enumerate(comp)}
-        local_edges.append(sorted({(min(at[i], at[j]), max(at[i], at[j])) for i in comp for j in adjacent[i]}))
+        comps.append((-len(comp), start, comp))  # start: the component's smallest node id (found in order)
+    comps.sort(key=lambda c: c[:2])
+    canonical = [sorted(c, key=iris.__getitem__) for _, _, c in comps]
+    at, rank = [0] * len(iris), [0] * len(iris)  # each node's position in its component, and the component's
+    for r, comp in enumerate(canonical):
+        for k, i in enumerate(comp):
+            at[i], rank[i] = k, r
+    local: list[set[tuple[int, int]]] = [set() for _ in canonical]
+    for e in edges:
+        if e[0] != e[1]:
+            a, b = at[e[0]], at[e[1]]
+            local[rank[e[0]]].add((a, b) if a < b else (b, a))
+    local_edges = [sorted(es) for es in local]
     return Structure(canonical, local_edges, [_digest(len(c), es) for c, es in zip(canonical, local_edges)])
 
 
@@ -394,8 +551,9 @@ def _layout(n: int, es: list[tuple[int, int]], key: bytes, memo: PageMemo):
 
 
 BESIDE_NODES = 500
-"""Nodes of the components whose communities or layout the memo lacks from which these are computed in a forked
-copy of the build (``executor.Beside``) while it gathers the evidence records: fewer cost less than the fork."""
+"""Nodes of the components whose layout the memo lacks from which these are computed in a forked copy of the
+build (``executor.Beside``) while it makes the nodes, gathers the evidence records and finds the communities:
+fewer cost less than the fork."""
 
 _IGRAPH = {"communities": _communities, "layout": _layout_bytes}
 
@@ -405,17 +563,13 @@ def _igraph_jobs(jobs: list[tuple]) -> dict:
     return {(kind, key): _IGRAPH[kind](n, es) for kind, key, n, es in jobs}
 
 
-def _igraph_beside(nodes: list[dict], st: Structure, memo: PageMemo):
-    """The communities and layouts the memo lacks (:func:`_structure`, :func:`_options`), under way in a forked
-    copy (``executor.Beside``) when they are of at least :data:`BESIDE_NODES` nodes; else None (they are
-    computed as they are needed)."""
-    layout = len(nodes) > LAYOUT_THRESHOLD
-    jobs = []
-    for comp, es, key in zip(st.components, st.edges, st.keys):
-        if _has_communities(nodes, comp) and not memo.has("communities", key):
-            jobs.append(("communities", key, len(comp), es))
-        if layout and not memo.has("layout", key):
-            jobs.append(("layout", key, len(comp), es))
+def _igraph_beside(st: Structure, memo: PageMemo, layout: bool):
+    """The layouts the memo lacks (:func:`_options`; ``layout``: whether the page has positions), under way in a
+    forked copy (``executor.Beside``) when they are of at least :data:`BESIDE_NODES` nodes; else None (they are
+    computed as they are needed). The communities are found here meanwhile (:func:`_structure`): the copy's
+    work is then the layouts alone."""
+    jobs = [("layout", key, len(comp), es) for comp, es, key in zip(st.components, st.edges, st.keys)
+            if layout and not memo.has("layout", key)]
     if sum(n for _, _, n, _ in jobs) < BESIDE_NODES:
         return None
     from .executor import Beside
@@ -443,35 +597,48 @@ def _options(nodes: list[dict], st: Structure, memo: PageMemo) -> dict:
     return options
 
 
-def render_html(graph: Graph | GraphView, memo: PageMemo | None = None) -> str:
-    """The HTML page for ``graph`` (an rdflib Graph, or the :class:`GraphView` of one); ``memo``: what the last
-    page of this graph computed (:class:`PageMemo`), the same page for less work."""
+def _page_data(view: GraphView, memo: PageMemo) -> str:
+    """The page's data as JSON for its script (:func:`_json_for_script` of one object with sorted keys), each
+    member encoded as soon as it is known: the positions last, the rest while a forked copy lays out the
+    components the memo lacks (:func:`_igraph_beside`)."""
     import unicodedata
 
-    memo = memo if memo is not None else PageMemo()
-    view = graph if isinstance(graph, GraphView) else GraphView.of_graph(graph)
-    nodes, index, docs = _entities(view)
-    tables = {"docs": _Table((d, i) for i, d in enumerate(docs)), "sentences": _Table(), "rules": _Table()}
+    order = _entity_order(view)
+    index = {s: i for i, (s, _) in enumerate(order)}
     edges, keys = _relations(view, index)
-    _degrees(nodes, edges)
-    st = _components(nodes, edges)
-    beside = _igraph_beside(nodes, st, memo)  # the components' igraph work, while the evidence is gathered here
+    st = _components([s for s, _ in order], edges)
+    beside = _igraph_beside(st, memo, len(order) > LAYOUT_THRESHOLD)
     try:
+        nodes, docs = _entities(view, order)
+        tables = {"docs": _Table((d, i) for i, d in enumerate(docs)), "sentences": _Table(), "rules": _Table()}
+        _degrees(nodes, edges)
         _add_evidence(view, edges, keys, tables)
+        components, n_communities = _structure(nodes, st, memo)
+        data = {"edges": edges, **{k: list(v) for k, v in tables.items()}, "colors": CLASS_COLORS,
+                "shapes": CLASS_SHAPES, "properties": [local_name(p) for p in RELATIONS], "components": components,
+                "communities": n_communities, "summarySize": SUMMARY_SIZE,
+                "fold": memo.get("fold", unicodedata.unidata_version, fold_table)}
+        encoded = {k: _json_for_script(v) for k, v in data.items()}
         if beside is not None:
             memo.put(beside.result())
     finally:
         if beside is not None:
             beside.close()
-    components, n_communities = _structure(nodes, st, memo)
-    data = {"nodes": nodes, "edges": edges, **{k: list(v) for k, v in tables.items()}, "options": _options(nodes, st, memo),
-            "colors": CLASS_COLORS, "shapes": CLASS_SHAPES, "properties": [local_name(p) for p in RELATIONS],
-            "components": components, "communities": n_communities, "summarySize": SUMMARY_SIZE,
-            "fold": memo.get("fold", unicodedata.unidata_version, fold_table)}
+    encoded["options"] = _json_for_script(_options(nodes, st, memo))
+    encoded["nodes"] = _nodes_json(view, order, nodes)
+    return "{" + ",".join(f"{_json_for_script(k)}:{encoded[k]}" for k in sorted(encoded)) + "}"
+
+
+def render_html(graph: Graph | GraphView, memo: PageMemo | None = None) -> str:
+    """The HTML page for ``graph`` (an rdflib Graph, or the :class:`GraphView` of one); ``memo``: what the last
+    page of this graph computed (:class:`PageMemo`), the same page for less work."""
+    memo = memo if memo is not None else PageMemo()
+    view = graph if isinstance(graph, GraphView) else GraphView.of_graph(graph)
+    data = _page_data(view, memo)
     js, css = _vis_assets()
     template = (Path(__file__).parent / "templates" / "graph.html").read_text("utf-8")
     return (template.replace("__VIS_CSS__", css).replace("__VIS_JS__", js.replace("</script", "<\\/script"))
-            .replace("__DATA__", _json_for_script(data)))
+            .replace("__DATA__", data))
 
 
 def render_file(graph_path: Path, out: Path) -> Path:

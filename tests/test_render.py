@@ -131,6 +131,65 @@ def test_a_patched_view_and_a_memo_give_the_page_of_the_whole_graph():
     assert any(k[0] == "layout" for k in kept) and len(kept) < len(reused.used()), "some components kept, some new"
 
 
+def test_the_nodes_encoded_from_the_kept_rows_are_what_json_writes(monkeypatch):
+    """The nodes' JSON is written from each entity's fields encoded once (``render._Rows.node_json``) and its
+    numbers: the text ``_json_for_script`` gives for the node list, with positions (a large graph) and without,
+    and for labels the script must escape."""
+    import sys
+    from pathlib import Path
+
+    from pipeline import render
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from browser import synthetic_graph
+
+    real, checked = render._nodes_json, []
+
+    def compared(view, order, nodes):
+        got = real(view, order, nodes)
+        checked.append((got == render._json_for_script(nodes), any("x" in n for n in nodes)))
+        return got
+
+    monkeypatch.setattr(render, "_nodes_json", compared)
+    small = Graph()
+    for i, label in enumerate([*HOSTILE, "Straße Ω\u2028", "-0.0"]):
+        small.add((RES[f"method/m{i}"], RDF.type, MLKG.Method))
+        small.add((RES[f"method/m{i}"], RDFS.label, Literal(label)))
+    small.add((RES["method/m0"], MLKG.extends, RES["method/m1"]))
+    render_html(synthetic_graph(400, 300))
+    render_html(small)
+    assert checked == [(True, True), (True, False)]
+
+
+def test_a_patched_view_forgets_the_rows_that_hold_a_renamed_documents_label():
+    """An entity's node row holds its documents' labels in order: when a patch renames a document, the rows of
+    the entities it mentions are made again (the page is that of the whole new graph), the others kept."""
+    from pipeline.render import GraphView, PageMemo
+    from pipeline.write import turtle_bytes
+
+    def graph(first_label: str) -> Graph:
+        g = Graph()
+        for d, label in (("a.md", first_label), ("b.md", "b.md")):
+            g.add((RES[f"document/{d}"], RDF.type, MLKG.Document))
+            g.add((RES[f"document/{d}"], RDFS.label, Literal(label)))
+        for m, docs in (("x", ("a.md", "b.md")), ("y", ("b.md",))):
+            g.add((RES[f"method/{m}"], RDF.type, MLKG.Method))
+            g.add((RES[f"method/{m}"], RDFS.label, Literal(m.upper())))
+            for d in docs:
+                g.add((RES[f"method/{m}"], MLKG.mentionedIn, RES[f"document/{d}"]))
+        return g
+
+    old, new = graph("a.md"), graph("z.md")
+    view = GraphView.of_turtle(turtle_bytes(old))
+    view.warm()
+    kept = view.rows().nodes[str(RES["method/y"])]
+    doc = RES["document/a.md"]
+    assert view.patch(turtle_bytes(t for t in old if t[0] == doc), turtle_bytes(t for t in new if t[0] == doc))
+    assert str(RES["method/x"]) not in view.rows().nodes and view.rows().nodes[str(RES["method/y"])] is kept
+    assert render_html(view, PageMemo()) == render_html(new)
+    assert _page_data(render_html(new))["docs"] == ["b.md", "z.md"]
+
+
 @pytest.mark.parametrize("how", ["beside", "no fork", "copy fails", "here"])
 def test_the_igraph_work_done_beside_here_or_after_a_failed_copy_gives_the_same_page(how, monkeypatch):
     """The communities and layouts the memo lacks are computed in a forked copy while the evidence records are
