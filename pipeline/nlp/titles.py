@@ -50,9 +50,10 @@ class _Titles:
         self.fw = rules.function_words
         self.confs = frozenset(rules.conf_acronyms)
 
-    def add(self, a: int, b: int, rule: str, need_colon: bool = False) -> None:
-        """Keep the title at ``[a, b)`` (its quotes dropped) if it has three words, two capitalised, and opens
-        with none of the words that open sentences ("This", "We", "In") or an organization."""
+    def add(self, a: int, b: int, rule: str, need_colon: bool = False, min_caps: int = 2) -> None:
+        """Keep the title at ``[a, b)`` (its quotes dropped) if it has three words, ``min_caps`` capitalised (two
+        unless a label says it is a title), and opens with none of the words that open sentences ("This", "We",
+        "In") or an organization."""
         text, rules, out = self.text, self.rules, self.out
         while a < b and text[a] in "“”\"":  # the quotes around a title are not part of it
             a += 1
@@ -65,7 +66,7 @@ class _Titles:
             return
         words = title.split()
         caps = sum(1 for w in words if w[0].isupper())
-        if len(words) < 3 or caps < 2:
+        if len(words) < 3 or caps < min_caps:
             return
         first = words[0].rstrip(":,")
         if first in rules.organizations or first in {"This", "These", "Our", "We", "It", "At", "In"}:
@@ -188,9 +189,13 @@ def _titles_on_lines(t: _Titles) -> None:
         if _HEADING_PARAGRAPH.search(para) or not _ABSTRACT_SIGNAL.search(block):
             continue
         add(m.start(1), m.end(1), "paper.title_line_abstract")
-    # a labelled title ("Title: Name: Subtitle"), and a list item "• Title (Venue Year) — teaser"
+    # a labelled title ("Title: Name: Subtitle", "paper: \"Name\" (Venue Year)", "title = {Name},"): one labelled
+    # "title" may be in sentence case (a BibTeX entry's), one labelled "paper" or "journal version" reads as a title
     for m in _TITLE_LABEL.finditer(text):
-        add(m.start(1), m.end(1), "paper.labelled_title")
+        titled = m.group(1).lower() == "title"
+        if titled or title_like(m.group(2), fw):
+            add(m.start(2), m.end(2), "paper.labelled_title", min_caps=1 if titled else 2)
+    # a list item "• Title (Venue Year) — teaser"
     for m in re.finditer(r"(?m)^[ \t]*(?:\d{1,3}[.)]|" + BULLET + r")[ \t]+((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n()]{8,220}?)[ \t]*"
                          r"\([^()\n]*(?:19|20)\d{2}[^()\n]*\)[ \t]*(?:[—–:-]|$)", text):
         if title_like(m.group(1), fw):
