@@ -282,3 +282,14 @@ def test_a_names_basis_says_whether_a_cue_or_its_shape_alone_gave_its_class(pars
     assert "nb=cue_Dataset" in got["Trelliset"][1], got["Trelliset"][1]
     assert "nb=shape" in got["Zanthir-7"][1], got["Zanthir-7"][1]
     assert not any(f.startswith("nb=") for f in got["We"][1]) if "We" in got else True
+
+
+@pytest.mark.parametrize("title, cls", [
+    ("Quillon: A Large-Scale Routing Evaluation Benchmark for Sparse Mixture Models", "Dataset"),
+    ("Quillon: Benchmarking Sparse Routers on Long Inputs", "Dataset"),
+    ("Quillon: Learning to Route Sparse Experts at Scale", "Method"),
+    ("Quillon: A Method for Routing Sparse Experts with a Benchmark", "Method"),
+])
+def test_a_title_prefix_names_a_dataset_when_its_subtitle_is_a_benchmarks(parse, title, cls):
+    got = _features(parse, f"At ICML 2026, researchers will present {title}. Quillon was well received.")
+    assert got["Quillon"][0].rule_cls == cls, (got["Quillon"][0], title)
