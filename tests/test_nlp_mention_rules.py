@@ -430,6 +430,8 @@ def test_a_name_before_a_kind_of_hardware_is_that_hardware(text, name, alias):
     ("journal version: Folded Widgets for Coarse Recognition\ncode: example.org\n", "Folded Widgets for Coarse Recognition"),
     ("Paper ........... Widget Separation with Band-Split Folding\nLicence ......... MIT\n", "Widget Separation with Band-Split Folding"),
     ("@article{lee2024,\n  title    = {Folded widget coding at reduced complexity},\n  year = {2024}\n}", "Folded widget coding at reduced complexity"),
+    ("<entry>\n<title> Neural Widget Scoring for Adversarially Folded Input\n<author> Ann Lee et al.\n",
+     "Neural Widget Scoring for Adversarially Folded Input"),
 ])
 def test_a_title_as_a_labelled_fields_value(text, title):
     """A field labelled title, paper or journal version holds a title, after a colon, dot leaders, a column gap or
@@ -444,4 +446,26 @@ def test_a_title_as_a_labelled_fields_value(text, title):
     "paper: see the project page for details\n",
 ])
 def test_a_labelled_field_that_holds_no_title(text):
+    assert _titles(text) == set()
+
+
+@pytest.mark.parametrize("text, title", [
+    ('Week 5\nReading: "A folded-widget compute chip based on phase-change memory for inference". It is small.',
+     "A folded-widget compute chip based on phase-change memory for inference"),
+    ('AWARD\n"A whole-slide widget model for folding from real-world data"\nAffiliations: Quill Labs',
+     "A whole-slide widget model for folding from real-world data"),
+    ('The journal version, "A graph folding methodology for fast widget design" [2], was published in 2021.',
+     "A graph folding methodology for fast widget design"),
+])
+def test_a_quoted_title_in_sentence_case_after_a_label_a_paper_word_or_before_its_authors(text, title):
+    assert _titles(text) == {title}
+
+
+@pytest.mark.parametrize("text", [
+    'The paper says "Attention alone is sufficient for translation" in its abstract.',
+    'In the paper she noted "Our model is the best one here" twice.',
+    'The work was "A lot of fun to build and run" for the team.',
+    'The report ends: "It was a long year for all of us."',
+])
+def test_a_quoted_sentence_in_sentence_case_is_no_title(text):
     assert _titles(text) == set()

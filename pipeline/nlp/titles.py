@@ -140,6 +140,8 @@ def _titles_on_lines(t: _Titles) -> None:
         if (_PAPER_LINE.search(line) or (m.group(0)[0] in "“\"" and _NAMED_TITLE.match(m.group(1)))) \
                 and title_like(m.group(1), fw):
             add(m.start(1), m.end(1), "paper.emphasised_title")
+        elif m.group(0)[0] in "“\"" and _quoted_title(text, m, line):
+            add(m.start(1), m.end(1), "paper.emphasised_title", min_caps=1)
     # a title on a line of its own, perhaps as a list item: with a colon or a question mark, or followed by
     # an "Authors:" line ("1. Name: Subtitle", "-- Where Does the Gripper Look? ...", "Paperweight: ...")
     # (after a time of day and a one-word label: "11:00  Oral: Name: Subtitle" in a programme)
@@ -192,9 +194,9 @@ def _titles_on_lines(t: _Titles) -> None:
     # a labelled title ("Title: Name: Subtitle", "paper: \"Name\" (Venue Year)", "title = {Name},"): one labelled
     # "title" may be in sentence case (a BibTeX entry's), one labelled "paper" or "journal version" reads as a title
     for m in _TITLE_LABEL.finditer(text):
-        titled = m.group(1).lower() == "title"
-        if titled or title_like(m.group(2), fw):
-            add(m.start(2), m.end(2), "paper.labelled_title", min_caps=1 if titled else 2)
+        titled = bool(m.group(1)) or m.group(2).lower() == "title"
+        if titled or title_like(m.group(3), fw):
+            add(m.start(3), m.end(3), "paper.labelled_title", min_caps=1 if titled else 2)
     # a list item "• Title (Venue Year) — teaser"
     for m in re.finditer(r"(?m)^[ \t]*(?:\d{1,3}[.)]|" + BULLET + r")[ \t]+((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n()]{8,220}?)[ \t]*"
                          r"\([^()\n]*(?:19|20)\d{2}[^()\n]*\)[ \t]*(?:[—–:-]|$)", text):
@@ -212,6 +214,27 @@ _WRAP = re.compile(r"\n[ \t]+(\S[^\n]{0,60}?)[ \t]*(?=\n|$)")
 _WRAP_LINE_CHARS = 45
 """The shortest line a title wraps from onto the next: a short one ends where the writer ended it."""
 _FIELD_DATE = re.compile(r"\b(?:" + "|".join(sorted(MONTHS)) + r")\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?\b|(?:19|20)\d{2}\b)")
+
+
+_SENTENCE_CASE_TITLE = re.compile(_CUES["sentence_case_title"])
+_QUOTE_LABEL = re.compile(_CUES["quote_label"])
+_SPEECH = re.compile(_CUES["speech"], re.I)
+_PAPER_BEFORE = re.compile(_CUES["paper_before_quote"], re.I)
+
+
+def _quoted_title(text: str, m: re.Match, line: str) -> bool:
+    """Whether a quoted phrase in sentence case ("A graph placement methodology for fast chip design") is a title:
+    after a label ("Reading: \"...\""), on a line of its own before an authors' or affiliations' line, or after a
+    word that says a paper is named ("The journal version, ") on a line that quotes nobody."""
+    if not _SENTENCE_CASE_TITLE.fullmatch(m.group(1)):
+        return False
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    if _QUOTE_LABEL.search(text, line_start, m.start()):
+        return True
+    nxt = text[m.end():m.end() + 200].lstrip(" \t")
+    if nxt.startswith("\n") and not text[line_start:m.start()].strip() and _AUTHOR_LINE.match(nxt.lstrip()):
+        return True
+    return bool(_PAPER_BEFORE.search(text, line_start, m.start())) and not _SPEECH.search(line)
 
 
 def _wrapped_end(text: str, line_start: int, end: int, rules) -> int:
