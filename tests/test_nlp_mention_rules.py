@@ -469,3 +469,17 @@ def test_a_quoted_title_in_sentence_case_after_a_label_a_paper_word_or_before_it
 ])
 def test_a_quoted_sentence_in_sentence_case_is_no_title(text):
     assert _titles(text) == set()
+
+
+def test_the_cells_of_a_tables_paper_column_are_titles():
+    text = ("| year | lab | paper | what it showed |\n|------|-----|-------|----------------|\n"
+            "| 2013 | Quill Labs | Folding widgets with deep reinforcement learning | A widget folds. |\n"
+            "| 2015 | Quill Labs | Widget Folding: Improvements in Deep Learning | It folds faster. |\n")
+    assert _titles(text) == {"Folding widgets with deep reinforcement learning",
+                             "Widget Folding: Improvements in Deep Learning"}
+
+
+def test_no_titles_from_a_table_without_a_paper_column():
+    text = ("| year | lab | method | what it showed |\n|------|-----|-------|----------------|\n"
+            "| 2013 | Quill Labs | Folding widgets with deep reinforcement learning | A widget folds. |\n")
+    assert _titles(text) == set()

@@ -80,7 +80,46 @@ def paper_titles(text: str, sentences, rules) -> list[Found]:
     t = _Titles(text, rules)
     _titles_in_sentences(t, sentences)
     _titles_on_lines(t)
+    if "|" in text:
+        _titles_in_columns(t)
     return t.out
+
+
+_TABLE_HEAD = re.compile(r"(?m)^[ \t]*(\|[^\n]*\|)[ \t]*\n[ \t]*\|[ \t]*:?-{3,}[-:| \t]*\|?[ \t]*$")
+"""A pipe table's header line, before its line of dashes."""
+_TITLE_COLUMN = re.compile(_CUES["title_column"], re.I)
+
+
+def _titles_in_columns(t: _Titles) -> None:
+    """The cells of a pipe table's column headed "paper" or "title": each a paper's title, in title or sentence
+    case ("| 2015 | DeepMind | Human-level control through deep reinforcement learning | ... |")."""
+    text = t.text
+    for m in _TABLE_HEAD.finditer(text):
+        heads = [h.strip() for h in m.group(1).strip("|").split("|")]
+        cols = [k for k, h in enumerate(heads) if _TITLE_COLUMN.fullmatch(h)]
+        if len(cols) != 1:
+            continue
+        pos = text.find("\n", m.end())
+        while pos >= 0 and text.startswith("|", pos + 1 + (len(text[pos + 1:]) - len(text[pos + 1:].lstrip(" \t")))):
+            end = text.find("\n", pos + 1)
+            end = len(text) if end < 0 else end
+            a, b = _cell(text, pos + 1, end, cols[0])
+            if b - a > 0 and _SENTENCE_CASE_TITLE.fullmatch(text[a:b]):
+                t.add(a, b, "paper.table_title", min_caps=1)
+            pos = end if end < len(text) else -1
+
+
+def _cell(text: str, a: int, b: int, k: int) -> tuple[int, int]:
+    """The offsets of the ``k``-th cell of the pipe-table row ``text[a:b]``, without the spaces around it."""
+    bars = [i for i in range(a, b) if text[i] == "|"]
+    if len(bars) < k + 2:
+        return a, a
+    x, y = bars[k] + 1, bars[k + 1]
+    while x < y and text[x] in " \t":
+        x += 1
+    while y > x and text[y - 1] in " \t":
+        y -= 1
+    return x, y
 
 
 def _titles_in_sentences(t: _Titles, sentences) -> None:
