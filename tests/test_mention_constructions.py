@@ -281,15 +281,15 @@ def test_a_names_basis_says_whether_a_cue_or_its_shape_alone_gave_its_class(pars
     got = _features(parse, "We evaluate Quorvex on the Trelliset dataset. Zanthir-7 was mentioned too.")
     assert "nb=cue_Dataset" in got["Trelliset"][1], got["Trelliset"][1]
     assert "nb=shape" in got["Zanthir-7"][1], got["Zanthir-7"][1]
-    assert not any(f.startswith("nb=") for f in got["We"][1]) if "We" in got else True
 
 
-@pytest.mark.parametrize("title, cls", [
-    ("Quillon: A Large-Scale Routing Evaluation Benchmark for Sparse Mixture Models", "Dataset"),
-    ("Quillon: Benchmarking Sparse Routers on Long Inputs", "Dataset"),
-    ("Quillon: Learning to Route Sparse Experts at Scale", "Method"),
-    ("Quillon: A Method for Routing Sparse Experts with a Benchmark", "Method"),
-])
-def test_a_title_prefix_names_a_dataset_when_its_subtitle_is_a_benchmarks(parse, title, cls):
-    got = _features(parse, f"At ICML 2026, researchers will present {title}. Quillon was well received.")
-    assert got["Quillon"][0].rule_cls == cls, (got["Quillon"][0], title)
+
+def test_a_title_prefix_names_a_dataset_when_its_subtitle_is_a_benchmarks(parse):
+    """"Name: A Large-Scale Routing Evaluation Benchmark for ..." and "Name: Benchmarking ..." name a dataset;
+    "Name: Learning to ..." and "Name: A Method for ... with a Benchmark" a method."""
+    for subtitle, cls in (("A Large-Scale Routing Evaluation Benchmark for Sparse Mixture Models", "Dataset"),
+                          ("Benchmarking Sparse Routers on Long Inputs", "Dataset"),
+                          ("Learning to Route Sparse Experts at Scale", "Method"),
+                          ("A Method for Routing Sparse Experts with a Benchmark", "Method")):
+        got = _features(parse, f"At ICML 2026, researchers will present Quillon: {subtitle}. Quillon was well received.")
+        assert got["Quillon"][0].rule_cls == cls, (got["Quillon"][0], subtitle)
