@@ -273,23 +273,3 @@ def test_a_title_after_any_list_marker_is_taken_without_it(parse):
     assert "XMem: Long-Term Video Object Segmentation with an Atkinson-Shiffrin Memory Model" in spans
     titles = {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Paper"}
     assert "XMem: Long-Term Video Object Segmentation with an Atkinson-Shiffrin Memory Model" in titles
-
-
-def test_a_names_basis_says_whether_a_cue_or_its_shape_alone_gave_its_class(parse):
-    """The name-shape rule's class of a name rests on a cue ("the X dataset", "evaluated on X") or on its shape
-    alone: a feature says which, so the decision may doubt a class that only the shape gave."""
-    got = _features(parse, "We evaluate Quorvex on the Trelliset dataset. Zanthir-7 was mentioned too.")
-    assert "nb=cue_Dataset" in got["Trelliset"][1], got["Trelliset"][1]
-    assert "nb=shape" in got["Zanthir-7"][1], got["Zanthir-7"][1]
-
-
-
-def test_a_title_prefix_names_a_dataset_when_its_subtitle_is_a_benchmarks(parse):
-    """"Name: A Large-Scale Routing Evaluation Benchmark for ..." and "Name: Benchmarking ..." name a dataset;
-    "Name: Learning to ..." and "Name: A Method for ... with a Benchmark" a method."""
-    for subtitle, cls in (("A Large-Scale Routing Evaluation Benchmark for Sparse Mixture Models", "Dataset"),
-                          ("Benchmarking Sparse Routers on Long Inputs", "Dataset"),
-                          ("Learning to Route Sparse Experts at Scale", "Method"),
-                          ("A Method for Routing Sparse Experts with a Benchmark", "Method")):
-        got = _features(parse, f"At ICML 2026, researchers will present Quillon: {subtitle}. Quillon was well received.")
-        assert got["Quillon"][0].rule_cls == cls, (got["Quillon"][0], subtitle)

@@ -18,7 +18,6 @@ from itertools import accumulate
 from spacy.tokens import Doc
 
 from ..names import norm
-from .names import NAME_BASIS_KEY
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, span_root, table_top
 from .relations.common import compared_against
 from .subjects import subject_features
@@ -70,7 +69,7 @@ def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
         around[key].update("any_" + g for g in gov if "gov_class=" in g)
         near[(c.start, c.end)] = (before, after, root, gov)
     return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()},
-            "segments": _segments(lay, cands), "near": near, "basis": doc.user_data.get(NAME_BASIS_KEY, {})}
+            "segments": _segments(lay, cands), "near": near}
 
 
 _CAPITALISED = re.compile(r"\b[A-Z]\w*")
@@ -225,9 +224,6 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
         f += [f"rc={c.rule_cls}", f"rr={c.rule}", f"rrp={c.rule.split('.')[0]}"]
     key = norm(text)
     f += [f"doc_rc={cls}" for cls in sorted(ctx["rule_classes"].get(norm(c.canonical or text), ()))]
-    basis = ctx["basis"].get(norm(c.canonical or text)) or ctx["basis"].get(key)
-    if basis:  # what the name rules' class rests on: its shape alone, or a cue ("the X dataset", "on X")
-        f.append(f"nb={basis}")
     f += ctx["around"].get(key, ())
     multi = c.end - c.start > 1 or " " in text
     f.append(f"shape={'multi' if multi else shape(text)}")

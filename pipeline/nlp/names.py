@@ -32,13 +32,7 @@ _DETERMINERS = frozenset(_CUES["determiners"].split("|"))
 _NOT_PROPOSED = frozenset(_CUES["not_proposed"].split("|"))
 _APPOSITIVE_BEFORE = re.compile(_CUES["appositive_before"])
 
-__all__ = ["NAME_BASIS_KEY", "name_candidates"]
-
-NAME_BASIS_KEY = "mlkg_name_basis"
-"""Where ``name_candidates`` leaves, in ``doc.user_data``, what each name's class rests on (normalised name ->
-"shape" when only its shape voted, else "cue_" and the classes a cue, the lexicon or a context voted for): a mention
-feature, so the trained decision may doubt a class that the name's shape alone gave ("SA-V", "CoinRun" read as
-methods)."""
+__all__ = ["name_candidates"]
 
 
 @lru_cache(maxsize=8)
@@ -97,7 +91,6 @@ class _Votes:
         self.text, self.rules, self.titles, self.lexicon = text, rules, titles, lexicon
         self.sent_starts = {s for s, _ in sentences}
         self.votes: dict[str, Counter] = defaultdict(Counter)
-        self.cued: dict[str, set[str]] = defaultdict(set)  # the classes a vote of weight >= 2 gave a name
         self.surface: dict[str, str] = {}
         self.cands: list[tuple[int, int, str]] = []
         self.dheads = rules.dataset_heads_alternation
@@ -128,7 +121,6 @@ class _Votes:
             votes[key][cls] = max(votes[key][cls], 1)
         else:
             votes[key][cls] += w
-            self.cued[key].add(cls)
         surface.setdefault(key, name)
 
 
@@ -148,14 +140,7 @@ def name_candidates(doc: Doc, text: str, sentences, rules, taken: list[Found], t
     v = _Votes(text, sentences, rules, titles, lexicon)
     for family in _FAMILIES:
         family(v)
-    doc.user_data[NAME_BASIS_KEY] = _basis(v)
     return _emit(v)
-
-
-def _basis(v: _Votes) -> dict[str, str]:
-    """Each voted name's basis (``NAME_BASIS_KEY``): "shape", or "cue_" and the classes its cues voted for."""
-    return {key: "cue_" + "_".join(sorted(v.cued[key])) if v.cued.get(key) else "shape"
-            for key, c in v.votes.items() if c}
 
 
 def _by_shape(v: _Votes) -> None:
