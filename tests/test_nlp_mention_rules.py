@@ -94,6 +94,8 @@ def test_a_line_of_people_needs_two_people():
     ("On stage at the Samsung AI Forum 2023 in Seoul, it was shown.", "Samsung AI Forum 2023"),
     ("Our work at WWDC 2022 and WWDC 2023.", "WWDC 2023"),
     ("The model won the LIMMITS '24 challenge.", "LIMMITS '24"),
+    ("4th TWISL 2020, held in Marseille on 16 May 2020.", "TWISL 2020"),  # an edition's ordinal
+    ("The workshop was co-located with NETCONF 2009 in Barcelona.", "NETCONF 2009"),
 ])
 def test_an_event_named_with_its_year(text, name):
     assert name in _venues(text)
@@ -101,6 +103,7 @@ def test_an_event_named_with_its_year(text, name):
 
 def test_a_month_a_quarter_or_a_dataset_with_a_year_is_no_event():
     assert _venues("In June 2024 we trained on ImageNet 2012, up to Q4 2024.") == set()
+    assert _venues("On the 4th March 2020 we released it; the 2nd Widget release came in 2021.") == set()
 
 
 def test_a_workshop_named_by_one_capitalised_token():
@@ -419,3 +422,52 @@ def test_a_name_before_a_kind_of_hardware_is_that_hardware(text, name, alias):
     for other in ("Faster Inference On Any GPU", "It scales to 128 GPUs, on NVIDIA GPUs and on mobile GPUs, and on one board.",
                   "Modern Consumer GPUs are enough."):
         assert _hardware(other) == set()
+
+
+@pytest.mark.parametrize("text, title", [
+    ("Title: Sparse Widgets: A Study of Folding\nAuthors: Ann Lee", "Sparse Widgets: A Study of Folding"),
+    ("paper:           Folded Widget Models for Coarse Recognition (ICCV 2015)\n", "Folded Widget Models for Coarse Recognition"),
+    ("journal version: Folded Widgets for Coarse Recognition\ncode: example.org\n", "Folded Widgets for Coarse Recognition"),
+    ("Paper ........... Widget Separation with Band-Split Folding\nLicence ......... MIT\n", "Widget Separation with Band-Split Folding"),
+    ("@article{lee2024,\n  title    = {Folded widget coding at reduced complexity},\n  year = {2024}\n}", "Folded widget coding at reduced complexity"),
+    ("<entry>\n<title> Neural Widget Scoring for Adversarially Folded Input\n<author> Ann Lee et al.\n",
+     "Neural Widget Scoring for Adversarially Folded Input"),
+])
+def test_a_title_as_a_labelled_fields_value(text, title):
+    """A field labelled title, paper or journal version holds a title, after a colon, dot leaders, a column gap or
+    "="; a BibTeX title may be in sentence case."""
+    assert title in _titles(text)
+
+
+@pytest.mark.parametrize("text, title", [
+    ('Week 5\nReading: "A folded-widget compute chip based on phase-change memory for inference". It is small.',
+     "A folded-widget compute chip based on phase-change memory for inference"),
+    ('AWARD\n"A whole-slide widget model for folding from real-world data"\nAffiliations: Quill Labs',
+     "A whole-slide widget model for folding from real-world data"),
+    ('The journal version, "A graph folding methodology for fast widget design" [2], was published in 2021.',
+     "A graph folding methodology for fast widget design"),
+])
+def test_a_quoted_title_in_sentence_case_after_a_label_a_paper_word_or_before_its_authors(text, title):
+    assert _titles(text) == {title}
+
+
+def test_the_cells_of_a_tables_paper_column_are_titles():
+    text = ("| year | lab | paper | what it showed |\n|------|-----|-------|----------------|\n"
+            "| 2013 | Quill Labs | Folding widgets with deep reinforcement learning | A widget folds. |\n"
+            "| 2015 | Quill Labs | Widget Folding: Improvements in Deep Learning | It folds faster. |\n")
+    assert _titles(text) == {"Folding widgets with deep reinforcement learning",
+                             "Widget Folding: Improvements in Deep Learning"}
+
+
+def test_no_title_from_a_field_a_quoted_sentence_or_a_table_without_a_paper_column():
+    """A field labelled paper that holds a link or a sentence, a sentence in quotes (said, or no paper named before
+    it), a table's column of methods."""
+    for text in ("Paper: https://arxiv.org/abs/2401.00001\n", "Paper reviews are due on Friday for all authors.\n",
+                 "Publication: we will publish the code soon\n", "paper: see the project page for details\n",
+                 'The paper says "Attention alone is sufficient for translation" in its abstract.',
+                 'In the paper she noted "Our model is the best one here" twice.',
+                 'The work was "A lot of fun to build and run" for the team.',
+                 'The report ends: "It was a long year for all of us."',
+                 "| year | lab | method | what it showed |\n|------|-----|-------|----------------|\n"
+                 "| 2013 | Quill Labs | Folding widgets with deep reinforcement learning | A widget folds. |\n"):
+        assert _titles(text) == set(), text

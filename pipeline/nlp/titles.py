@@ -50,9 +50,10 @@ class _Titles:
         self.fw = rules.function_words
         self.confs = frozenset(rules.conf_acronyms)
 
-    def add(self, a: int, b: int, rule: str, need_colon: bool = False) -> None:
-        """Keep the title at ``[a, b)`` (its quotes dropped) if it has three words, two capitalised, and opens
-        with none of the words that open sentences ("This", "We", "In") or an organization."""
+    def add(self, a: int, b: int, rule: str, need_colon: bool = False, min_caps: int = 2) -> None:
+        """Keep the title at ``[a, b)`` (its quotes dropped) if it has three words, ``min_caps`` capitalised (two
+        unless a label says it is a title), and opens with none of the words that open sentences ("This", "We",
+        "In") or an organization."""
         text, rules, out = self.text, self.rules, self.out
         while a < b and text[a] in "“”\"":  # the quotes around a title are not part of it
             a += 1
@@ -65,7 +66,7 @@ class _Titles:
             return
         words = title.split()
         caps = sum(1 for w in words if w[0].isupper())
-        if len(words) < 3 or caps < 2:
+        if len(words) < 3 or caps < min_caps:
             return
         first = words[0].rstrip(":,")
         if first in rules.organizations or first in {"This", "These", "Our", "We", "It", "At", "In"}:
@@ -79,7 +80,46 @@ def paper_titles(text: str, sentences, rules) -> list[Found]:
     t = _Titles(text, rules)
     _titles_in_sentences(t, sentences)
     _titles_on_lines(t)
+    if "|" in text:
+        _titles_in_columns(t)
     return t.out
+
+
+_TABLE_HEAD = re.compile(r"(?m)^[ \t]*(\|[^\n]*\|)[ \t]*\n[ \t]*\|[ \t]*:?-{3,}[-:| \t]*\|?[ \t]*$")
+"""A pipe table's header line, before its line of dashes."""
+_TITLE_COLUMN = re.compile(_CUES["title_column"], re.I)
+
+
+def _titles_in_columns(t: _Titles) -> None:
+    """The cells of a pipe table's column headed "paper" or "title": each a paper's title, in title or sentence
+    case ("| 2015 | DeepMind | Human-level control through deep reinforcement learning | ... |")."""
+    text = t.text
+    for m in _TABLE_HEAD.finditer(text):
+        heads = [h.strip() for h in m.group(1).strip("|").split("|")]
+        cols = [k for k, h in enumerate(heads) if _TITLE_COLUMN.fullmatch(h)]
+        if len(cols) != 1:
+            continue
+        pos = text.find("\n", m.end())
+        while pos >= 0 and text.startswith("|", pos + 1 + (len(text[pos + 1:]) - len(text[pos + 1:].lstrip(" \t")))):
+            end = text.find("\n", pos + 1)
+            end = len(text) if end < 0 else end
+            a, b = _cell(text, pos + 1, end, cols[0])
+            if b - a > 0 and _SENTENCE_CASE_TITLE.fullmatch(text[a:b]):
+                t.add(a, b, "paper.table_title", min_caps=1)
+            pos = end if end < len(text) else -1
+
+
+def _cell(text: str, a: int, b: int, k: int) -> tuple[int, int]:
+    """The offsets of the ``k``-th cell of the pipe-table row ``text[a:b]``, without the spaces around it."""
+    bars = [i for i in range(a, b) if text[i] == "|"]
+    if len(bars) < k + 2:
+        return a, a
+    x, y = bars[k] + 1, bars[k + 1]
+    while x < y and text[x] in " \t":
+        x += 1
+    while y > x and text[y - 1] in " \t":
+        y -= 1
+    return x, y
 
 
 def _titles_in_sentences(t: _Titles, sentences) -> None:
@@ -139,6 +179,8 @@ def _titles_on_lines(t: _Titles) -> None:
         if (_PAPER_LINE.search(line) or (m.group(0)[0] in "“\"" and _NAMED_TITLE.match(m.group(1)))) \
                 and title_like(m.group(1), fw):
             add(m.start(1), m.end(1), "paper.emphasised_title")
+        elif m.group(0)[0] in "“\"" and _quoted_title(text, m, line):
+            add(m.start(1), m.end(1), "paper.emphasised_title", min_caps=1)
     # a title on a line of its own, perhaps as a list item: with a colon or a question mark, or followed by
     # an "Authors:" line ("1. Name: Subtitle", "-- Where Does the Gripper Look? ...", "Paperweight: ...")
     # (after a time of day and a one-word label: "11:00  Oral: Name: Subtitle" in a programme)
@@ -188,9 +230,13 @@ def _titles_on_lines(t: _Titles) -> None:
         if _HEADING_PARAGRAPH.search(para) or not _ABSTRACT_SIGNAL.search(block):
             continue
         add(m.start(1), m.end(1), "paper.title_line_abstract")
-    # a labelled title ("Title: Name: Subtitle"), and a list item "• Title (Venue Year) — teaser"
+    # a labelled title ("Title: Name: Subtitle", "paper: \"Name\" (Venue Year)", "title = {Name},"): one labelled
+    # "title" may be in sentence case (a BibTeX entry's), one labelled "paper" or "journal version" reads as a title
     for m in _TITLE_LABEL.finditer(text):
-        add(m.start(1), m.end(1), "paper.labelled_title")
+        titled = bool(m.group(1)) or m.group(2).lower() == "title"
+        if titled or title_like(m.group(3), fw):
+            add(m.start(3), m.end(3), "paper.labelled_title", min_caps=1 if titled else 2)
+    # a list item "• Title (Venue Year) — teaser"
     for m in re.finditer(r"(?m)^[ \t]*(?:\d{1,3}[.)]|" + BULLET + r")[ \t]+((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n()]{8,220}?)[ \t]*"
                          r"\([^()\n]*(?:19|20)\d{2}[^()\n]*\)[ \t]*(?:[—–:-]|$)", text):
         if title_like(m.group(1), fw):
@@ -207,6 +253,27 @@ _WRAP = re.compile(r"\n[ \t]+(\S[^\n]{0,60}?)[ \t]*(?=\n|$)")
 _WRAP_LINE_CHARS = 45
 """The shortest line a title wraps from onto the next: a short one ends where the writer ended it."""
 _FIELD_DATE = re.compile(r"\b(?:" + "|".join(sorted(MONTHS)) + r")\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?\b|(?:19|20)\d{2}\b)")
+
+
+_SENTENCE_CASE_TITLE = re.compile(_CUES["sentence_case_title"])
+_QUOTE_LABEL = re.compile(_CUES["quote_label"])
+_SPEECH = re.compile(_CUES["speech"], re.I)
+_PAPER_BEFORE = re.compile(_CUES["paper_before_quote"], re.I)
+
+
+def _quoted_title(text: str, m: re.Match, line: str) -> bool:
+    """Whether a quoted phrase in sentence case ("A graph placement methodology for fast chip design") is a title:
+    after a label ("Reading: \"...\""), on a line of its own before an authors' or affiliations' line, or after a
+    word that says a paper is named ("The journal version, ") on a line that quotes nobody."""
+    if not _SENTENCE_CASE_TITLE.fullmatch(m.group(1)):
+        return False
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    if _QUOTE_LABEL.search(text, line_start, m.start()):
+        return True
+    nxt = text[m.end():m.end() + 200].lstrip(" \t")
+    if nxt.startswith("\n") and not text[line_start:m.start()].strip() and _AUTHOR_LINE.match(nxt.lstrip()):
+        return True
+    return bool(_PAPER_BEFORE.search(text, line_start, m.start())) and not _SPEECH.search(line)
 
 
 def _wrapped_end(text: str, line_start: int, end: int, rules) -> int:
