@@ -99,14 +99,16 @@ def _titles_in_columns(t: _Titles) -> None:
         cols = [k for k, h in enumerate(heads) if _TITLE_COLUMN.fullmatch(h)]
         if len(cols) != 1:
             continue
-        pos = text.find("\n", m.end())
-        while pos >= 0 and text.startswith("|", pos + 1 + (len(text[pos + 1:]) - len(text[pos + 1:].lstrip(" \t")))):
-            end = text.find("\n", pos + 1)
+        pos = m.end()  # the newline after the line of dashes; each row's line follows one
+        while pos < len(text) and text[pos] == "\n":
+            start, end = pos + 1, text.find("\n", pos + 1)
             end = len(text) if end < 0 else end
-            a, b = _cell(text, pos + 1, end, cols[0])
-            if b - a > 0 and _SENTENCE_CASE_TITLE.fullmatch(text[a:b]):
+            if not text[start:end].lstrip(" \t").startswith("|"):
+                break
+            a, b = _cell(text, start, end, cols[0])
+            if b > a and _SENTENCE_CASE_TITLE.fullmatch(text[a:b]):
                 t.add(a, b, "paper.table_title", min_caps=1)
-            pos = end if end < len(text) else -1
+            pos = end
 
 
 def _cell(text: str, a: int, b: int, k: int) -> tuple[int, int]:
