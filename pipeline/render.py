@@ -241,15 +241,13 @@ class GraphView(dict):
 
     def saved_rows(self):
         """The rows as plain data (``incremental.save_page`` keeps them with the view), or None if none were made."""
-        rows = self.__dict__.get("_rows")  # (not the nodes' JSON fields: made again while the pipeline loads)
-        return None if rows is None else (rows.of_class, rows.nodes, rows.records)
+        rows = self.__dict__.get("_rows")
+        return None if rows is None else rows.saved()
 
     def restore_rows(self, saved) -> None:
         """Take the rows :meth:`saved_rows` gave for this view (as it was then): the page of the next patch
         makes only those of the subjects it changes."""
-        rows = self.__dict__["_rows"] = _Rows.__new__(_Rows)
-        rows.of_class, rows.nodes, rows.records = saved
-        rows.encoded, rows._labels = {}, {}
+        self.__dict__["_rows"] = _Rows.restored(saved)
 
     def one(self, p, s: str) -> str | None:
         """The object of ``s``'s ``p`` (the first in order, if it has several), or None."""
@@ -292,6 +290,19 @@ class _Rows:
         self.encoded: dict[str, tuple[str, str, str]] = {}
         self.records: dict[str, tuple] = {}
         self._labels: dict[str, str | None] = {}
+
+    def saved(self) -> tuple:
+        """The rows as plain data for :meth:`restored` (not the nodes' JSON fields: made again while the pipeline
+        loads)."""
+        return self.of_class, self.nodes, self.records
+
+    @classmethod
+    def restored(cls, saved: tuple) -> _Rows:
+        """The rows :meth:`saved` gave."""
+        rows = cls.__new__(cls)
+        rows.of_class, rows.nodes, rows.records = saved
+        rows.encoded, rows._labels = {}, {}
+        return rows
 
     def leave(self, view: GraphView, changed: set[str]) -> None:
         """Before ``view`` is patched: the ``changed`` subjects leave their classes and their rows go."""
