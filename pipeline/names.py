@@ -36,7 +36,7 @@ def norm(name: str) -> str:
 
 _THE = re.compile(r"^the\s+")
 _NOT_ALNUM = re.compile(r"[\W_]+")
-"""What ``norm`` drops: every character ``str.isalnum`` says no to (``\w`` is alphanumeric or "_")."""
+r"""What ``norm`` drops: every character ``str.isalnum`` says no to (``\w`` is alphanumeric or "_")."""
 
 
 @lru_cache(maxsize=1 << 17)

@@ -36,6 +36,9 @@ CLASS_COLORS = {
 CLASS_SHAPES = {"Paper": "square", "Method": "dot", "Dataset": "hexagon", "Venue": "star", "Hardware": "triangle", "Organization": "diamond"}
 LAYOUT_THRESHOLD = 150
 """Above this many nodes, positions are computed in Python (:mod:`pipeline.layout`) and browser physics is off."""
+LAYOUT_SEED = 7
+"""At or under the threshold the browser lays the graph out; from these starting positions, so every browser and
+every opening of the page draws the same picture."""
 SUMMARY_SIZE = 250
 """The page first draws at most this many nodes (the most connected under the filters); more on demand."""
 COMMUNITY_SEED = 7
@@ -591,7 +594,7 @@ def _igraph_beside(st: Structure, memo: PageMemo, layout: bool):
 def _options(nodes: list[dict], st: Structure, memo: PageMemo) -> dict:
     """vis-network options; above the layout threshold, positions from :mod:`pipeline.layout`, physics off."""
     options = {"physics": {"enabled": True, "stabilization": {"iterations": 150}, "solver": "forceAtlas2Based"},
-               "interaction": {"hover": True, "tooltipDelay": 150},
+               "layout": {"randomSeed": LAYOUT_SEED}, "interaction": {"hover": True, "tooltipDelay": 150},
                "nodes": {"scaling": {"min": 8, "max": 40}}, "edges": {"arrows": "to", "font": {"size": 10}}}
     if len(nodes) > LAYOUT_THRESHOLD:
         # labels appear as one zooms in (hubs' first): none in the overview, where they would only overlap
@@ -602,7 +605,7 @@ def _options(nodes: list[dict], st: Structure, memo: PageMemo) -> dict:
             for i, (x, y) in zip(comp, pos.tolist()):
                 nodes[i]["x"], nodes[i]["y"] = round(x, 1), round(y, 1)
         options["physics"] = {"enabled": False}
-        options["layout"] = {"improvedLayout": False}
+        options["layout"] = {"improvedLayout": False}  # positions given: no seed needed
         options["edges"]["smooth"] = False
         options["interaction"].update({"hideEdgesOnDrag": True, "hideEdgesOnZoom": True})
     return options

@@ -295,6 +295,16 @@ def test_large_graph_uses_python_layout_and_is_still_at_once(open_page, tmp_path
     assert _positions(page) == before
 
 
+def test_small_graph_is_laid_out_the_same_at_every_opening(corpus_page, open_page, corpus_build):
+    """Under the layout threshold the browser lays the graph out, from seeded starting positions: two openings
+    (two contexts) settle on the same positions and the same view, so the README's picture is the one users see."""
+    first, _ = corpus_page
+    again, _ = open_page(corpus_build[1] / "graph.html")
+    assert first.evaluate("() => mlkgData.nodes.length") <= LAYOUT_THRESHOLD
+    assert _positions(first) == _positions(again)
+    assert first.evaluate("() => mlkgNetwork.getScale()") == again.evaluate("() => mlkgNetwork.getScale()")
+
+
 def test_screenshot_of_the_corpus_graph(corpus_page, tmp_path):
     """The picture in the README. MLKG_UPDATE_SCREENSHOT=1 writes it to docs/graph.png."""
     page, _ = corpus_page
