@@ -892,4 +892,8 @@ def iter_facts(
 
 
 if __name__ == "__main__":  # the second process of a shared run (_SecondProcess)
-    _serve(sys.argv[1], int(sys.argv[2]))
+    # served by the imported module, not this __main__ copy: its results are pickled as pipeline.executor's
+    # classes, which the parent can load (as __main__._FactsAt they failed there and the work was redone)
+    from pipeline.executor import _serve as serve
+
+    serve(sys.argv[1], int(sys.argv[2]))
