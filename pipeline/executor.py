@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from .model import Document, Extraction
 
-__all__ = ["Beside", "Fed", "Here", "EarlyParse", "ExtractStats", "Extracted", "Facts", "Failed", "Result", "DocumentFacts", "extract_documents", "iter_facts", "extract_chunk",
+__all__ = ["Beside", "serve", "Fed", "Here", "EarlyParse", "ExtractStats", "Extracted", "Facts", "Failed", "Result", "DocumentFacts", "extract_documents", "iter_facts", "extract_chunk",
            "release_pipelines", "EXECUTORS"]
 
 EXECUTORS = ("local", "dask")
@@ -186,7 +186,7 @@ class _Forked:
 
 
 def _fork_server(model: str, batch_size: int):
-    """A forked copy of this process serving chunks of documents (:func:`_serve`, which loads the pipeline if this
+    """A forked copy of this process serving chunks of documents (:func:`serve`, which loads the pipeline if this
     process had not): the copy, and the two ends of its pipes this process keeps (to write chunks, to read
     results)."""
     down, up = os.pipe(), os.pipe()  # (read, write) each: chunks down to the child, results up from it
@@ -203,7 +203,7 @@ def _fork_server(model: str, batch_size: int):
             os.closerange(keep[0] + 1, keep[1])
             os.closerange(keep[1] + 1, os.sysconf("SC_OPEN_MAX"))
             with open(down[0], "rb") as stdin, open(up[1], "wb") as stdout:
-                _serve(model, batch_size, stdin, stdout)
+                serve(model, batch_size, stdin, stdout)
             code = 0
         except BaseException:  # noqa: BLE001  (the parent does what this child did not answer)
             pass
@@ -484,7 +484,7 @@ class Here(Beside):
         self.fn, self.args, self.proc = fn, args, None
 
 
-def _serve(model: str, batch_size: int, stdin=None, stdout=None) -> None:
+def serve(model: str, batch_size: int, stdin=None, stdout=None) -> None:
     """The second process: chunks of documents in on ``stdin``, their results out on ``stdout`` (by default
     this process's standard input and output), each Extraction as compact facts (:func:`_compacted`)."""
     import signal
@@ -894,6 +894,6 @@ def iter_facts(
 if __name__ == "__main__":  # the second process of a shared run (_SecondProcess)
     # served by the imported module, not this __main__ copy: its results are pickled as pipeline.executor's
     # classes, which the parent can load (as __main__._FactsAt they failed there and the work was redone)
-    from pipeline.executor import _serve as serve
+    from pipeline.executor import serve
 
     serve(sys.argv[1], int(sys.argv[2]))

@@ -132,7 +132,7 @@ def test_executor_shared_run_loses_nothing_when_its_second_process_dies(tmp_path
     if executable:
         monkeypatch.setattr(sys, "executable", executable)
     else:
-        monkeypatch.setattr(ex, "_serve", _dies_at_once)
+        monkeypatch.setattr(ex, "serve", _dies_at_once)
     report = build(BuildConfig(inputs=(two_hundred,), out_dir=tmp_path / "beside", html=False, cache=False, validate=False))
     # each one started was waited for (no zombie left) and ended in failure
     assert len(spy["processes"]) == started and all(p.proc.returncode not in (None, 0) for p in spy["processes"])
