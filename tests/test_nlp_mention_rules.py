@@ -471,3 +471,63 @@ def test_no_title_from_a_field_a_quoted_sentence_or_a_table_without_a_paper_colu
                  "| year | lab | method | what it showed |\n|------|-----|-------|----------------|\n"
                  "| 2013 | Quill Labs | Folding widgets with deep reinforcement learning | A widget folds. |\n"):
         assert _titles(text) == set(), text
+
+
+@pytest.mark.parametrize("text, title", [
+    ("References\n[1] A. Varga et al. Placing Macros with Deep Reinforcement Learning. Preprint, 2020.\n",
+     "Placing Macros with Deep Reinforcement Learning"),
+    ("[2] A. Varga, B. Orlov et al. A graph methodology for fast macro placement. Nature, 2021.\n",
+     "A graph methodology for fast macro placement"),
+    ("[7] Guiding Global Routing with Learned Costs. Preprint, 2021.\n", "Guiding Global Routing with Learned Costs"),
+    ("Orlov, Z.¹, Varga, Y.², & Lund, X.² (2022). Memory networks for radiology report writing. arXiv:2204.13258.\n",
+     "Memory networks for radiology report writing"),
+    ("Lund, A. (2020). Sparse Kernels Revisited. In Proceedings of the Kestrel Conference, 2020.\n",
+     "Sparse Kernels Revisited"),
+    ("[i5] Ann Lee, Bo Chan:\n     Aligning Small Models for Fault-free Repair. CoRR abs/2404.08877\n",
+     "Aligning Small Models for Fault-free Repair"),
+])
+def test_a_reference_list_entry_gives_its_title(text, title):
+    assert title in _titles(text)
+
+
+def test_a_sentence_in_a_reference_like_line_is_no_title():
+    assert _titles("  We trained the model on ImageNet. Results in 2020.\n") == set()
+
+
+@pytest.mark.parametrize("text, title", [
+    ("[Accepted to COLING 2022] Adapting Small Language Models to Low-Resource Languages via Adaptive\n"
+     "Fine-Tuning — Tarnow University.\n  Introduces a model.\n",
+     "Adapting Small Language Models to Low-Resource Languages via Adaptive Fine-Tuning"),
+    (">> [Preprint · arXiv 2407.07726] Kestrel: A versatile 3B model for transfer (Quorra)\n   An encoder.\n",
+     "Kestrel: A versatile 3B model for transfer"),
+    ("[ICLR 2024 Oral]\nLearning Interactive Toy Simulators\nA video model as a simulator.\n",
+     "Learning Interactive Toy Simulators"),
+])
+def test_a_tag_with_a_venue_opens_a_title(text, title):
+    assert title in _titles(text)
+
+
+@pytest.mark.parametrize("text, title", [
+    ("🍕 Tart-101 – Mining Discriminative Parts with Random Forests → ECCV 2014\n",
+     "Tart-101 – Mining Discriminative Parts with Random Forests"),
+    ("  Transferable Multi-Domain State Tracking for Dialogue Systems ........ 808\n",
+     "Transferable Multi-Domain State Tracking for Dialogue Systems"),
+    ("  * Deep Unsupervised Learning using Heat Equations (Varga et al.), published at ICML 2015.\n",
+     "Deep Unsupervised Learning using Heat Equations"),
+    ("- Language Models Are Good Spreadsheet Learners — Tarnow Institute and Quorra Research, TMLR 2025.\n",
+     "Language Models Are Good Spreadsheet Learners"),
+    ("> Cartons: Lightweight and general-purpose long context caches via self-study\n"
+     "Halvard University, Quorra AI. Rather than stuffing the context window, train a cache.\n",
+     "Cartons: Lightweight and general-purpose long context caches via self-study"),
+])
+def test_a_list_entry_closed_by_a_leader_arrow_authors_or_dash_is_a_title(text, title):
+    assert title in _titles(text)
+
+
+@pytest.mark.parametrize("text", [
+    "- Session 1: Scaling and overparameterization — Room 3\n",
+    "- GPU Kernels — Ann Lee\n",
+    "> We love small models and long walks\nHalvard University is hiring.\n",
+])
+def test_a_numbered_part_a_short_heading_or_a_sentence_is_no_list_entry_title(text):
+    assert _titles(text) == set()

@@ -80,6 +80,7 @@ def paper_titles(text: str, sentences, rules) -> list[Found]:
     t = _Titles(text, rules)
     _titles_in_sentences(t, sentences)
     _titles_on_lines(t)
+    _titles_in_entries(t)
     if "|" in text:
         _titles_in_columns(t)
     return t.out
@@ -356,6 +357,97 @@ def _line_labels() -> frozenset[str]:
     from .candidates import lexicon  # the words that label a line, read by the features too
 
     return lexicon()["line_labels"]
+
+
+_REFERENCE = re.compile(r"(?m)^(?:" + _CUES["reference_authors"] + "|" + _CUES["apa_authors"] + r"|[ \t]{2,}(?=[A-Z0-9]))")
+_REFERENCE_TAIL = re.compile(_CUES["reference_tail"])
+_TITLE_END = re.compile(r"\.[ \t]+(?=\S)|(?<=\?)[ \t]+(?=[A-Z])|\.?[ \t]*$")
+"""Where a title in a reference ends: at a full stop before the venue, after a question mark, at the line's end."""
+_ENTRY_TAG = _CUES["entry_tag"]
+_TAGGED = re.compile(r"(?m)^[ \t]*(?:" + BULLET + r"[ \t]*)?" + _ENTRY_TAG + r"[ \t]*(?:\n[ \t]*)?(?=[A-Za-z0-9])")
+_ENTRY = re.compile(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|" + BULLET + r")[ \t]+)?(?=[A-Z0-9]|[a-z]{1,4}[A-Z])")
+_ENTRY_SEPARATOR = re.compile(_CUES["entry_separator"])
+_ORG_WORD = re.compile(r"(?<![\w-])(?:" + load_rules().cue_patterns["organizations"]["org_word"] + r")(?![\w-])")
+_NUMBERED_LABEL = re.compile(r"[A-Z][a-z]+[ \t]+\d{1,3}[a-z]?[ \t]*[:.]")
+"""A numbered part's label that opens a heading ("Session 1: ...", "Slide 4: ...", "Lecture 7: ..."), no title."""
+_LEADING_NAME = re.compile(r"[A-Z0-9][\w.+-]*(?:[ \t]+v?\d[\w.]*)?:[ \t]")
+"""A title that opens with its name and a colon ("Argoverse: 3D tracking ..."), in whatever case it goes on."""
+
+
+def _titles_in_entries(t: _Titles) -> None:
+    """Titles as entries of lists of papers: reference-list entries ("[1] A. Name et al. Title. Venue, 2020.",
+    "Name, A. (2020). Title. In Proceedings ..."), lines opened by a tag with a venue or year ("[Accepted to X 2022]
+    Title (Org)"), list items closed by a dotted leader, an arrow to a venue, authors in parentheses or a dash
+    before a name ("- Title — Org, Venue 2025"), and a quoted line ("> Title") above its organizations' line."""
+    text, fw = t.text, t.fw
+    for m in _REFERENCE.finditer(text):
+        line_end = _line_end(text, m.end())
+        end = _TITLE_END.search(text, m.end(), line_end)
+        a, b = m.end(), end.start() + (text[end.start()] == "?" if end.start() < line_end else 0)
+        tail = text[end.end():line_end]
+        opening = text[m.start():m.end()]
+        authored = bool(opening.strip()) and len(opening) > len(re.match(r"[ \t]*\S*[ \t]*", opening).group(0))
+        if (authored or _REFERENCE_TAIL.match(tail)) and _entry_title(text[a:b], fw, loose=authored):
+            t.add(a, b, "paper.reference_entry", min_caps=1)
+    for m in _TAGGED.finditer(text):
+        a, line_end = m.end(), _line_end(text, m.end())
+        b = _entry_end(text, a, line_end)
+        if _entry_title(text[a:b], fw, loose=True) and not any(f.start == a for f in t.out):
+            t.add(a, b, "paper.tagged_title", min_caps=1)
+    for m in _ENTRY.finditer(text):
+        a, line_end = m.end(), _line_end(text, m.end())
+        seps = list(_ENTRY_SEPARATOR.finditer(text, a, line_end))  # a leader or an arrow before any dash
+        sep = next((x for x in seps if x.group(0).strip()[:1] in ".→"), seps[0] if seps else None)
+        marked = m.end() > m.start() and text[m.start():m.end()].strip() != ""
+        nxt = text[line_end + 1:_line_end(text, line_end + 1)] if line_end < len(text) else ""
+        if sep and (marked or sep.group(0).lstrip(" \t").startswith(".")):
+            b = sep.start()
+        elif text[m.start():m.end()].strip() == ">" and _opens_with_organization(nxt, t.rules):
+            b = _entry_end(text, a, line_end)
+        else:
+            continue
+        if any(f.start <= a < f.end for f in t.out) or not _entry_title(text[a:b], fw, loose=False):
+            continue
+        t.add(a, b, "paper.entry_title", min_caps=1)
+
+
+def _line_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end
+
+
+def _entry_end(text: str, a: int, line_end: int) -> int:
+    """Where a title that opens a tagged line ends: before a dash before a name, an organization in parentheses or a
+    tag with a year that closes the line; a long line's title may wrap onto a short next line that ends it
+    ("... Adaptive\nFine-Tuning — Org.")."""
+    b = line_end
+    nxt_end = _line_end(text, line_end + 1) if line_end < len(text) else line_end
+    nxt = text[line_end + 1:nxt_end]
+    dash = re.match(r"([^\s—–.][^\n—–.]{0,60}?)[ \t]+[—–][ \t]+\S", nxt)
+    if line_end - a >= 60 and not re.search(r"[—–]|[.:]$", text[a:line_end]) \
+            and (dash or (nxt_end - line_end < 60 and re.fullmatch(r"[A-Za-z][^.\n]*[A-Za-z0-9]", nxt)
+                          and text[nxt_end + 1:nxt_end + 2] in (" ", "\t", "\n"))):
+        b = line_end + 1 + (dash.end(1) if dash else len(nxt))
+    cut = re.search(r"[ \t]+[—–][ \t]+|" + _CUES["trailing_tag"] + "|[ \t]{2,}", text[a:b].replace("\n", " "))
+    return a + cut.start() if cut else b
+
+
+def _entry_title(title: str, fw, loose: bool) -> bool:
+    """Whether a list entry's text is a title: in title case; in sentence case when it opens with its name and a
+    colon, or when the entry's layout says it is one (``loose``); never a labelled field or a list of people."""
+    title = " ".join(title.split())
+    if len(title.split()) < 3 or opens_with_people(title) or _NOT_A_TITLE_LABEL.match(title) \
+            or _after_label(title, 0)[0] or "|" in title or _NUMBERED_LABEL.match(title):
+        return False
+    if title_like(title, fw):
+        return True
+    return bool(_SENTENCE_CASE_TITLE.fullmatch(title)) and (loose or bool(_LEADING_NAME.match(title)))
+
+
+def _opens_with_organization(line: str, rules) -> bool:
+    """Whether a line opens with an organization's name ("Stanford University, Caltech. Rather than ...")."""
+    first = re.split(r"[.,;·(]|[ \t][—–-][ \t]", line.strip(), maxsplit=1)[0]
+    return bool(first) and len(first.split()) <= 6 and (bool(_ORG_WORD.search(first)) or first in rules.organizations)
 
 
 def title_like(title: str, fw) -> bool:
