@@ -531,3 +531,11 @@ def test_a_list_entry_closed_by_a_leader_arrow_authors_or_dash_is_a_title(text, 
 ])
 def test_a_numbered_part_a_short_heading_or_a_sentence_is_no_list_entry_title(text):
     assert _titles(text) == set()
+
+
+@pytest.mark.parametrize("text", [
+    "[2023.08] Distilled Whole-Body Pose Models\n",
+    ">> [Challenge · CVPR 2023] Habitat Navigation Challenge 2023\n",
+])
+def test_a_date_tag_or_an_event_with_its_year_gives_no_tagged_title(text):
+    assert _titles(text) == set()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .organizations import opens_with_organization
 from .people import PERSON, opens_with_people
 from .rules import Found, load_rules, scan_title
 from .text import BULLET, COLUMN_GAP, MONTHS, prefiltered
@@ -367,7 +368,6 @@ _ENTRY_TAG = _CUES["entry_tag"]
 _TAGGED = re.compile(r"(?m)^[ \t]*(?:" + BULLET + r"[ \t]*)?" + _ENTRY_TAG + r"[ \t]*(?:\n[ \t]*)?(?=[A-Za-z0-9])")
 _ENTRY = re.compile(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|" + BULLET + r")[ \t]+)?(?=[A-Z0-9]|[a-z]{1,4}[A-Z])")
 _ENTRY_SEPARATOR = re.compile(_CUES["entry_separator"])
-_ORG_WORD = re.compile(r"(?<![\w-])(?:" + load_rules().cue_patterns["organizations"]["org_word"] + r")(?![\w-])")
 _NUMBERED_LABEL = re.compile(r"[A-Z][a-z]+[ \t]+\d{1,3}[a-z]?[ \t]*[:.]")
 """A numbered part's label that opens a heading ("Session 1: ...", "Slide 4: ...", "Lecture 7: ..."), no title."""
 _LEADING_NAME = re.compile(r"[A-Z0-9][\w.+-]*(?:[ \t]+v?\d[\w.]*)?:[ \t]")
@@ -402,7 +402,7 @@ def _titles_in_entries(t: _Titles) -> None:
         nxt = text[line_end + 1:_line_end(text, line_end + 1)] if line_end < len(text) else ""
         if sep and (marked or sep.group(0).lstrip(" \t").startswith(".")):
             b = sep.start()
-        elif text[m.start():m.end()].strip() == ">" and _opens_with_organization(nxt, t.rules):
+        elif text[m.start():m.end()].strip() == ">" and opens_with_organization(nxt, t.rules):
             b = _entry_end(text, a, line_end)
         else:
             continue
@@ -437,17 +437,12 @@ def _entry_title(title: str, fw, loose: bool) -> bool:
     colon, or when the entry's layout says it is one (``loose``); never a labelled field or a list of people."""
     title = " ".join(title.split())
     if len(title.split()) < 3 or opens_with_people(title) or _NOT_A_TITLE_LABEL.match(title) \
-            or _after_label(title, 0)[0] or "|" in title or _NUMBERED_LABEL.match(title):
+            or _after_label(title, 0)[0] or "|" in title or _NUMBERED_LABEL.match(title) \
+            or re.search(r"\b(?:19|20)\d{2}$", title):  # "Name Challenge 2023": an event's name
         return False
     if title_like(title, fw):
         return True
     return bool(_SENTENCE_CASE_TITLE.fullmatch(title)) and (loose or bool(_LEADING_NAME.match(title)))
-
-
-def _opens_with_organization(line: str, rules) -> bool:
-    """Whether a line opens with an organization's name ("Stanford University, Caltech. Rather than ...")."""
-    first = re.split(r"[.,;·(]|[ \t][—–-][ \t]", line.strip(), maxsplit=1)[0]
-    return bool(first) and len(first.split()) <= 6 and (bool(_ORG_WORD.search(first)) or first in rules.organizations)
 
 
 def title_like(title: str, fw) -> bool:
