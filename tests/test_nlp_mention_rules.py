@@ -539,3 +539,38 @@ def test_a_numbered_part_a_short_heading_or_a_sentence_is_no_list_entry_title(te
 ])
 def test_a_date_tag_or_an_event_with_its_year_gives_no_tagged_title(text):
     assert _titles(text) == set()
+
+
+@pytest.mark.parametrize("text, title", [
+    ("🦿 Learning agile motor skills for legged robots → arXiv 2019\n", "Learning agile motor skills for legged robots"),
+    ("🔊 WavNotes: A Weakly-Labelled Audio Captioning Dataset → IEEE/ACM TASLP 2024\n",
+     "WavNotes: A Weakly-Labelled Audio Captioning Dataset"),
+    ("▶ A decoder-only foundation model for tide forecasting  [Accepted to ICML 2024]\nQuorra Research\n",
+     "A decoder-only foundation model for tide forecasting"),
+    ("2018 — Learning Deep Doodle Abstraction\nFrom a lab in London.\n", "Learning Deep Doodle Abstraction"),
+    ("* Learning Dynamics of Small Model Finetuning\n  [Oral, ICLR 2025] [code]\n",
+     "Learning Dynamics of Small Model Finetuning"),
+    ("> Cross-attentional fusion for weakly-supervised action localization\nQuorra AI Research. Actions are heard.\n",
+     "Cross-attentional fusion for weakly-supervised action localization"),
+])
+def test_an_entry_closed_by_an_arrow_or_tag_or_opened_by_a_year_is_a_title_in_any_case(text, title):
+    assert title in _titles(text)
+
+
+@pytest.mark.parametrize("text, title", [
+    ("[1] Accurate medium-range tide forecasting with neural networks\nAnn Lee, Bo Chan, Cy Dee\n",
+     "Accurate medium-range tide forecasting with neural networks"),
+    ("==== 3 ====\nDePlat: One-shot chart reasoning by plot-to-table translation\nAnn Lee, Bo Chan\n",
+     "DePlat: One-shot chart reasoning by plot-to-table translation"),
+])
+def test_a_sentence_case_title_line_above_its_authors(text, title):
+    assert title in _titles(text)
+
+
+@pytest.mark.parametrize("text", [
+    "2021 — We moved the lab to a new building\n",
+    "- Pretraining helps a lot → see below\n",
+    "Accurate forecasts matter a lot\nThe team met on Monday.\n",
+])
+def test_a_sentence_in_an_entry_layout_is_no_title(text):
+    assert _titles(text) == set()

@@ -216,6 +216,8 @@ def _titles_on_lines(t: _Titles) -> None:
             continue  # a dated line follows the headline of the post itself, not a paper's title
         if title_like(title, fw):
             add(start, end, "paper.title_line")
+        elif _SENTENCE_CASE_TITLE.fullmatch(title) and (_AUTHOR_LINE.match(nxt) or opens_with_people(nxt.split("\n", 1)[0])):
+            add(start, end, "paper.title_line_sentence_case", min_caps=1)  # "[1] A study of x\nAnn Lee, Bo Chan"
     # a title on a line of its own with no colon, question mark or author line: a title-case line opening a
     # paragraph that reads as that paper's abstract or teaser. Section headings ("Estimating Depth from an
     # Image") open paragraphs too, but theirs present other papers by their titles ("researchers will
@@ -366,7 +368,7 @@ _TITLE_END = re.compile(r"\.[ \t]+(?=\S)|(?<=\?)[ \t]+(?=[A-Z])|\.?[ \t]*$")
 """Where a title in a reference ends: at a full stop before the venue, after a question mark, at the line's end."""
 _ENTRY_TAG = _CUES["entry_tag"]
 _TAGGED = re.compile(r"(?m)^[ \t]*(?:" + BULLET + r"[ \t]*)?" + _ENTRY_TAG + r"[ \t]*(?:\n[ \t]*)?(?=[A-Za-z0-9])")
-_ENTRY = re.compile(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|" + BULLET + r")[ \t]+)?(?=[A-Z0-9]|[a-z]{1,4}[A-Z])")
+_ENTRY = re.compile(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|(?:19|20)\d{2}[ \t]*[—–]|" + BULLET + r")[ \t]+)?(?=[A-Z0-9]|[a-z]{1,4}[A-Z])")
 _ENTRY_SEPARATOR = re.compile(_CUES["entry_separator"])
 _NUMBERED_LABEL = re.compile(r"[A-Z][a-z]+[ \t]+\d{1,3}[a-z]?[ \t]*[:.]")
 """A numbered part's label that opens a heading ("Session 1: ...", "Slide 4: ...", "Lecture 7: ..."), no title."""
@@ -376,9 +378,10 @@ _LEADING_NAME = re.compile(r"[A-Z0-9][\w.+-]*(?:[ \t]+v?\d[\w.]*)?:[ \t]")
 
 def _titles_in_entries(t: _Titles) -> None:
     """Titles as entries of lists of papers: reference-list entries ("[1] A. Name et al. Title. Venue, 2020.",
-    "Name, A. (2020). Title. In Proceedings ..."), lines opened by a tag with a venue or year ("[Accepted to X 2022]
-    Title (Org)"), list items closed by a dotted leader, an arrow to a venue, authors in parentheses or a dash
-    before a name ("- Title — Org, Venue 2025"), and a quoted line ("> Title") above its organizations' line."""
+    "Name, A. (2020). Title. In Proceedings ..."), lines opened or followed by a tag with a venue or year
+    ("[Accepted to X 2022] Title (Org)"), list items closed by a dotted leader, an arrow to a venue, authors in
+    parentheses, a dash before a name or a tag ("- Title — Org, Venue 2025"), timeline lines ("2018 — Title"), and a
+    quoted line ("> Title") above its organizations' line."""
     text, fw = t.text, t.fw
     for m in _REFERENCE.finditer(text):
         line_end = _line_end(text, m.end())
@@ -395,20 +398,35 @@ def _titles_in_entries(t: _Titles) -> None:
         if _entry_title(text[a:b], fw, loose=True) and not any(f.start == a for f in t.out):
             t.add(a, b, "paper.tagged_title", min_caps=1)
     for m in _ENTRY.finditer(text):
-        a, line_end = m.end(), _line_end(text, m.end())
-        seps = list(_ENTRY_SEPARATOR.finditer(text, a, line_end))  # a leader or an arrow before any dash
-        sep = next((x for x in seps if x.group(0).strip()[:1] in ".→"), seps[0] if seps else None)
-        marked = m.end() > m.start() and text[m.start():m.end()].strip() != ""
-        nxt = text[line_end + 1:_line_end(text, line_end + 1)] if line_end < len(text) else ""
-        if sep and (marked or sep.group(0).lstrip(" \t").startswith(".")):
-            b = sep.start()
-        elif text[m.start():m.end()].strip() == ">" and opens_with_organization(nxt, t.rules):
-            b = _entry_end(text, a, line_end)
-        else:
-            continue
-        if any(f.start <= a < f.end for f in t.out) or not _entry_title(text[a:b], fw, loose=False):
-            continue
-        t.add(a, b, "paper.entry_title", min_caps=1)
+        span = _list_entry(t, m)
+        if span and not any(f.start <= span[0] < f.end and not (f.start == span[0] and f.end > span[1]) for f in t.out):
+            # a title line read past its closing arrow ("Name: Subtitle → Venue 2024") gives way to the entry
+            t.out[:] = [f for f in t.out if f.start != span[0]]
+            t.add(*span, "paper.entry_title", min_caps=1)
+
+
+def _list_entry(t: _Titles, m: re.Match) -> tuple[int, int] | None:
+    """The title of the list entry whose text starts at ``m.end()``, or None."""
+    text, fw = t.text, t.fw
+    a, line_end = m.end(), _line_end(text, m.end())
+    marker = text[m.start():m.end()].strip()
+    seps = list(_ENTRY_SEPARATOR.finditer(text, a, line_end))  # a leader or an arrow before any dash
+    sep = next((x for x in seps if x.group(0).strip()[:1] in (".", "→")), seps[0] if seps else None)
+    nxt = text[line_end + 1:_line_end(text, line_end + 1)] if line_end < len(text) else ""
+    loose = False
+    if marker and re.fullmatch(r"(?:19|20)\d{2}[ \t]*[—–]", marker):  # a timeline's "2018 — Title"
+        b = line_end
+    elif sep and (marker or sep.group(0).lstrip(" \t").startswith(".")):
+        b, loose = sep.start(), text[sep.end():sep.end() + 1] == "[" or "→" in sep.group(0)  # a venue tag or arrow
+    elif marker and re.match(r"[ \t]*" + _ENTRY_TAG + r"[ \t]*(?:\[[^\]\n]*\][ \t]*)*$", nxt):
+        b, loose = line_end, True  # "* Title" above its tag line "  [Oral, ICLR 2025] [code]"
+    elif marker == ">" and opens_with_organization(nxt, t.rules):
+        b, loose = _entry_end(text, a, line_end), True
+    else:
+        return None
+    while b > a and text[b - 1] in " \t":
+        b -= 1
+    return (a, b) if _entry_title(text[a:b], fw, loose=loose) else None
 
 
 def _line_end(text: str, pos: int) -> int:
