@@ -574,3 +574,14 @@ def test_a_sentence_case_title_line_above_its_authors(text, title):
 ])
 def test_a_sentence_in_an_entry_layout_is_no_title(text):
     assert _titles(text) == set()
+
+
+@pytest.mark.parametrize("text", [
+    "Why a sigmoid was enough: a close look at a model\n\nBy our staff writer\n",
+    "   April 1, 2023 ........... PACT 2023 submissions due\n",
+    "   * Tutorial on Core-Level Performance Engineering (Saturday, full day, Room Wien).\n",
+    "- McMahan, Moore, Ramage, Hampson, Agüera y Arcas — Google\n",
+    "2022 — FlashAttention: the IO-aware idea\n",
+])
+def test_a_headline_above_a_byline_a_dated_leader_a_slot_or_a_list_of_names_is_no_title(text):
+    assert _titles(text) == set()

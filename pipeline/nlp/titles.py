@@ -216,8 +216,9 @@ def _titles_on_lines(t: _Titles) -> None:
             continue  # a dated line follows the headline of the post itself, not a paper's title
         if title_like(title, fw):
             add(start, end, "paper.title_line")
-        elif _SENTENCE_CASE_TITLE.fullmatch(title) and (_AUTHOR_LINE.match(nxt) or opens_with_people(nxt.split("\n", 1)[0])):
-            add(start, end, "paper.title_line_sentence_case", min_caps=1)  # "[1] A study of x\nAnn Lee, Bo Chan"
+        elif _SENTENCE_CASE_TITLE.fullmatch(title) and "(" not in title and opens_with_people(nxt.split("\n", 1)[0]):
+            # "[1] A study of x\nAnn Lee, Bo Chan": its authors' names, not a byline ("By our staff writer")
+            add(start, end, "paper.title_line_sentence_case", min_caps=1)
     # a title on a line of its own with no colon, question mark or author line: a title-case line opening a
     # paragraph that reads as that paper's abstract or teaser. Section headings ("Estimating Depth from an
     # Image") open paragraphs too, but theirs present other papers by their titles ("researchers will
@@ -414,8 +415,8 @@ def _list_entry(t: _Titles, m: re.Match) -> tuple[int, int] | None:
     sep = next((x for x in seps if x.group(0).strip()[:1] in (".", "→")), seps[0] if seps else None)
     nxt = text[line_end + 1:_line_end(text, line_end + 1)] if line_end < len(text) else ""
     loose = False
-    if marker and re.fullmatch(r"(?:19|20)\d{2}[ \t]*[—–]", marker):  # a timeline's "2018 — Title"
-        b = line_end
+    if marker and re.fullmatch(r"(?:19|20)\d{2}[ \t]*[—–]", marker):  # a timeline's "2018 — Title", in title case
+        b = line_end if title_like(text[a:line_end], fw) else a
     elif sep and (marker or sep.group(0).lstrip(" \t").startswith(".")):
         b, loose = sep.start(), text[sep.end():sep.end() + 1] == "[" or "→" in sep.group(0)  # a venue tag or arrow
     elif marker and re.match(r"[ \t]*" + _ENTRY_TAG + r"[ \t]*(?:\[[^\]\n]*\][ \t]*)*$", nxt):
@@ -456,7 +457,10 @@ def _entry_title(title: str, fw, loose: bool) -> bool:
     title = " ".join(title.split())
     if len(title.split()) < 3 or opens_with_people(title) or _NOT_A_TITLE_LABEL.match(title) \
             or _after_label(title, 0)[0] or "|" in title or _NUMBERED_LABEL.match(title) \
-            or re.search(r"\b(?:19|20)\d{2}$", title):  # "Name Challenge 2023": an event's name
+            or re.search(r"\b(?:19|20)\d{2}$", title) or ".." in title:  # "Name Challenge 2023", a leader
+        return False
+    pieces = title.split(", ")
+    if len(pieces) >= 4 and all(len(p.split()) <= 3 for p in pieces):  # "Lee, Chan, Dee, Ng": a list of names
         return False
     if title_like(title, fw):
         return True
