@@ -419,8 +419,8 @@ def _list_entry(t: _Titles, m: re.Match) -> tuple[int, int] | None:
         b = line_end if title_like(text[a:line_end], fw) else a
     elif sep and (marker or sep.group(0).lstrip(" \t").startswith(".")):
         b, loose = sep.start(), text[sep.end():sep.end() + 1] == "[" or "→" in sep.group(0)  # a venue tag or arrow
-    elif marker and re.match(r"[ \t]*" + _ENTRY_TAG + r"[ \t]*(?:\[[^\]\n]*\][ \t]*)*$", nxt):
-        b, loose = line_end, True  # "* Title" above its tag line "  [Oral, ICLR 2025] [code]"
+    elif re.match(r"[ \t]*" + _ENTRY_TAG + r"[ \t]*(?:\[[^\]\n]*\][ \t]*)*$", nxt):
+        b, loose = line_end, True  # "* Title" (or "Title") above its tag line "  [Oral, ICLR 2025] [code]"
     elif marker == ">" and opens_with_organization(nxt, t.rules):
         b, loose = _entry_end(text, a, line_end), True
     else:
