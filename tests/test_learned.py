@@ -103,6 +103,51 @@ def test_hedge(parse):
     assert "hedge" in f and "neg" not in f
 
 
+def test_a_sentence_naming_no_method_is_said_of_the_one_in_focus(parse):
+    text = "Heron is a small speech model for phones. We benchmarked it on LibriSpeech and TED-LIUM."
+    pair, f = _pair(parse, text, "Heron", "Method", "TED-LIUM", "Dataset", [("LibriSpeech", "Dataset")])
+    assert "focus" in pair.origin and "o_scope=evaluate" in f
+    pair, _ = _pair(parse, "Heron is a small speech model for phones. Evaluated on LibriSpeech.", "Heron", "Method",
+                    "LibriSpeech", "Dataset")
+    assert "focus" in pair.origin
+
+
+def test_no_focus_pair_where_the_sentence_names_its_own_method(parse):
+    text = "Heron is a small speech model for phones. Wren was evaluated on LibriSpeech."
+    doc = parse(text)
+    lay = layout(doc)
+    typed = [Typed(_cand(doc, lay, n), c) for n, c in (("Heron", "Method"), ("LibriSpeech", "Dataset"), ("Wren", "Method"))]
+    assert not [p for p in pair_candidates(doc, lay, typed, []) if (p.s, p.o) == (0, 1) and "focus" in p.origin]
+
+
+def test_training_data_is_in_the_scope_of_training_not_evaluation(parse):
+    text = "Heron is pretrained on LibriSpeech and evaluated on TED-LIUM."
+    _, f = _pair(parse, text, "Heron", "Method", "LibriSpeech", "Dataset", [("TED-LIUM", "Dataset")])
+    assert "o_scope=train" in f and "Method>Dataset|o_scope=train" in f
+    _, f = _pair(parse, text, "Heron", "Method", "TED-LIUM", "Dataset", [("LibriSpeech", "Dataset")])
+    assert "o_scope=evaluate" in f
+    _, f = _pair(parse, "Heron is a small model. It was fine-tuned on LibriSpeech.", "Heron", "Method",
+                 "LibriSpeech", "Dataset")
+    assert "o_scope=train" in f and "cross_sent" in f
+
+
+def test_hardware_in_the_scope_of_a_run(parse):
+    _, f = _pair(parse, "Heron is deployed on the Raspberry Pi 5.", "Heron", "Method", "Raspberry Pi 5", "Hardware")
+    assert "o_scope=run" in f and "o_neg_before" not in f and "o_hedged_sent" not in f
+    _, f = _pair(parse, "Heron is a small speech model. It does not run on a Raspberry Pi 5.", "Heron", "Method",
+                 "Raspberry Pi 5", "Hardware")
+    assert "o_neg_before" in f and "cross_sent" in f
+    _, f = _pair(parse, "Heron is a small speech model. It may be deployed on a Raspberry Pi 5.", "Heron", "Method",
+                 "Raspberry Pi 5", "Hardware")
+    assert "o_hedged_sent" in f and "o_neg_before" not in f
+
+
+def test_a_short_stem_of_the_scope_cues_is_a_whole_word():
+    from pipeline.nlp.features import scope_class
+
+    assert scope_class("ran") == "run" and scope_class("random") is None and scope_class("pretrained") == "train"
+
+
 def test_table_row(parse):
     doc = parse("Results\n\nMMLU | 69.0\nGSM8K | 80.1\n")
     lay = layout(doc)
