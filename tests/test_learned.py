@@ -129,11 +129,17 @@ def test_training_data_is_in_the_scope_of_training_not_evaluation(parse):
     _, f = _pair(parse, "Heron is a small model. It was fine-tuned on LibriSpeech.", "Heron", "Method",
                  "LibriSpeech", "Dataset")
     assert "o_scope=train" in f and "cross_sent" in f
+    _, f = _pair(parse, "Heron is a small model. The authors also release LibriMix, a dataset of noisy speech.", "Heron",
+                 "Method", "LibriMix", "Dataset")
+    assert "o_scope=introduce" in f
 
 
 def test_hardware_in_the_scope_of_a_run(parse):
     _, f = _pair(parse, "Heron is deployed on the Raspberry Pi 5.", "Heron", "Method", "Raspberry Pi 5", "Hardware")
     assert "o_scope=run" in f and "o_neg_before" not in f and "o_hedged_sent" not in f
+    _, f = _pair(parse, "Heron is a small speech model. A single Raspberry Pi 5 serves it to ten users.", "Heron",
+                 "Method", "Raspberry Pi 5", "Hardware")
+    assert "o_scope_after=run" in f and "Method>Hardware|o_scope_after=run" in f
     _, f = _pair(parse, "Heron is a small speech model. It does not run on a Raspberry Pi 5.", "Heron", "Method",
                  "Raspberry Pi 5", "Hardware")
     assert "o_neg_before" in f and "cross_sent" in f
