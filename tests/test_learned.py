@@ -120,32 +120,29 @@ def test_no_focus_pair_where_the_sentence_names_its_own_method(parse):
     assert not [p for p in pair_candidates(doc, lay, typed, []) if (p.s, p.o) == (0, 1) and "focus" in p.origin]
 
 
-def test_training_data_is_in_the_scope_of_training_not_evaluation(parse):
-    text = "Heron is pretrained on LibriSpeech and evaluated on TED-LIUM."
-    _, f = _pair(parse, text, "Heron", "Method", "LibriSpeech", "Dataset", [("TED-LIUM", "Dataset")])
-    assert "o_scope=train" in f and "Method>Dataset|o_scope=train" in f
-    _, f = _pair(parse, text, "Heron", "Method", "TED-LIUM", "Dataset", [("LibriSpeech", "Dataset")])
-    assert "o_scope=evaluate" in f
-    _, f = _pair(parse, "Heron is a small model. It was fine-tuned on LibriSpeech.", "Heron", "Method",
-                 "LibriSpeech", "Dataset")
-    assert "o_scope=train" in f and "cross_sent" in f
-    _, f = _pair(parse, "Heron is a small model. The authors also release LibriMix, a dataset of noisy speech.", "Heron",
-                 "Method", "LibriMix", "Dataset")
-    assert "o_scope=introduce" in f
+_TRAIN_EVAL = "Heron is pretrained on LibriSpeech and evaluated on TED-LIUM."
 
 
-def test_hardware_in_the_scope_of_a_run(parse):
-    _, f = _pair(parse, "Heron is deployed on the Raspberry Pi 5.", "Heron", "Method", "Raspberry Pi 5", "Hardware")
-    assert "o_scope=run" in f and "o_neg_before" not in f and "o_hedged_sent" not in f
-    _, f = _pair(parse, "Heron is a small speech model. A single Raspberry Pi 5 serves it to ten users.", "Heron",
-                 "Method", "Raspberry Pi 5", "Hardware")
-    assert "o_scope_after=run" in f and "Method>Hardware|o_scope_after=run" in f
-    _, f = _pair(parse, "Heron is a small speech model. It does not run on a Raspberry Pi 5.", "Heron", "Method",
-                 "Raspberry Pi 5", "Hardware")
-    assert "o_neg_before" in f and "cross_sent" in f
-    _, f = _pair(parse, "Heron is a small speech model. It may be deployed on a Raspberry Pi 5.", "Heron", "Method",
-                 "Raspberry Pi 5", "Hardware")
-    assert "o_hedged_sent" in f and "o_neg_before" not in f
+@pytest.mark.parametrize("text, obj, cls, others, present, absent", [
+    # training data is in the scope of training, not of an evaluation, in the sentence or across sentences
+    (_TRAIN_EVAL, "LibriSpeech", "Dataset", [("TED-LIUM", "Dataset")], ["o_scope=train", "Method>Dataset|o_scope=train"], []),
+    (_TRAIN_EVAL, "TED-LIUM", "Dataset", [("LibriSpeech", "Dataset")], ["o_scope=evaluate"], []),
+    ("Heron is a small model. It was fine-tuned on LibriSpeech.", "LibriSpeech", "Dataset", [], ["o_scope=train", "cross_sent"], []),
+    ("Heron is a small model. The authors also release LibriMix, a dataset of noisy speech.", "LibriMix", "Dataset", [],
+     ["o_scope=introduce"], []),
+    # hardware in the scope of a run, stated, negated or hedged
+    ("Heron is deployed on the Raspberry Pi 5.", "Raspberry Pi 5", "Hardware", [], ["o_scope=run"],
+     ["o_neg_before", "o_hedged_sent"]),
+    ("Heron is a small speech model. A single Raspberry Pi 5 serves it to ten users.", "Raspberry Pi 5", "Hardware", [],
+     ["o_scope_after=run", "Method>Hardware|o_scope_after=run"], []),
+    ("Heron is a small speech model. It does not run on a Raspberry Pi 5.", "Raspberry Pi 5", "Hardware", [],
+     ["o_neg_before", "cross_sent"], []),
+    ("Heron is a small speech model. It may be deployed on a Raspberry Pi 5.", "Raspberry Pi 5", "Hardware", [],
+     ["o_hedged_sent"], ["o_neg_before"]),
+])
+def test_the_scope_an_object_is_said_in(parse, text, obj, cls, others, present, absent):
+    _, f = _pair(parse, text, "Heron", "Method", obj, cls, others)
+    assert all(x in f for x in present) and not any(x in f for x in absent), [x for x in f if "scope" in x or "neg" in x]
 
 
 def test_a_short_stem_of_the_scope_cues_is_a_whole_word():
