@@ -128,13 +128,9 @@ _TRAIN_EVAL = "Heron is pretrained on LibriSpeech and evaluated on TED-LIUM."
     (_TRAIN_EVAL, "LibriSpeech", "Dataset", [("TED-LIUM", "Dataset")], ["o_scope=train", "Method>Dataset|o_scope=train"], []),
     (_TRAIN_EVAL, "TED-LIUM", "Dataset", [("LibriSpeech", "Dataset")], ["o_scope=evaluate"], []),
     ("Heron is a small model. It was fine-tuned on LibriSpeech.", "LibriSpeech", "Dataset", [], ["o_scope=train", "cross_sent"], []),
-    ("Heron is a small model. The authors also release LibriMix, a dataset of noisy speech.", "LibriMix", "Dataset", [],
-     ["o_scope=introduce"], []),
     # hardware in the scope of a run, stated, negated or hedged
     ("Heron is deployed on the Raspberry Pi 5.", "Raspberry Pi 5", "Hardware", [], ["o_scope=run"],
      ["o_neg_before", "o_hedged_sent"]),
-    ("Heron is a small speech model. A single Raspberry Pi 5 serves it to ten users.", "Raspberry Pi 5", "Hardware", [],
-     ["o_scope_after=run", "Method>Hardware|o_scope_after=run"], []),
     ("Heron is a small speech model. It does not run on a Raspberry Pi 5.", "Raspberry Pi 5", "Hardware", [],
      ["o_neg_before", "cross_sent"], []),
     ("Heron is a small speech model. It may be deployed on a Raspberry Pi 5.", "Raspberry Pi 5", "Hardware", [],

@@ -886,7 +886,7 @@ def _compared(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> 
     return got
 
 
-_CROSSED = ("csubj=", "s_compared", "o_scope=", "o_scope_after=", "o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=", "s_prev=", "s_next=", "s_hyphen=",
+_CROSSED = ("csubj=", "s_compared", "o_scope=", "o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=", "s_prev=", "s_next=", "s_hyphen=",
             "o_prev=", "o_next=", "o_hyphen=")
 """The features also read with the pair's classes: one logistic output per property cannot tell "built on" between
 two methods (uses, or extends when one name holds the other) from "built on" of a paper's method unless a feature
@@ -977,8 +977,6 @@ def _between(lay: Layout, first: MentionCandidate, second: MentionCandidate) -> 
 
 _SCOPE_WINDOW = 12
 """How many tokens before an object :func:`_scope` reads for the cue whose scope it falls in."""
-_SCOPE_AFTER = 6
-"""How many tokens after an object :func:`_scope` reads for a cue it is the subject of ("the LPU served X")."""
 
 
 @lru_cache(maxsize=1 << 14)
@@ -994,8 +992,7 @@ def scope_class(word: str) -> str | None:
 def _scope(lay: Layout, typed: list[Typed], k: int, memo: dict) -> list[str]:
     """What the object ``k`` (the first of its list) is said in the scope of, read for a pair found in its sentence
     or across sentences alike: the class of the nearest cue before it in its sentence ("pretrained on X": train, "and
-    evaluated on X": evaluate, "deployed on X": run) and of the nearest just after it ("a single X GPU serves",
-    "X generated an image in under a second"), and a negation close before it or a hedge anywhere in its
+    evaluated on X": evaluate, "deployed on X": run), and a negation close before it or a hedge anywhere in its
     sentence ("It does not run on a GPU", "A port to X would be a natural next step"). Memoised per end."""
     key = (k, "scope")
     got = memo.get(key)
@@ -1005,15 +1002,13 @@ def _scope(lay: Layout, typed: list[Typed], k: int, memo: dict) -> list[str]:
         a = lay.sent_starts[si]
         b = lay.sent_starts[si + 1] if si + 1 < len(lay.sent_starts) else len(lay.texts)
         got = []
-        for tag, ks in (("o_scope=", range(c.start - 1, max(a, c.start - _SCOPE_WINDOW) - 1, -1)),
-                        ("o_scope_after=", range(c.end, min(b, c.end + _SCOPE_AFTER)))):
-            for t in ks:
-                if lay.texts[t] in {";", "."}:
-                    break
-                cls = scope_class(lay.texts[t].lower())
-                if cls is not None:
-                    got.append(tag + cls)
-                    break
+        for t in range(c.start - 1, max(a, c.start - _SCOPE_WINDOW) - 1, -1):
+            if lay.texts[t] == ";":
+                break
+            cls = scope_class(lay.texts[t].lower())
+            if cls is not None:
+                got.append(f"o_scope={cls}")
+                break
         negs, hedges = _counts(lay)
         if negs[c.start] - negs[max(a, c.start - _SCOPE_WINDOW)]:
             got.append("o_neg_before")
