@@ -112,11 +112,15 @@ def test_a_sentence_naming_no_method_is_said_of_the_one_in_focus(parse):
     assert "focus" in pair.origin
 
 
-def test_no_focus_pair_where_the_sentence_names_its_own_method(parse):
-    text = "Heron is a small speech model for phones. Wren was evaluated on LibriSpeech."
+@pytest.mark.parametrize("text, obj, cls, others", [
+    ("Heron is a small speech model for phones. Wren was evaluated on LibriSpeech.", "LibriSpeech", "Dataset",
+     (("Wren", "Method"),)),  # the sentence names its own method
+    ("Heron is a small speech model for phones. Training runs used 64 H200 GPUs.", "H200", "Hardware", ()),  # a device
+])
+def test_no_focus_pair(parse, text, obj, cls, others):
     doc = parse(text)
     lay = layout(doc)
-    typed = [Typed(_cand(doc, lay, n), c) for n, c in (("Heron", "Method"), ("LibriSpeech", "Dataset"), ("Wren", "Method"))]
+    typed = [Typed(_cand(doc, lay, n), c) for n, c in (("Heron", "Method"), (obj, cls), *others)]
     assert not [p for p in pair_candidates(doc, lay, typed, []) if (p.s, p.o) == (0, 1) and "focus" in p.origin]
 
 
