@@ -103,6 +103,54 @@ def test_hedge(parse):
     assert "hedge" in f and "neg" not in f
 
 
+def test_a_sentence_naming_no_method_is_said_of_the_one_in_focus(parse):
+    text = "Heron is a small speech model for phones. We benchmarked it on LibriSpeech and TED-LIUM."
+    pair, f = _pair(parse, text, "Heron", "Method", "TED-LIUM", "Dataset", [("LibriSpeech", "Dataset")])
+    assert "focus" in pair.origin and "o_scope=evaluate" in f
+    pair, _ = _pair(parse, "Heron is a small speech model for phones. Evaluated on LibriSpeech.", "Heron", "Method",
+                    "LibriSpeech", "Dataset")
+    assert "focus" in pair.origin
+
+
+@pytest.mark.parametrize("text, obj, cls, others", [
+    ("Heron is a small speech model for phones. Wren was evaluated on LibriSpeech.", "LibriSpeech", "Dataset",
+     (("Wren", "Method"),)),  # the sentence names its own method
+    ("Heron is a small speech model for phones. Training runs used 64 H200 GPUs.", "H200", "Hardware", ()),  # a device
+])
+def test_no_focus_pair(parse, text, obj, cls, others):
+    doc = parse(text)
+    lay = layout(doc)
+    typed = [Typed(_cand(doc, lay, n), c) for n, c in (("Heron", "Method"), (obj, cls), *others)]
+    assert not [p for p in pair_candidates(doc, lay, typed, []) if (p.s, p.o) == (0, 1) and "focus" in p.origin]
+
+
+_TRAIN_EVAL = "Heron is pretrained on LibriSpeech and evaluated on TED-LIUM."
+
+
+@pytest.mark.parametrize("text, obj, cls, others, present, absent", [
+    # training data is in the scope of training, not of an evaluation, in the sentence or across sentences
+    (_TRAIN_EVAL, "LibriSpeech", "Dataset", [("TED-LIUM", "Dataset")], ["o_scope=train", "Method>Dataset|o_scope=train"], []),
+    (_TRAIN_EVAL, "TED-LIUM", "Dataset", [("LibriSpeech", "Dataset")], ["o_scope=evaluate"], []),
+    ("Heron is a small model. It was fine-tuned on LibriSpeech.", "LibriSpeech", "Dataset", [], ["o_scope=train", "cross_sent"], []),
+    # hardware in the scope of a run, stated, negated or hedged
+    ("Heron is deployed on the Raspberry Pi 5.", "Raspberry Pi 5", "Hardware", [], ["o_scope=run"],
+     ["o_neg_before", "o_hedged_sent"]),
+    ("Heron is a small speech model. It does not run on a Raspberry Pi 5.", "Raspberry Pi 5", "Hardware", [],
+     ["o_neg_before", "cross_sent"], []),
+    ("Heron is a small speech model. It may be deployed on a Raspberry Pi 5.", "Raspberry Pi 5", "Hardware", [],
+     ["o_hedged_sent"], ["o_neg_before"]),
+])
+def test_the_scope_an_object_is_said_in(parse, text, obj, cls, others, present, absent):
+    _, f = _pair(parse, text, "Heron", "Method", obj, cls, others)
+    assert all(x in f for x in present) and not any(x in f for x in absent), [x for x in f if "scope" in x or "neg" in x]
+
+
+def test_a_short_stem_of_the_scope_cues_is_a_whole_word():
+    from pipeline.nlp.features import scope_class
+
+    assert scope_class("ran") == "run" and scope_class("random") is None and scope_class("pretrained") == "train"
+
+
 def test_table_row(parse):
     doc = parse("Results\n\nMMLU | 69.0\nGSM8K | 80.1\n")
     lay = layout(doc)

@@ -471,3 +471,73 @@ def test_no_title_from_a_field_a_quoted_sentence_or_a_table_without_a_paper_colu
                  "| year | lab | method | what it showed |\n|------|-----|-------|----------------|\n"
                  "| 2013 | Quill Labs | Folding widgets with deep reinforcement learning | A widget folds. |\n"):
         assert _titles(text) == set(), text
+
+
+@pytest.mark.parametrize("text, title", [
+    ("References\n[1] A. Varga et al. Placing Macros with Deep Reinforcement Learning. Preprint, 2020.\n",
+     "Placing Macros with Deep Reinforcement Learning"),
+    ("[2] A. Varga, B. Orlov et al. A graph methodology for fast macro placement. Nature, 2021.\n",
+     "A graph methodology for fast macro placement"),
+    ("[7] Guiding Global Routing with Learned Costs. Preprint, 2021.\n", "Guiding Global Routing with Learned Costs"),
+    ("Orlov, Z.¹, Varga, Y.², & Lund, X.² (2022). Memory networks for radiology report writing. arXiv:2204.13258.\n",
+     "Memory networks for radiology report writing"),
+    ("Lund, A. (2020). Sparse Kernels Revisited. In Proceedings of the Kestrel Conference, 2020.\n",
+     "Sparse Kernels Revisited"),
+    ("[i5] Ann Lee, Bo Chan:\n     Aligning Small Models for Fault-free Repair. CoRR abs/2404.08877\n",
+     "Aligning Small Models for Fault-free Repair"),
+    ("[Accepted to COLING 2022] Adapting Small Language Models to Low-Resource Languages via Adaptive\n"
+     "Fine-Tuning — Tarnow University.\n  Introduces a model.\n",
+     "Adapting Small Language Models to Low-Resource Languages via Adaptive Fine-Tuning"),
+    (">> [Preprint · arXiv 2407.07726] Kestrel: A versatile 3B model for transfer (Quorra)\n   An encoder.\n",
+     "Kestrel: A versatile 3B model for transfer"),
+    ("[ICLR 2024 Oral]\nLearning Interactive Toy Simulators\nA video model as a simulator.\n",
+     "Learning Interactive Toy Simulators"),
+    ("🍕 Tart-101 – Mining Discriminative Parts with Random Forests → ECCV 2014\n",
+     "Tart-101 – Mining Discriminative Parts with Random Forests"),
+    ("  Transferable Multi-Domain State Tracking for Dialogue Systems ........ 808\n",
+     "Transferable Multi-Domain State Tracking for Dialogue Systems"),
+    ("  * Deep Unsupervised Learning using Heat Equations (Varga et al.), published at ICML 2015.\n",
+     "Deep Unsupervised Learning using Heat Equations"),
+    ("- Language Models Are Good Spreadsheet Learners — Tarnow Institute and Quorra Research, TMLR 2025.\n",
+     "Language Models Are Good Spreadsheet Learners"),
+    ("> Cartons: Lightweight and general-purpose long context caches via self-study\n"
+     "Halvard University, Quorra AI. Rather than stuffing the context window, train a cache.\n",
+     "Cartons: Lightweight and general-purpose long context caches via self-study"),
+    ("🦿 Learning agile motor skills for legged robots → arXiv 2019\n", "Learning agile motor skills for legged robots"),
+    ("🔊 WavNotes: A Weakly-Labelled Audio Captioning Dataset → IEEE/ACM TASLP 2024\n",
+     "WavNotes: A Weakly-Labelled Audio Captioning Dataset"),
+    ("▶ A decoder-only foundation model for tide forecasting  [Accepted to ICML 2024]\nQuorra Research\n",
+     "A decoder-only foundation model for tide forecasting"),
+    ("2018 — Learning Deep Doodle Abstraction\nFrom a lab in London.\n", "Learning Deep Doodle Abstraction"),
+    ("* Learning Dynamics of Small Model Finetuning\n  [Oral, ICLR 2025] [code]\n",
+     "Learning Dynamics of Small Model Finetuning"),
+    ("> Cross-attentional fusion for weakly-supervised action localization\nQuorra AI Research. Actions are heard.\n",
+     "Cross-attentional fusion for weakly-supervised action localization"),
+    ("[1] Accurate medium-range tide forecasting with neural networks\nAnn Lee, Bo Chan, Cy Dee\n",
+     "Accurate medium-range tide forecasting with neural networks"),
+    ("==== 3 ====\nDePlat: One-shot chart reasoning by plot-to-table translation\nAnn Lee, Bo Chan\n",
+     "DePlat: One-shot chart reasoning by plot-to-table translation"),
+])
+def test_a_title_as_an_entry_of_a_list_of_papers(text, title):
+    """Reference entries, lines opened or closed by a venue tag, list items closed by a leader, an arrow, authors
+    or a dash, timeline lines, quoted lines above their organizations, sentence-case lines above their authors."""
+    assert title in _titles(text)
+
+
+@pytest.mark.parametrize("text", [
+    "- Session 1: Scaling and overparameterization — Room 3\n",
+    "- GPU Kernels — Ann Lee\n",
+    "> We love small models and long walks\nHalvard University is hiring.\n",
+    "[2023.08] Distilled Whole-Body Pose Models\n",
+    ">> [Challenge · CVPR 2023] Habitat Navigation Challenge 2023\n",
+    "2021 — We moved the lab to a new building\n",
+    "- Pretraining helps a lot → see below\n",
+    "Accurate forecasts matter a lot\nThe team met on Monday.\n",
+    "Why a sigmoid was enough: a close look at a model\n\nBy our staff writer\n",
+    "   April 1, 2023 ........... PACT 2023 submissions due\n",
+    "   * Tutorial on Core-Level Performance Engineering (Saturday, full day, Room Wien).\n",
+    "- McMahan, Moore, Ramage, Hampson, Agüera y Arcas — Google\n",
+    "2022 — FlashAttention: the IO-aware idea\n",
+])
+def test_no_entry_title_from_a_sentence_a_heading_a_byline_a_date_or_a_list_of_names(text):
+    assert _titles(text) == set()

@@ -832,7 +832,7 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
         a = lay.sent_starts[ss]
         b = lay.sent_starts[ss + 1] if ss + 1 < len(lay.sent_starts) else len(lay.idx)
         f += _cues_in(lay, lay.idx[a], lay.idx[b - 1], "cue_ssent=")
-    og = _end_gov(lay, typed, heads[p.o], "o_", memo)
+    og = _end_gov(lay, typed, heads[p.o], "o_", memo) + _scope(lay, typed, heads[p.o], memo)
     sg = _end_gov(lay, typed, heads[p.s], "s_", memo)
     f += sg + og
     if ss != so:  # what governs the object, by how the pair was found: "It relies on X" after the paragraph's method
@@ -886,7 +886,7 @@ def _compared(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> 
     return got
 
 
-_CROSSED = ("csubj=", "s_compared", "o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=", "s_prev=", "s_next=", "s_hyphen=",
+_CROSSED = ("csubj=", "s_compared", "o_scope=", "o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=", "s_prev=", "s_next=", "s_hyphen=",
             "o_prev=", "o_next=", "o_hyphen=")
 """The features also read with the pair's classes: one logistic output per property cannot tell "built on" between
 two methods (uses, or extends when one name holds the other) from "built on" of a paper's method unless a feature
@@ -973,6 +973,49 @@ def _between(lay: Layout, first: MentionCandidate, second: MentionCandidate) -> 
     if hedges[b] - hedges[a] + (hedges[d] - hedges[c] if d > c else 0):
         f.append("hedge")
     return f
+
+
+_SCOPE_WINDOW = 12
+"""How many tokens before an object :func:`_scope` reads for the cue whose scope it falls in."""
+
+
+@lru_cache(maxsize=1 << 14)
+def scope_class(word: str) -> str | None:
+    """The class of cue (``scope_cues`` of ``features.json``: train, evaluate, run) a lower-case word starts, a stem
+    of three characters or fewer only as the whole word ("ran", not "random")."""
+    for cls, stems in lexicon()["scope_cues"].items():
+        if not cls.startswith("_") and any(word == s or len(s) > 3 and word.startswith(s) for s in stems):
+            return cls
+    return None
+
+
+def _scope(lay: Layout, typed: list[Typed], k: int, memo: dict) -> list[str]:
+    """What the object ``k`` (the first of its list) is said in the scope of, read for a pair found in its sentence
+    or across sentences alike: the class of the nearest cue before it in its sentence ("pretrained on X": train, "and
+    evaluated on X": evaluate, "deployed on X": run), and a negation close before it or a hedge anywhere in its
+    sentence ("It does not run on a GPU", "A port to X would be a natural next step"). Memoised per end."""
+    key = (k, "scope")
+    got = memo.get(key)
+    if got is None:
+        c = typed[k].cand
+        si = lay.sent_of(c.start)
+        a = lay.sent_starts[si]
+        b = lay.sent_starts[si + 1] if si + 1 < len(lay.sent_starts) else len(lay.texts)
+        got = []
+        for t in range(c.start - 1, max(a, c.start - _SCOPE_WINDOW) - 1, -1):
+            if lay.texts[t] == ";":
+                break
+            cls = scope_class(lay.texts[t].lower())
+            if cls is not None:
+                got.append(f"o_scope={cls}")
+                break
+        negs, hedges = _counts(lay)
+        if negs[c.start] - negs[max(a, c.start - _SCOPE_WINDOW)]:
+            got.append("o_neg_before")
+        if hedges[b] - hedges[a]:
+            got.append("o_hedged_sent")
+        memo[key] = got
+    return got
 
 
 def _counts(lay: Layout) -> tuple[list[int], list[int]]:

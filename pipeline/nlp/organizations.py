@@ -11,7 +11,7 @@ from .people import PEOPLE, PERSON, people_count
 from .rules import Found, acronym_long_form, load_rules
 from .text import BULLET, cue, regex
 
-__all__ = ["organization_mentions"]
+__all__ = ["organization_mentions", "opens_with_organization"]
 
 _CUES = load_rules().cue_patterns["organizations"]
 _AFFILIATION_LINE = re.compile(_CUES["affiliation_line"])
@@ -27,6 +27,12 @@ _NOT_A_NAME = frozenset(_CUES["not_a_name"].split("|"))
 """The words that open a sentence, not an institution's name ("The", "Our", "At")."""
 _ROLE_LINE = cue(_CUES["role_line"])
 _ORG_WORD = re.compile(r"(?<![\w-])(?:" + _CUES["org_word"] + r")(?![\w-])")
+
+
+def opens_with_organization(line: str, rules) -> bool:
+    """Whether a line opens with an organization's name ("Stanford University, Caltech. Rather than ...")."""
+    first = re.split(r"[.,;·(]|[ \t][—–-][ \t]", line.strip(), maxsplit=1)[0]
+    return bool(first) and len(first.split()) <= 6 and (bool(_ORG_WORD.search(first)) or first in rules.organizations)
 _LEAD_SPLIT = re.compile(_CUES["lead_split"])
 _LEAD_BREAK = re.compile(r"[,;·¹²³⁴⁵⁶⁷⁸⁹⁰]")
 """What a line that lists names holds ("and" alone joins two names in prose too)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .organizations import opens_with_organization
 from .people import PERSON, opens_with_people
 from .rules import Found, load_rules, scan_title
 from .text import BULLET, COLUMN_GAP, MONTHS, prefiltered
@@ -80,6 +81,7 @@ def paper_titles(text: str, sentences, rules) -> list[Found]:
     t = _Titles(text, rules)
     _titles_in_sentences(t, sentences)
     _titles_on_lines(t)
+    _titles_in_entries(t)
     if "|" in text:
         _titles_in_columns(t)
     return t.out
@@ -214,6 +216,9 @@ def _titles_on_lines(t: _Titles) -> None:
             continue  # a dated line follows the headline of the post itself, not a paper's title
         if title_like(title, fw):
             add(start, end, "paper.title_line")
+        elif _SENTENCE_CASE_TITLE.fullmatch(title) and "(" not in title and opens_with_people(nxt.split("\n", 1)[0]):
+            # "[1] A study of x\nAnn Lee, Bo Chan": its authors' names, not a byline ("By our staff writer")
+            add(start, end, "paper.title_line_sentence_case", min_caps=1)
     # a title on a line of its own with no colon, question mark or author line: a title-case line opening a
     # paragraph that reads as that paper's abstract or teaser. Section headings ("Estimating Depth from an
     # Image") open paragraphs too, but theirs present other papers by their titles ("researchers will
@@ -356,6 +361,110 @@ def _line_labels() -> frozenset[str]:
     from .candidates import lexicon  # the words that label a line, read by the features too
 
     return lexicon()["line_labels"]
+
+
+_REFERENCE = re.compile(r"(?m)^(?:" + _CUES["reference_authors"] + "|" + _CUES["apa_authors"] + r"|[ \t]{2,}(?=[A-Z0-9]))")
+_REFERENCE_TAIL = re.compile(_CUES["reference_tail"])
+_TITLE_END = re.compile(r"\.[ \t]+(?=\S)|(?<=\?)[ \t]+(?=[A-Z])|\.?[ \t]*$")
+"""Where a title in a reference ends: at a full stop before the venue, after a question mark, at the line's end."""
+_ENTRY_TAG = _CUES["entry_tag"]
+_TAGGED = re.compile(r"(?m)^[ \t]*(?:" + BULLET + r"[ \t]*)?" + _ENTRY_TAG + r"[ \t]*(?:\n[ \t]*)?(?=[A-Za-z0-9])")
+_ENTRY = re.compile(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|(?:19|20)\d{2}[ \t]*[—–]|" + BULLET + r")[ \t]+)?(?=[A-Z0-9]|[a-z]{1,4}[A-Z])")
+_ENTRY_SEPARATOR = re.compile(_CUES["entry_separator"])
+_NUMBERED_LABEL = re.compile(r"[A-Z][a-z]+[ \t]+\d{1,3}[a-z]?[ \t]*[:.]")
+"""A numbered part's label that opens a heading ("Session 1: ...", "Slide 4: ...", "Lecture 7: ..."), no title."""
+_LEADING_NAME = re.compile(r"[A-Z0-9][\w.+-]*(?:[ \t]+v?\d[\w.]*)?:[ \t]")
+"""A title that opens with its name and a colon ("Argoverse: 3D tracking ..."), in whatever case it goes on."""
+
+
+def _titles_in_entries(t: _Titles) -> None:
+    """Titles as entries of lists of papers: reference-list entries ("[1] A. Name et al. Title. Venue, 2020.",
+    "Name, A. (2020). Title. In Proceedings ..."), lines opened or followed by a tag with a venue or year
+    ("[Accepted to X 2022] Title (Org)"), list items closed by a dotted leader, an arrow to a venue, authors in
+    parentheses, a dash before a name or a tag ("- Title — Org, Venue 2025"), timeline lines ("2018 — Title"), and a
+    quoted line ("> Title") above its organizations' line."""
+    text, fw = t.text, t.fw
+    for m in _REFERENCE.finditer(text):
+        line_end = _line_end(text, m.end())
+        end = _TITLE_END.search(text, m.end(), line_end)
+        a, b = m.end(), end.start() + (text[end.start()] == "?" if end.start() < line_end else 0)
+        tail = text[end.end():line_end]
+        opening = text[m.start():m.end()]
+        authored = bool(opening.strip()) and len(opening) > len(re.match(r"[ \t]*\S*[ \t]*", opening).group(0))
+        if (authored or _REFERENCE_TAIL.match(tail)) and _entry_title(text[a:b], fw, loose=authored):
+            t.add(a, b, "paper.reference_entry", min_caps=1)
+    for m in _TAGGED.finditer(text):
+        a, line_end = m.end(), _line_end(text, m.end())
+        b = _entry_end(text, a, line_end)
+        if _entry_title(text[a:b], fw, loose=True) and not any(f.start == a for f in t.out):
+            t.add(a, b, "paper.tagged_title", min_caps=1)
+    for m in _ENTRY.finditer(text):
+        span = _list_entry(t, m)
+        if span and not any(f.start <= span[0] < f.end and not (f.start == span[0] and f.end > span[1]) for f in t.out):
+            # a title line read past its closing arrow ("Name: Subtitle → Venue 2024") gives way to the entry
+            t.out[:] = [f for f in t.out if f.start != span[0]]
+            t.add(*span, "paper.entry_title", min_caps=1)
+
+
+def _list_entry(t: _Titles, m: re.Match) -> tuple[int, int] | None:
+    """The title of the list entry whose text starts at ``m.end()``, or None."""
+    text, fw = t.text, t.fw
+    a, line_end = m.end(), _line_end(text, m.end())
+    marker = text[m.start():m.end()].strip()
+    seps = list(_ENTRY_SEPARATOR.finditer(text, a, line_end))  # a leader or an arrow before any dash
+    sep = next((x for x in seps if x.group(0).strip()[:1] in (".", "→")), seps[0] if seps else None)
+    nxt = text[line_end + 1:_line_end(text, line_end + 1)] if line_end < len(text) else ""
+    loose = False
+    if marker and re.fullmatch(r"(?:19|20)\d{2}[ \t]*[—–]", marker):  # a timeline's "2018 — Title", in title case
+        b = line_end if title_like(text[a:line_end], fw) else a
+    elif sep and (marker or sep.group(0).lstrip(" \t").startswith(".")):
+        b, loose = sep.start(), text[sep.end():sep.end() + 1] == "[" or "→" in sep.group(0)  # a venue tag or arrow
+    elif re.match(r"[ \t]*" + _ENTRY_TAG + r"[ \t]*(?:\[[^\]\n]*\][ \t]*)*$", nxt):
+        b, loose = line_end, True  # "* Title" (or "Title") above its tag line "  [Oral, ICLR 2025] [code]"
+    elif marker == ">" and opens_with_organization(nxt, t.rules):
+        b, loose = _entry_end(text, a, line_end), True
+    else:
+        return None
+    while b > a and text[b - 1] in " \t":
+        b -= 1
+    return (a, b) if _entry_title(text[a:b], fw, loose=loose) else None
+
+
+def _line_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end
+
+
+def _entry_end(text: str, a: int, line_end: int) -> int:
+    """Where a title that opens a tagged line ends: before a dash before a name, an organization in parentheses or a
+    tag with a year that closes the line; a long line's title may wrap onto a short next line that ends it
+    ("... Adaptive\nFine-Tuning — Org.")."""
+    b = line_end
+    nxt_end = _line_end(text, line_end + 1) if line_end < len(text) else line_end
+    nxt = text[line_end + 1:nxt_end]
+    dash = re.match(r"([^\s—–.][^\n—–.]{0,60}?)[ \t]+[—–][ \t]+\S", nxt)
+    if line_end - a >= 60 and not re.search(r"[—–]|[.:]$", text[a:line_end]) \
+            and (dash or (nxt_end - line_end < 60 and re.fullmatch(r"[A-Za-z][^.\n]*[A-Za-z0-9]", nxt)
+                          and text[nxt_end + 1:nxt_end + 2] in (" ", "\t", "\n"))):
+        b = line_end + 1 + (dash.end(1) if dash else len(nxt))
+    cut = re.search(r"[ \t]+[—–][ \t]+|" + _CUES["trailing_tag"] + "|[ \t]{2,}", text[a:b].replace("\n", " "))
+    return a + cut.start() if cut else b
+
+
+def _entry_title(title: str, fw, loose: bool) -> bool:
+    """Whether a list entry's text is a title: in title case; in sentence case when it opens with its name and a
+    colon, or when the entry's layout says it is one (``loose``); never a labelled field or a list of people."""
+    title = " ".join(title.split())
+    if len(title.split()) < 3 or opens_with_people(title) or _NOT_A_TITLE_LABEL.match(title) \
+            or _after_label(title, 0)[0] or "|" in title or _NUMBERED_LABEL.match(title) \
+            or re.search(r"\b(?:19|20)\d{2}$", title) or ".." in title:  # "Name Challenge 2023", a leader
+        return False
+    pieces = title.split(", ")
+    if len(pieces) >= 4 and all(len(p.split()) <= 3 for p in pieces):  # "Lee, Chan, Dee, Ng": a list of names
+        return False
+    if title_like(title, fw):
+        return True
+    return bool(_SENTENCE_CASE_TITLE.fullmatch(title)) and (loose or bool(_LEADING_NAME.match(title)))
 
 
 def title_like(title: str, fw) -> bool:
