@@ -103,8 +103,7 @@ def _titles_in_columns(t: _Titles) -> None:
             continue
         pos = m.end()  # the newline after the line of dashes; each row's line follows one
         while pos < len(text) and text[pos] == "\n":
-            start, end = pos + 1, text.find("\n", pos + 1)
-            end = len(text) if end < 0 else end
+            start, end = pos + 1, _line_end(text, pos + 1)
             if not text[start:end].lstrip(" \t").startswith("|"):
                 break
             a, b = _cell(text, start, end, cols[0])
