@@ -424,6 +424,16 @@ def test_a_name_before_a_kind_of_hardware_is_that_hardware(text, name, alias):
         assert _hardware(other) == set()
 
 
+@pytest.mark.parametrize("text, names", [
+    ("The model scales on the Selene, Perlmutter and JUWELS Booster supercomputers.", {"Selene", "Perlmutter", "JUWELS Booster"}),
+    ("It also runs on Intel Arc, Flex and Max GPUs.", {"Arc", "Flex", "Max"}),
+])
+def test_the_names_listed_before_a_plural_kind_of_hardware(text, names):
+    assert _hardware(text) == names
+    # a list before a plural kind holds no name when its words say how many or which kind
+    assert _hardware("It runs on one, two or eight GPUs and on many CPUs.") == set()
+
+
 @pytest.mark.parametrize("text, title", [
     ("Title: Sparse Widgets: A Study of Folding\nAuthors: Ann Lee", "Sparse Widgets: A Study of Folding"),
     ("paper:           Folded Widget Models for Coarse Recognition (ICCV 2015)\n", "Folded Widget Models for Coarse Recognition"),
