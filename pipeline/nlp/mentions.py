@@ -65,6 +65,10 @@ class MentionFinder:
         budget.check(doc, "the acronym rules")
         names = name_candidates(doc, text, sentences, rules, base + pairs, titles, lexicon)
         budget.check(doc, "the name rules")
+        # a long form the name rules show as a dataset is one, with its acronym: "the Free Music Archive (FMA)" in a
+        # table's dataset column (an acronym pair is a method unless a dataset's head noun is in or after it)
+        datasets = {norm(n.canonical) for n in names if n.cls == "Dataset"}
+        pairs = [replace(p, cls="Dataset") if p.cls == "Method" and norm(p.canonical) in datasets else p for p in pairs]
         # acronyms defined in this document name their long form wherever they occur alone
         acr_map = {norm(acr): f for acr, f in org_acronyms.items()}
         for p in pairs:
