@@ -424,6 +424,19 @@ def test_a_name_before_a_kind_of_hardware_is_that_hardware(text, name, alias):
         assert _hardware(other) == set()
 
 
+@pytest.mark.parametrize("text, mates", [
+    ("In 2022, MIT CSAIL, Nestle, DTU Compute and the Qatar Computing Research Institute proposed it.", {"Nestle"}),
+    ("From Nankai University and Bytedance; 82.2% on the test set.", {"Bytedance"}),
+    # fewer named organizations than other names, people, names with a digit: no mates
+    ("Film crews from NTV, Rossiya and Nankai University watched it.", set()),
+    ("Written by Ann Lee, Bo Chan and Stanford University.", set()),
+    ("It beats Llama 2 and Google Research's model.", set()),
+])
+def test_the_other_names_of_a_list_of_organizations(text, mates):
+    found = {f.canonical for f in organization_mentions(text, load_rules()) if f.rule == "org.list_mate"}
+    assert found == mates
+
+
 @pytest.mark.parametrize("text, names", [
     ("The model scales on the Selene, Perlmutter and JUWELS Booster supercomputers.", {"Selene", "Perlmutter", "JUWELS Booster"}),
     ("It also runs on Intel Arc, Flex and Max GPUs.", {"Arc", "Flex", "Max"}),

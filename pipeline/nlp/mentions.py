@@ -84,7 +84,9 @@ class MentionFinder:
         names = [n for n in names if norm(n.canonical) not in generic_keys]
         # names derived from a title prefix nest inside the title
         nested = [n for n in names if any(t.start <= n.start and n.end <= t.end for t in titles)]
-        allm = resolve_overlaps(base + sorted(pairs, key=lambda f: -(f.end - f.start)) + sorted(names, key=lambda f: -(f.end - f.start)) + orgs_lex)
+        mates = [f for f in orgs if f.rule == "org.list_mate"]  # "NTV, Rossiya and Nankai University": the others first
+        allm = resolve_overlaps(base + sorted(pairs, key=lambda f: -(f.end - f.start)) + sorted(names, key=lambda f: -(f.end - f.start))
+                                + orgs_lex + mates)
         allm += [n for n in nested if n.start == next(t.start for t in titles if t.start <= n.start and n.end <= t.end)]
         spans = []
         for f in sorted(allm, key=lambda f: (f.start, f.end, f.cls)):
