@@ -417,3 +417,8 @@ def test_nlp_layouts_items_of_a_list_share_their_class(nlp, text, cls, names):
 ])
 def test_nlp_layouts_a_list_without_a_named_mate_gives_nothing(nlp, text):
     assert not {n for _, n in _rule_mentions(nlp, text)} & {"Alice", "Bob", "Carol", "Vancouver"}
+
+
+def test_nlp_layouts_a_list_item_ends_at_a_full_stop(nlp):
+    got = _rule_mentions(nlp, "It is tested on MMLU, GSM8K and RealWorldQA. On the other hand Llama 3.1 is a model.")
+    assert ("Dataset", "RealWorldQA") in got and not any(". " in n for _, n in got), got

@@ -494,7 +494,8 @@ def _by_relation(v: _Votes) -> None:
             vote(m.group(1), "Dataset", 3)  # what extends a dataset is a dataset: "ChartStack extends ChartQA"
 
 
-_LIST_ITEM = r"(?:[A-Z][\w.+-]*(?:[ \t]+(?:[A-Z][\w.+-]*|\d[\w.]*))?|[a-z]{1,6}[A-Z\d][\w.-]*)"
+_LIST_ITEM = r"(?:[A-Z][\w+-]*(?:\.[\w+-]+)*(?:[ \t]+(?:[A-Z][\w+-]*(?:\.[\w+-]+)*|\d[\w]*(?:\.\d+)?))?|[a-z]{1,6}[A-Z\d][\w-]*(?:\.[\w-]+)*)"
+"""One item: a dot only inside it ("Llama 3.1"): "RealWorldQA. On" ends a sentence."""
 _COORDINATED = re.compile(r"(?<![\w-])(" + _LIST_ITEM + r"(?:,[ \t]+" + _LIST_ITEM + r")*,?[ \t]+(?:and|or)[ \t]+" + _LIST_ITEM
                           + r")(?![\w-])")
 """A coordinated list of names on one line: "Cars, DTD, EuroSAT and GTSRB", "Mamba2 and Gated DeltaNet"."""
