@@ -422,3 +422,9 @@ def test_nlp_layouts_a_list_without_a_named_mate_gives_nothing(nlp, text):
 def test_nlp_layouts_a_list_item_ends_at_a_full_stop(nlp):
     got = _rule_mentions(nlp, "It is tested on MMLU, GSM8K and RealWorldQA. On the other hand Llama 3.1 is a model.")
     assert ("Dataset", "RealWorldQA") in got and not any(". " in n for _, n in got), got
+
+
+def test_nlp_layouts_an_acronym_before_its_long_form_keeps_the_long_forms_class(nlp):
+    # "ARC" is also a known benchmark's name: the long form after it says this one is a method
+    got = _rule_mentions(nlp, "The model was post-trained with ARC (Adversarial Relative Contrast) and ping-pong sampling.")
+    assert ("Method", "ARC") in got, got

@@ -68,7 +68,8 @@ class MentionFinder:
         # a long form the name rules show as a dataset is one, with its acronym: "the Free Music Archive (FMA)" in a
         # table's dataset column (an acronym pair is a method unless a dataset's head noun is in or after it)
         datasets = {norm(n.canonical) for n in names if n.cls == "Dataset"}
-        pairs = [replace(p, cls="Dataset") if p.cls == "Method" and norm(p.canonical) in datasets else p for p in pairs]
+        pairs = [replace(p, cls="Dataset") if p.cls == "Method" and p.rule == "name.acronym_pair" and norm(p.canonical) in datasets
+                 else p for p in pairs]  # (the long form first: "ARC (Adversarial Relative Contrast)" says what ARC is)
         # acronyms defined in this document name their long form wherever they occur alone
         acr_map = {norm(acr): f for acr, f in org_acronyms.items()}
         for p in pairs:
