@@ -11,7 +11,7 @@ from spacy.tokens import Doc
 
 from .occurrences import NameFinder
 from .rules import Found, NUMBERED_WORDS, is_strong_name, load_rules, norm
-from .text import CELL_BREAK, MONTHS, cue, regex
+from .text import CELL_BREAK, MONTHS, cue, line_end, regex
 
 _CUES = load_rules().cue_patterns["names"]
 
@@ -254,6 +254,7 @@ def _by_dataset_head(v: _Votes) -> None:
 
 
 _DATASET_COLUMN = re.compile(_CUES["dataset_column"], re.I)
+_DATASET_WORD = re.compile(r"(?<![\w-])(?:" + _CUES["dataset_column"] + r")(?![\w-])", re.I)
 _SUMMARY_ROW = re.compile(_CUES["summary_row"])
 _TABLE_RULE = re.compile(_CUES["table_rule"])
 _CELL_WORD = r"(?:[A-Z\d][\w.+/-]*|[a-z]+[A-Z\d][\w.+/-]*|[a-z]{1,3})"
@@ -282,33 +283,39 @@ def _cells(text: str, a: int, b: int) -> list[tuple[int, int]]:
 def _by_table_column(v: _Votes) -> None:
     """The cells of a results table's column headed "benchmark", "dataset" or "task" name datasets, in a pipe table
     or one aligned by spaces ("dataset | WER", "Benchmark      score", then a row a line: "Common Voice 17.0 | 12.7")."""
+    text = v.text
+    heads = sorted({text.rfind("\n", 0, m.start()) + 1 for m in _DATASET_WORD.finditer(text)})
+    done = -1
+    for a in heads:  # each line with a column's word in it
+        if a <= done:
+            continue  # a row of a table already read
+        b = line_end(text, a)
+        head = _cells(text, a, b)
+        cols = [j for j, (x, y) in enumerate(head) if _DATASET_COLUMN.fullmatch(text[x:y])]
+        if len(head) >= 2 and len(cols) == 1:
+            done = _table_rows(v, b, len(head), cols[0])
+
+
+def _table_rows(v: _Votes, b: int, width: int, col: int) -> int:
+    """Vote the cells of column ``col`` of the rows after the header line that ends at ``b``, up to a blank line or a
+    line that is no row; the offset where the table ends."""
     text, vote, cands = v.text, v.vote, v.cands
-    lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text)]
-    k = 0
-    while k < len(lines):
-        head = _cells(text, *lines[k]) if _DATASET_COLUMN.search(text, *lines[k]) else []
-        cols = [j for j, (a, b) in enumerate(head) if _DATASET_COLUMN.fullmatch(text[a:b])]
-        k += 1
-        if len(head) < 2 or len(cols) != 1:
+    while b < len(text) and (a := b + 1) < len(text) and text[a] != "\n":  # rows follow line by line
+        b = line_end(text, a)
+        if _TABLE_RULE.fullmatch(text, a, b):
             continue
-        col = cols[0]
-        while k < len(lines) and lines[k][0] == lines[k - 1][1] + 1:  # rows follow line by line, no blank line
-            a, b = lines[k]
-            if _TABLE_RULE.fullmatch(text[a:b]):
-                k += 1
-                continue
-            row = _cells(text, a, b)
-            if len(row) < 2 or (len(row) != len(head) and col):
-                break
-            x, y = row[col]
-            y = x + len(re.sub(r"\s*(?:\([^()]*\)|\[[^\]]*\]|[*†‡]+)$", "", text[x:y]))  # "Free Music Archive (FMA)"
-            for item in re.finditer(r"[^,;]+", text[x:y]):  # "BABEL, MLS, CommonVoice": one name a part
-                w = item.group(0).strip()
-                at = x + item.start() + item.group(0).index(w) if w else x
-                if _CELL_NAME.fullmatch(w) and not _SUMMARY_ROW.fullmatch(w):
-                    vote(w, "Dataset", 4)
-                    cands.append((at, at + len(w), w))
-            k += 1
+        row = _cells(text, a, b)
+        if len(row) < 2 or (len(row) != width and col):
+            return a
+        x, y = row[col]
+        y = x + len(re.sub(r"\s*(?:\([^()]*\)|\[[^\]]*\]|[*†‡]+)$", "", text[x:y]))  # "Free Music Archive (FMA)"
+        for item in re.finditer(r"[^,;]+", text[x:y]):  # "BABEL, MLS, CommonVoice": one name a part
+            w = item.group(0).strip()
+            at = x + item.start() + item.group(0).index(w) if w else x
+            if _CELL_NAME.fullmatch(w) and not _SUMMARY_ROW.fullmatch(w):
+                vote(w, "Dataset", 4)
+                cands.append((at, at + len(w), w))
+    return b
 
 
 def _by_evaluation(v: _Votes) -> None:
@@ -496,9 +503,10 @@ def _by_relation(v: _Votes) -> None:
 
 _LIST_ITEM = r"(?:[A-Z][\w+-]*(?:\.[\w+-]+)*(?:[ \t]+(?:[A-Z][\w+-]*(?:\.[\w+-]+)*|\d[\w]*(?:\.\d+)?))?|[a-z]{1,6}[A-Z\d][\w-]*(?:\.[\w-]+)*)"
 """One item: a dot only inside it ("Llama 3.1"): "RealWorldQA. On" ends a sentence."""
-_COORDINATED = re.compile(r"(?<![\w-])(" + _LIST_ITEM + r"(?:,[ \t]+" + _LIST_ITEM + r")*,?[ \t]+(?:and|or)[ \t]+" + _LIST_ITEM
-                          + r")(?![\w-])")
-"""A coordinated list of names on one line: "Cars, DTD, EuroSAT and GTSRB", "Mamba2 and Gated DeltaNet"."""
+_LIST_RUN = re.compile(r"(?<![\w-])" + _LIST_ITEM + r"(?:,[ \t]+" + _LIST_ITEM + r")*")
+_LIST_END = re.compile(r",?[ \t]+(?:and|or)[ \t]+(" + _LIST_ITEM + r")(?![\w-])")
+"""A coordinated list of names on one line: a run of names set apart by commas ("Cars, DTD, EuroSAT"), then "and" or
+"or" and its last ("and GTSRB"); read in one pass over the text, the runs one after the other."""
 
 
 def _by_list_mates(v: _Votes) -> None:
@@ -509,9 +517,12 @@ def _by_list_mates(v: _Votes) -> None:
     text, rules, vote, votes, cands = v.text, v.rules, v.vote, v.votes, v.cands
     before = {k: (("Dataset" if c["Dataset"] > c["Method"] else "Method"), sum(c.values())) for k, c in votes.items() if c}
     skip = rules.function_words
-    for m in _COORDINATED.finditer(text):
-        items = [(m.start(1) + i.start(), m.start(1) + i.end()) for i in re.finditer(_LIST_ITEM, m.group(1))
-                 if i.group(0) not in ("and", "or")]
+    for run in _LIST_RUN.finditer(text):
+        last = _LIST_END.match(text, run.end())
+        if last is None:
+            continue
+        items = [(run.start() + i.start(), run.start() + i.end()) for i in re.finditer(_LIST_ITEM, run.group(0))][-16:]
+        items.append((last.start(1), last.end(1)))
         known = [before.get(norm(text[a:b].rstrip("."))) for a, b in items]
         classes = {k[0] for k in known if k and k[1] >= 2}
         if len(classes) != 1:
