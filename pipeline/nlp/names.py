@@ -504,9 +504,10 @@ def _by_relation(v: _Votes) -> None:
 _LIST_ITEM = r"(?:[A-Z][\w+-]*(?:\.[\w+-]+)*(?:[ \t]+(?:[A-Z][\w+-]*(?:\.[\w+-]+)*|\d[\w]*(?:\.\d+)?))?|[a-z]{1,6}[A-Z\d][\w-]*(?:\.[\w-]+)*)"
 """One item: a dot only inside it ("Llama 3.1"): "RealWorldQA. On" ends a sentence."""
 _LIST_RUN = re.compile(r"(?<![\w-])" + _LIST_ITEM + r"(?:,[ \t]+" + _LIST_ITEM + r")*")
-_LIST_END = re.compile(r",?[ \t]+(?:and|or)[ \t]+(" + _LIST_ITEM + r")(?![\w-])")
+_LIST_END = re.compile(r",?[ \t]+(?:and|or)[ \t]+(" + _LIST_ITEM + r")(?![\w-]|[ \t]+[A-Z])")
 """A coordinated list of names on one line: a run of names set apart by commas ("Cars, DTD, EuroSAT"), then "and" or
-"or" and its last ("and GTSRB"); read in one pass over the text, the runs one after the other."""
+"or" and its last ("and GTSRB"; not the start of a longer name: "MLX and Sharp Monocular View Synthesis ..." is a
+title); read in one pass over the text, the runs one after the other."""
 
 
 def _by_list_mates(v: _Votes) -> None:
