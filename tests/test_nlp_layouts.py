@@ -367,3 +367,65 @@ def test_nlp_layouts_tag_before_a_title_in_a_numbered_item(extract_text, marker)
 ])
 def test_nlp_layouts_systems_and_design_conference_series(extract_text, text, venue):
     assert ("Venue", venue) in _mentions(extract_text(text))
+
+
+def _rule_mentions(nlp, text):
+    from pipeline.nlp.extract import doc_of
+
+    return _mentions(nlp(doc_of(nlp, text), disable=["mlkg_learned"]))
+
+
+@pytest.mark.parametrize("text, names", [
+    # a column headed "dataset" in a table aligned by spaces and bars; a summary row is no name
+    ("Results:\n\n    dataset                   | WER\n    Common Voice 17.0         | 12.7\n"
+     "    Multilingual LibriSpeech  | 5.9\n    Average                   | 9.3\n", {"Common Voice 17.0", "Multilingual LibriSpeech"}),
+    # the second column of a pipe table; a cell listing several
+    ("| result | benchmark |\n|---|---|\n| +7.4 BLEU over 21 directions | CoVoST-2 |\n| 14% fewer errors | BABEL, VoxPopuli |\n",
+     {"CoVoST-2", "BABEL", "VoxPopuli"}),
+    # a rule under the header; a trailing abbreviation in brackets is no part of the name
+    ("  Benchmark        | Score\n  -----------------+------\n  FGVC Aircraft    | 91.3\n  Free Music Archive (FMA) | 13\n",
+     {"FGVC Aircraft", "Free Music Archive"}),
+])
+def test_nlp_layouts_cells_of_a_dataset_column(nlp, text, names):
+    got = _rule_mentions(nlp, text)
+    assert {("Dataset", n) for n in names} <= got, got
+    assert not any(n == "Average" for _, n in got)
+
+
+def test_nlp_layouts_a_task_column_of_descriptions_names_nothing(nlp):
+    text = "| Task | Setting | Score |\n|---|---|---|\n| Image classification | few-shot | 76 |\n| Harry Potter familiarity score | zero-shot | 0.3 |\n"
+    assert not any(n in {"Image classification", "Harry Potter familiarity score"} for _, n in _rule_mentions(nlp, text))
+
+
+@pytest.mark.parametrize("text, cls, names", [
+    # known datasets in a list make its other items datasets, a name's shape alone no method
+    ("Image experiments use task vectors for Cars, DTD, EuroSAT, GTSRB, MNIST and SVHN.", "Dataset", {"Cars", "DTD", "EuroSAT", "GTSRB"}),
+    # a method in a list makes a plain name of two words beside it a method
+    ("On the recall tasks, Tiller outperforms Mamba2 and Gated DeltaNet by a wide margin.", "Method", {"Gated DeltaNet"}),
+    # an apposition with a number after a list says what its items are
+    ("The model fails on images from TissueNet and LiveCell, two large datasets built by other groups.", "Dataset",
+     {"TissueNet", "LiveCell"}),
+])
+def test_nlp_layouts_items_of_a_list_share_their_class(nlp, text, cls, names):
+    got = _rule_mentions(nlp, text)
+    assert {(cls, n) for n in names} <= got, got
+
+
+@pytest.mark.parametrize("text", [
+    "The paper was written by Alice, Bob and Carol in Vancouver.",  # no name of a class in the list
+    "Alice and Bob met the Mamba2 team at the station.",  # a name outside the list
+    "Demos include inference with Mamba2 and Sharp Monocular View Synthesis in Less Than a Second.",  # a title's start
+])
+def test_nlp_layouts_a_list_without_a_named_mate_gives_nothing(nlp, text):
+    assert not {n for _, n in _rule_mentions(nlp, text)} & {"Alice", "Bob", "Carol", "Vancouver", "Sharp Monocular"}
+
+
+def test_nlp_layouts_a_list_item_ends_at_a_full_stop(nlp):
+    got = _rule_mentions(nlp, "It is tested on MMLU, GSM8K and RealWorldQA. On the other hand Llama 3.1 is a model.")
+    assert ("Dataset", "RealWorldQA") in got and not any(". " in n for _, n in got), got
+
+
+def test_nlp_layouts_an_acronym_before_its_long_form_keeps_the_long_forms_class(nlp):
+    # "ARC" is also a known benchmark's name: the long form after it says this one is a method
+    got = _rule_mentions(nlp, "The model was post-trained with ARC (Adversarial Relative Contrast) and ping-pong sampling.")
+    assert ("Method", "ARC") in got, got

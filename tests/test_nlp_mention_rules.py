@@ -424,6 +424,29 @@ def test_a_name_before_a_kind_of_hardware_is_that_hardware(text, name, alias):
         assert _hardware(other) == set()
 
 
+@pytest.mark.parametrize("text, mates", [
+    ("In 2022, MIT CSAIL, Nestle, DTU Compute and the Qatar Computing Research Institute proposed it.", {"Nestle"}),
+    ("From Nankai University and Bytedance; 82.2% on the test set.", {"Bytedance"}),
+    # fewer named organizations than other names, people, names with a digit: no mates
+    ("Film crews from NTV, Rossiya and Nankai University watched it.", set()),
+    ("Written by Ann Lee, Bo Chan and Stanford University.", set()),
+    ("It beats Llama 2 and Google Research's model.", set()),
+])
+def test_the_other_names_of_a_list_of_organizations(text, mates):
+    found = {f.canonical for f in organization_mentions(text, load_rules()) if f.rule == "org.list_mate"}
+    assert found == mates
+
+
+@pytest.mark.parametrize("text, names", [
+    ("The model scales on the Selene, Perlmutter and JUWELS Booster supercomputers.", {"Selene", "Perlmutter", "JUWELS Booster"}),
+    ("It also runs on Intel Arc, Flex and Max GPUs.", {"Arc", "Flex", "Max"}),
+])
+def test_the_names_listed_before_a_plural_kind_of_hardware(text, names):
+    assert _hardware(text) == names
+    # a list before a plural kind holds no name when its words say how many or which kind
+    assert _hardware("It runs on one, two or eight GPUs and on many CPUs.") == set()
+
+
 @pytest.mark.parametrize("text, title", [
     ("Title: Sparse Widgets: A Study of Folding\nAuthors: Ann Lee", "Sparse Widgets: A Study of Folding"),
     ("paper:           Folded Widget Models for Coarse Recognition (ICCV 2015)\n", "Folded Widget Models for Coarse Recognition"),

@@ -19,6 +19,12 @@ _HW_MAKER = re.compile(_CUES["head_noun_maker"] + r"[ \t]+")
 _SKIP = re.compile("(?:" + _CUES["head_noun_maker"] + "|" + _CUES["head_noun_skip"] + r")[ \t]+")
 _BREAK = re.compile(r"(?<!\S)" + _CUES["head_noun_break"] + r"[ \t]+")
 _TAIL = re.compile(r"[ \t]+" + _CUES["head_noun_tail"] + "$")
+_ITEM = _WORD + r"(?:[ \t]+" + _WORD + r"){0,2}"
+_HEAD_LIST = re.compile(r"(?<![\w-])(?P<items>" + _ITEM + r"(?:,[ \t]+" + _ITEM + r"){0,11}),?[ \t]+(?:and|or)[ \t]+" + _ITEM
+                        + r"[ \t]+$")
+"""A list of names before a plural kind: "the Selene, Perlmutter and JUWELS Booster supercomputers" (at most 13 names,
+read back from the kind: a long list with no kind after it costs nothing)."""
+_PLURAL_KIND = re.compile(r"(?<![\w-])(?:" + _CUES["head_noun"] + r")(?<=s)(?![\w-])")
 
 
 def hardware_mentions(text: str, rules) -> list[Found]:
@@ -91,4 +97,19 @@ def _head_noun_mentions(text: str, canon) -> list[Found]:
             continue
         aliases = tuple(dict.fromkeys(a for a in (text[start:m.end()], maker + name if maker else "") if a))
         out.append(Found(start, m.end(), "Hardware", canon(name), aliases, "hardware.head_noun"))
+    # the items before the last of a list the plural kind closes: the last is the head noun's above
+    for kind in _PLURAL_KIND.finditer(text):
+        m = _HEAD_LIST.search(text, max(0, kind.start() - 400), kind.start())
+        if m is None:
+            continue
+        for item in re.finditer(_ITEM, m.group("items")):
+            name, a = item.group(0) + " ", m.start("items") + item.start()
+            if _BREAK.match(name):
+                continue
+            while (skip := _SKIP.match(name)) is not None:  # "Intel Arc": the maker is no part of the name
+                a, name = a + skip.end(), name[skip.end():]
+            name = name.strip()
+            if name:  # the name with its maker is its other name, as after the head-noun rule
+                aliases = (item.group(0),) if item.group(0) != name else ()
+                out.append(Found(a, a + len(name), "Hardware", canon(name), aliases, "hardware.head_noun_list"))
     return out

@@ -65,6 +65,11 @@ class MentionFinder:
         budget.check(doc, "the acronym rules")
         names = name_candidates(doc, text, sentences, rules, base + pairs, titles, lexicon)
         budget.check(doc, "the name rules")
+        # a long form the name rules show as a dataset is one, with its acronym: "the Free Music Archive (FMA)" in a
+        # table's dataset column (an acronym pair is a method unless a dataset's head noun is in or after it)
+        datasets = {norm(n.canonical) for n in names if n.cls == "Dataset"}
+        pairs = [replace(p, cls="Dataset") if p.cls == "Method" and p.rule == "name.acronym_pair" and norm(p.canonical) in datasets
+                 else p for p in pairs]  # (the long form first: "ARC (Adversarial Relative Contrast)" says what ARC is)
         # acronyms defined in this document name their long form wherever they occur alone
         acr_map = {norm(acr): f for acr, f in org_acronyms.items()}
         for p in pairs:
@@ -80,7 +85,9 @@ class MentionFinder:
         names = [n for n in names if norm(n.canonical) not in generic_keys]
         # names derived from a title prefix nest inside the title
         nested = [n for n in names if any(t.start <= n.start and n.end <= t.end for t in titles)]
-        allm = resolve_overlaps(base + sorted(pairs, key=lambda f: -(f.end - f.start)) + sorted(names, key=lambda f: -(f.end - f.start)) + orgs_lex)
+        mates = [f for f in orgs if f.rule == "org.list_mate"]  # "NTV, Rossiya and Nankai University": the others first
+        allm = resolve_overlaps(base + sorted(pairs, key=lambda f: -(f.end - f.start)) + sorted(names, key=lambda f: -(f.end - f.start))
+                                + orgs_lex + mates)
         allm += [n for n in nested if n.start == next(t.start for t in titles if t.start <= n.start and n.end <= t.end)]
         spans = []
         for f in sorted(allm, key=lambda f: (f.start, f.end, f.cls)):

@@ -11,7 +11,7 @@ from spacy.tokens import Doc
 
 from .occurrences import NameFinder
 from .rules import Found, NUMBERED_WORDS, is_strong_name, load_rules, norm
-from .text import MONTHS, cue, regex
+from .text import CELL_BREAK, MONTHS, cue, line_end, regex
 
 _CUES = load_rules().cue_patterns["names"]
 
@@ -253,6 +253,71 @@ def _by_dataset_head(v: _Votes) -> None:
         cands.append((m.start(1), m.end(1), m.group(1)))
 
 
+_DATASET_COLUMN = re.compile(_CUES["dataset_column"], re.I)
+_DATASET_WORD = re.compile(r"(?<![\w-])(?:" + _CUES["dataset_column"] + r")(?![\w-])", re.I)
+_SUMMARY_ROW = re.compile(_CUES["summary_row"])
+_TABLE_RULE = re.compile(_CUES["table_rule"])
+_CELL_WORD = r"(?:[A-Z\d][\w.+/-]*|[a-z]+[A-Z\d][\w.+/-]*|[a-z]{1,3})"
+_CELL_NAME = re.compile(r"(?:[A-Z]|\d[A-Za-z]|[a-z]+[A-Z\d])[\w.+/-]*(?:[ \t]+" + _CELL_WORD + r"){0,5}")
+"""A name in a table's cell: every word capitalised, with a digit or a capital inside ("enwik8", "mC4"), or a short
+joining word ("Tanks and Temples"); "Harry Potter familiarity score" is a description."""
+
+
+def _cells(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The cells of the table row ``text[a:b]`` (cut at a ``|`` or a column gap), as offsets without the spaces and
+    the outer bars around them."""
+    while a < b and text[a] in " \t|":
+        a += 1
+    while b > a and text[b - 1] in " \t|":
+        b -= 1
+    cells, at = [], a
+    for m in CELL_BREAK.finditer(text, a, b):
+        if m.start() > at:
+            cells.append((at, m.start()))
+        at = m.end()
+    if b > at:
+        cells.append((at, b))
+    return cells
+
+
+def _by_table_column(v: _Votes) -> None:
+    """The cells of a results table's column headed "benchmark", "dataset" or "task" name datasets, in a pipe table
+    or one aligned by spaces ("dataset | WER", "Benchmark      score", then a row a line: "Common Voice 17.0 | 12.7")."""
+    text = v.text
+    heads = sorted({text.rfind("\n", 0, m.start()) + 1 for m in _DATASET_WORD.finditer(text)})
+    done = -1
+    for a in heads:  # each line with a column's word in it
+        if a <= done:
+            continue  # a row of a table already read
+        b = line_end(text, a)
+        head = _cells(text, a, b)
+        cols = [j for j, (x, y) in enumerate(head) if _DATASET_COLUMN.fullmatch(text[x:y])]
+        if len(head) >= 2 and len(cols) == 1:
+            done = _table_rows(v, b, len(head), cols[0])
+
+
+def _table_rows(v: _Votes, b: int, width: int, col: int) -> int:
+    """Vote the cells of column ``col`` of the rows after the header line that ends at ``b``, up to a blank line or a
+    line that is no row; the offset where the table ends."""
+    text, vote, cands = v.text, v.vote, v.cands
+    while b < len(text) and (a := b + 1) < len(text) and text[a] != "\n":  # rows follow line by line
+        b = line_end(text, a)
+        if _TABLE_RULE.fullmatch(text, a, b):
+            continue
+        row = _cells(text, a, b)
+        if len(row) < 2 or (len(row) != width and col):
+            return a
+        x, y = row[col]
+        y = x + len(re.sub(r"\s*(?:\([^()]*\)|\[[^\]]*\]|[*†‡]+)$", "", text[x:y]))  # "Free Music Archive (FMA)"
+        for item in re.finditer(r"[^,;]+", text[x:y]):  # "BABEL, MLS, CommonVoice": one name a part
+            w = item.group(0).strip()
+            at = x + item.start() + item.group(0).index(w) if w else x
+            if _CELL_NAME.fullmatch(w) and not _SUMMARY_ROW.fullmatch(w):
+                vote(w, "Dataset", 4)
+                cands.append((at, at + len(w), w))
+    return b
+
+
 def _by_evaluation(v: _Votes) -> None:
     """What is evaluated, demoed or run is a method; what results are reported on is a dataset."""
     text, rules, vote, cands = v.text, v.rules, v.vote, v.cands
@@ -436,6 +501,46 @@ def _by_relation(v: _Votes) -> None:
             vote(m.group(1), "Dataset", 3)  # what extends a dataset is a dataset: "ChartStack extends ChartQA"
 
 
+_LIST_ITEM = r"(?:[A-Z][\w+-]*(?:\.[\w+-]+)*(?:[ \t]+(?:[A-Z][\w+-]*(?:\.[\w+-]+)*|\d[\w]*(?:\.\d+)?))?|[a-z]{1,6}[A-Z\d][\w-]*(?:\.[\w-]+)*)"
+"""One item: a dot only inside it ("Llama 3.1"): "RealWorldQA. On" ends a sentence."""
+_LIST_RUN = re.compile(r"(?<![\w-])" + _LIST_ITEM + r"(?:,[ \t]+" + _LIST_ITEM + r")*")
+_LIST_END = re.compile(r",?[ \t]+(?:and|or)[ \t]+(" + _LIST_ITEM + r")(?![\w-]|[ \t]+[A-Z])")
+"""A coordinated list of names on one line: a run of names set apart by commas ("Cars, DTD, EuroSAT"), then "and" or
+"or" and its last ("and GTSRB"; not the start of a longer name: "MLX and Sharp Monocular View Synthesis ..." is a
+title); read in one pass over the text, the runs one after the other."""
+
+
+def _by_list_mates(v: _Votes) -> None:
+    """The items of one coordinated list are of one class: a name listed with names the document shows as datasets
+    (and none as methods) is a dataset, and the same way round for methods ("task vectors for Cars, DTD, EuroSAT,
+    MNIST and SVHN", "outperforms Mamba2 and Gated DeltaNet"). A plain word needs a mate with more than its shape's
+    vote."""
+    text, rules, vote, votes, cands = v.text, v.rules, v.vote, v.votes, v.cands
+    before = {k: (("Dataset" if c["Dataset"] > c["Method"] else "Method"), sum(c.values())) for k, c in votes.items() if c}
+    skip = rules.function_words
+    for run in _LIST_RUN.finditer(text):
+        last = _LIST_END.match(text, run.end())
+        if last is None:
+            continue
+        items = [(run.start() + i.start(), run.start() + i.end()) for i in re.finditer(_LIST_ITEM, run.group(0))][-16:]
+        items.append((last.start(1), last.end(1)))
+        known = [before.get(norm(text[a:b].rstrip("."))) for a, b in items]
+        classes = {k[0] for k in known if k and k[1] >= 2}
+        if len(classes) != 1:
+            continue
+        cls = classes.pop()
+        sure = sum(1 for k in known if k and k[1] >= 2)
+        for (a, b), k in zip(items, known):
+            w = text[a:b].rstrip(".")
+            if k and k[1] >= 2 or w.lower() in skip or a in v.sent_starts or w in rules.organizations \
+                    or w.split()[0] in _DETERMINERS or w.split()[0] in _OPENERS:
+                continue
+            if k is None and cls == "Dataset" and sure < 2:
+                continue  # one dataset beside a plain word is not yet a list of datasets
+            vote(w, cls, 2)
+            cands.append((a, a + len(w), w))
+
+
 def _emit(v: _Votes) -> list[Found]:
     """A name the document shows as a method or dataset is that wherever it occurs: every candidate and
     occurrence of a name with votes, of the class with more of them."""
@@ -466,6 +571,6 @@ def _emit(v: _Votes) -> list[Found]:
 
 
 
-_FAMILIES = (_by_shape, _known_names, _by_dataset_head, _by_evaluation, _evaluated_on_lists, _by_method_cue, _title_prefixes,
-             _by_relation)
+_FAMILIES = (_by_shape, _known_names, _by_dataset_head, _by_table_column, _by_evaluation, _evaluated_on_lists, _by_method_cue, _title_prefixes,
+             _by_relation, _by_list_mates)
 """The name rules in the order they vote (the first surface form of a name is the one kept)."""

@@ -369,6 +369,49 @@ def _headline(text: str, rules) -> set[str]:
     return out
 
 
+_MATE_SEGMENT = re.compile(r"[^\n().:;\[\]|—–·]+")
+_MATE_HEAD = re.compile(r"(?:[A-Z][\w.'’@&-]*(?:[ \t]+(?:of|for|de|&|[A-Z][\w.'’@&-]*))*)$")
+_MATE_SPLIT = re.compile(r"(,[ \t]*(?:and[ \t]+)?|[ \t]+and[ \t]+)(?!(?:" + _CUES["fields"] + r")(?![\w-]))")
+
+
+def _list_mates(text: str, rules, named: set[str]) -> set[str]:
+    """The other names of a list in a sentence whose named organizations are at least as many as its other names:
+    "film crews from NTV, the Rossiya channel and Nankai University", "MIT CSAIL, Nestle, DTU Compute and the Qatar
+    Computing Research Institute". A name with a digit, a known method or dataset, or a person's name is no mate."""
+    out: set[str] = set()
+    person = re.compile(PERSON)
+    for seg in _MATE_SEGMENT.finditer(text):
+        split = _MATE_SPLIT.split(seg.group(0))
+        parts, seps = split[::2], [x.strip() for x in split[1::2]]
+        if len(parts) < 2:
+            continue
+        head = _MATE_HEAD.search(parts[0].rstrip())
+        tail = _ORG_PIECE.match(parts[-1].lstrip())
+        if not tail or head and re.search(r"[A-Z][\w-]*[ \t]+(?:on|of|for|in|to|with)[ \t]+$", parts[0][:head.start()]):
+            continue  # "Workshop on Mathematical and Empirical Understanding of ...": a name's own words
+        first = head.group(0).split() if head else []
+        while first and first[0] in _NOT_A_NAME:  # "From Nankai University and Bytedance"
+            first = first[1:]
+        pieces = [" ".join(p.split()) for p in ([" ".join(first)] if first else []) + [
+            re.sub(r"^[Tt]he\s+", "", p.strip()) for p in parts[1:-1]] + [tail.group(1)]]
+        if len(pieces) < 2 or not all(_good_name(p, rules) for p in pieces):
+            continue
+        known = [p for p in pieces if p in named or p in rules.organizations or p.split()[0] in rules.organizations
+                 or _ORG_WORD.search(p)]  # "MIT CSAIL": a known organization's unit
+        rest = [p for p in pieces if p not in known]
+        if not known or len(known) < len(rest):
+            continue
+        # places: "University of X, Irvine", "Org, Vienna, Austria", "Org, Vienna" (a list's end after a comma alone)
+        places = {b for a, b in zip(pieces, pieces[1:]) if _is_place(a, b, rules)}
+        places |= {a for a, b in zip(pieces, pieces[1:]) if _COUNTRY.fullmatch(b)}
+        if seps[-1] == ",":
+            places.add(pieces[-1])
+        out.update(p for p in rest if not re.search(r"\d", p) and p not in rules.known_methods and p not in places
+                   and p not in rules.known_datasets and not person.fullmatch(p) and p.split()[0] not in _NOT_A_NAME
+                   and not _COUNTRY.fullmatch(p))
+    return out
+
+
 def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list[Found]:
     out: list[Found] = []
     for m in _AFFINITY.finditer(text):
@@ -398,11 +441,13 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         named.update(n for n in first if re.compile(r"(?:the\s+)?" + re.escape(n)).match(text, m.end())
                      and (_ORG_WORD.search(n) or _FROM_NAME.fullmatch(n)))
     named |= _people_affiliations(text, rules) | _people_of(text, rules) | _bracketed(text, rules) | _members(text, rules) | _units(text) | _headline(text, rules)
-    # a name is found wherever it occurs, across a line break too ("the University of\nToronto")
-    for name in sorted({" ".join(n.split()) for n in named}, key=lambda n: (-len(n), n)):  # (a set: ties by name)
+    mates = _list_mates(text, rules, named | {f.canonical for f in out}) - named
+    # a name is found wherever it occurs, across a line break too ("the University of\nToronto"); a list's mate
+    # is of the last priority (``org.list_mate``: the name rules' methods and datasets go first)
+    for name in sorted({" ".join(n.split()) for n in named | mates}, key=lambda n: (-len(n), n)):  # (a set: ties by name)
         words = r"\s+".join(re.escape(w) for w in name.split())
         for m in re.finditer(r"(?<![\w-])" + words + r"(?![\w-])", text):
-            out.append(Found(m.start(), m.end(), "Organization", name, (), "org.institution"))
+            out.append(Found(m.start(), m.end(), "Organization", name, (), "org.list_mate" if name in mates else "org.institution"))
     if lexicon is not None:
         for a, b in longest_first(lexicon.get("Organization", [])):
             out.append(Found(a, b, "Organization", text[a:b], (), "org.lexicon"))

@@ -83,6 +83,12 @@ def bounds_word(ch: str) -> bool:
     """Whether ``ch`` joins a word in the name patterns' bounds ``(?<![\\w-])``, ``(?![\\w-])``."""
     return ch.isalnum() or ch in "_-"
 
+def line_end(text: str, pos: int) -> int:
+    """Where the line holding ``pos`` ends: its newline's offset, or the text's end."""
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end
+
+
 SPACE = re.compile(r"\s+")
 COLUMN_GAP = re.compile(r" {2,}|\t")
 """Two spaces or a tab inside a line: a column gap, as the readers keep it (``markup``), no part of one name."""

@@ -9,6 +9,7 @@ from .organizations import opens_with_organization
 from .people import PERSON, opens_with_people
 from .rules import Found, load_rules, scan_title
 from .text import BULLET, COLUMN_GAP, MONTHS, prefiltered
+from .text import line_end as _line_end
 
 _CUES = load_rules().cue_patterns["titles"]
 
@@ -427,11 +428,6 @@ def _list_entry(t: _Titles, m: re.Match) -> tuple[int, int] | None:
     while b > a and text[b - 1] in " \t":
         b -= 1
     return (a, b) if _entry_title(text[a:b], fw, loose=loose) else None
-
-
-def _line_end(text: str, pos: int) -> int:
-    end = text.find("\n", pos)
-    return len(text) if end < 0 else end
 
 
 def _entry_end(text: str, a: int, line_end: int) -> int:
