@@ -83,6 +83,7 @@ def bounds_word(ch: str) -> bool:
     """Whether ``ch`` joins a word in the name patterns' bounds ``(?<![\\w-])``, ``(?![\\w-])``."""
     return ch.isalnum() or ch in "_-"
 
+
 def line_end(text: str, pos: int) -> int:
     """Where the line holding ``pos`` ends: its newline's offset, or the text's end."""
     end = text.find("\n", pos)
