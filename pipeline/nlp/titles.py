@@ -31,12 +31,15 @@ _PAPER_LINE = re.compile(_CUES["paper_line"], re.I)
 """A line that speaks of a paper: a title set off by emphasis or quotes on it is one."""
 _NOT_A_TITLE_LABEL = re.compile(_CUES["not_a_title_label"])
 _AUTHOR_LINE = re.compile(_CUES["author_line"])
-_TITLE_LABEL = re.compile(_CUES["title_label"])
+_TITLE_LABEL = re.compile(_CUES["title_label"].replace("{bullet}", BULLET))
 _AUTHOR_PARENTHESIS = re.compile(_CUES["author_parenthesis"])
 """A list of two or more people's names in parentheses that closes a title's line."""
+_OPENING = r"(?:[A-Z0-9]|[a-z]{1,4}[A-Z]|[a-z][a-z-]*\d)"
+"""What a title opens with: a capital or a digit, or a name written in lower case with a capital or a digit early in it
+("iPhone", "nnU-Net", "emotion2vec: ...", "wav2vec 2.0: ...")."""
 _TITLE_LINE = re.compile(r"(?m)^[ \t]*(?:(?:(?:\d{1,3}[.)]|" + BULLET + r"|" + _CUES["line_marker"] + r")[ \t]+){1,2}[“\"]?"
                          r"|\d{1,2}[:.]\d{2}(?:[ \t]*[-–][ \t]*\d{1,2}[:.]\d{2})?[ \t]+(?:[A-Z][a-z]+:[ \t]+)?)?"
-                         r"((?:[A-Z0-9\[]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)(?:[ \t]+" + BULLET + r")?[ \t]*$")
+                         r"((?:\[|" + _OPENING + r")[^\n]{8,220}?)(?:[ \t]+" + BULLET + r")?[ \t]*$")
 """A title on a line of its own, perhaps as a list item ("1.", "-", ">", "[1]", "(A)", "#3", "[ICML 2023]"), or in
 a programme's slot after a time of day and a one-word label ("11:00  Oral: Name: Subtitle"); a marker that closes the
 line as it opened it ("~~ Title ~~") is no part of the title."""
@@ -190,8 +193,8 @@ def _titles_on_lines(t: _Titles) -> None:
     # (after a time of day and a one-word label: "11:00  Oral: Name: Subtitle" in a programme)
     for m in _TITLE_LINE.finditer(text):
         title = m.group(1)
-        if _NOT_A_TITLE_LABEL.match(title):
-            continue
+        if _NOT_A_TITLE_LABEL.match(title) or _TITLE_LABEL.match(text, m.start()):
+            continue  # a labelled title's line ("- Paper: Name") is read with its label below
         start, title = _after_label(title, m.start(1))
         start, title = _untagged(start, title)
         authors = _AUTHOR_PARENTHESIS.search(title)  # "Name: Subtitle (Ann Lee, Bo Chan)": the names are no part of it
@@ -244,16 +247,16 @@ def _titles_on_lines(t: _Titles) -> None:
         if titled or title_like(m.group(3), fw):
             add(m.start(3), m.end(3), "paper.labelled_title", min_caps=1 if titled else 2)
     # a list item "• Title (Venue Year) — teaser"
-    for m in re.finditer(r"(?m)^[ \t]*(?:\d{1,3}[.)]|" + BULLET + r")[ \t]+((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n()]{8,220}?)[ \t]*"
+    for m in re.finditer(r"(?m)^[ \t]*(?:\d{1,3}[.)]|" + BULLET + r")[ \t]+(" + _OPENING + r"[^\n()]{8,220}?)[ \t]*"
                          r"\([^()\n]*(?:19|20)\d{2}[^()\n]*\)[ \t]*(?:[—–:-]|$)", text):
-        if title_like(m.group(1), fw):
+        if title_like(m.group(1), fw) and not _TITLE_LABEL.match(text, m.start()):
             add(m.start(1), m.end(1), "paper.list_item_title")
 
 
-_EMPHASISED = re.compile(r"(?<![*\w])(?:\*\*?|__?|[“\"])((?:[A-Z0-9]|[a-z]{1,4}[A-Z])(?:[^*_“”\"\n]|\n[ \t]*(?=[^\s*_“”\"])){8,200}?)"
+_EMPHASISED = re.compile(r"(?<![*\w])(?:\*\*?|__?|[“\"])(" + _OPENING + r"(?:[^*_“”\"\n]|\n[ \t]*(?=[^\s*_“”\"])){8,200}?)"
                          r"(?:\*\*?|__?|[”\"])(?![*\w])")
 """A title set off by emphasis or quotes, perhaps wrapped onto the next line."""
-_NAMED_TITLE = re.compile(r"[A-Z0-9][\w.+-]*(?:[ \t]+v?\d[\w.]*)?(?::|[ \t]+[—–])\s+\S+(?:\s+\S+){2,}")
+_NAMED_TITLE = re.compile(_OPENING + r"[\w.+-]*(?:[ \t]+v?\d[\w.]*)?(?::|[ \t]+[—–])\s+\S+(?:\s+\S+){2,}")
 """A title that names what it is about, in one word (and a version), and then says it ("Name 2: Three Words Or More",
 "Name — Three Words Or More")."""
 _WRAP = re.compile(r"\n[ \t]+(\S[^\n]{0,60}?)[ \t]*(?=\n|$)")
@@ -369,11 +372,11 @@ _TITLE_END = re.compile(r"\.[ \t]+(?=\S)|(?<=\?)[ \t]+(?=[A-Z])|\.?[ \t]*$")
 """Where a title in a reference ends: at a full stop before the venue, after a question mark, at the line's end."""
 _ENTRY_TAG = _CUES["entry_tag"]
 _TAGGED = re.compile(r"(?m)^[ \t]*(?:" + BULLET + r"[ \t]*)?" + _ENTRY_TAG + r"[ \t]*(?:\n[ \t]*)?(?=[A-Za-z0-9])")
-_ENTRY = re.compile(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|(?:19|20)\d{2}[ \t]*[—–]|" + BULLET + r")[ \t]+)?(?=[A-Z0-9]|[a-z]{1,4}[A-Z])")
+_ENTRY = re.compile(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|(?:19|20)\d{2}[ \t]*[—–]|" + BULLET + r")[ \t]+)?(?=" + _OPENING + ")")
 _ENTRY_SEPARATOR = re.compile(_CUES["entry_separator"])
 _NUMBERED_LABEL = re.compile(r"[A-Z][a-z]+[ \t]+\d{1,3}[a-z]?[ \t]*[:.]")
 """A numbered part's label that opens a heading ("Session 1: ...", "Slide 4: ...", "Lecture 7: ..."), no title."""
-_LEADING_NAME = re.compile(r"[A-Z0-9][\w.+-]*(?:[ \t]+v?\d[\w.]*)?:[ \t]")
+_LEADING_NAME = re.compile(_OPENING + r"[\w.+-]*(?:[ \t]+v?\d[\w.]*)?:[ \t]")
 """A title that opens with its name and a colon ("Argoverse: 3D tracking ..."), in whatever case it goes on."""
 
 
@@ -469,5 +472,5 @@ def title_like(title: str, fw) -> bool:
     content = [w for w in words if w and w.lower() not in fw]
     if len(words) < 3 or len(content) < 2 or re.search(r"[.!;]\s", title):
         return False
-    caps = sum(1 for w in content if w[0].isupper() or w[0].isdigit() or re.match(r"[a-z]{1,4}[A-Z]", w))
+    caps = sum(1 for w in content if w[0].isupper() or w[0].isdigit() or re.match(r"[a-z]{1,4}[A-Z]|[a-z][a-z-]*\d", w))
     return caps / len(content) >= 0.75
