@@ -199,6 +199,8 @@ def test_a_field_line_or_a_line_of_people_is_no_title(text):
     ("News\n* Paper: Sparse Attention Graphs for Long Video Retrieval (accepted to ICML 2024)\n",
      {"Sparse Attention Graphs for Long Video Retrieval"}),
     ("News\n• Title: Routing tokens in sparse mixtures — to appear at NeurIPS 2023\n", {"Routing tokens in sparse mixtures"}),
+    ("News\n  - Paper: **Torvik: Real-Time Pose Estimation for Crowds** (arXiv 2303.07399).\n",
+     {"Torvik: Real-Time Pose Estimation for Crowds"}),
     ("News\n- Paper: we release the code soon, accepted at CVPR 2024\n", set()),
 ])
 def test_a_title_named_in_lower_case_with_a_digit_or_labelled_in_a_list_item(text, titles):

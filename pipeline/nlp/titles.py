@@ -193,8 +193,8 @@ def _titles_on_lines(t: _Titles) -> None:
     # (after a time of day and a one-word label: "11:00  Oral: Name: Subtitle" in a programme)
     for m in _TITLE_LINE.finditer(text):
         title = m.group(1)
-        if _NOT_A_TITLE_LABEL.match(title) or _TITLE_LABEL.match(text, m.start()):
-            continue  # a labelled title's line ("- Paper: Name") is read with its label below
+        if _NOT_A_TITLE_LABEL.match(title):
+            continue
         start, title = _after_label(title, m.start(1))
         start, title = _untagged(start, title)
         authors = _AUTHOR_PARENTHESIS.search(title)  # "Name: Subtitle (Ann Lee, Bo Chan)": the names are no part of it
@@ -472,5 +472,5 @@ def title_like(title: str, fw) -> bool:
     content = [w for w in words if w and w.lower() not in fw]
     if len(words) < 3 or len(content) < 2 or re.search(r"[.!;]\s", title):
         return False
-    caps = sum(1 for w in content if w[0].isupper() or w[0].isdigit() or re.match(r"[a-z]{1,4}[A-Z]|[a-z][a-z-]*\d", w))
+    caps = sum(1 for w in content if w[0].isupper() or w[0].isdigit() or re.match(r"[a-z]{1,4}[A-Z]", w))
     return caps / len(content) >= 0.75
