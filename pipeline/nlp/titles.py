@@ -372,11 +372,11 @@ _TITLE_END = re.compile(r"\.[ \t]+(?=\S)|(?<=\?)[ \t]+(?=[A-Z])|\.?[ \t]*$")
 """Where a title in a reference ends: at a full stop before the venue, after a question mark, at the line's end."""
 _ENTRY_TAG = _CUES["entry_tag"]
 _TAGGED = re.compile(r"(?m)^[ \t]*(?:" + BULLET + r"[ \t]*)?" + _ENTRY_TAG + r"[ \t]*(?:\n[ \t]*)?(?=[A-Za-z0-9])")
-_ENTRY = re.compile(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|(?:19|20)\d{2}[ \t]*[—–]|" + BULLET + r")[ \t]+)?(?=" + _OPENING + ")")
+_ENTRY = re.compile(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|(?:19|20)\d{2}[ \t]*[—–]|" + BULLET + r")[ \t]+)?(?=[A-Z0-9]|[a-z]{1,4}[A-Z])")
 _ENTRY_SEPARATOR = re.compile(_CUES["entry_separator"])
 _NUMBERED_LABEL = re.compile(r"[A-Z][a-z]+[ \t]+\d{1,3}[a-z]?[ \t]*[:.]")
 """A numbered part's label that opens a heading ("Session 1: ...", "Slide 4: ...", "Lecture 7: ..."), no title."""
-_LEADING_NAME = re.compile(_OPENING + r"[\w.+-]*(?:[ \t]+v?\d[\w.]*)?:[ \t]")
+_LEADING_NAME = re.compile(r"[A-Z0-9][\w.+-]*(?:[ \t]+v?\d[\w.]*)?:[ \t]")
 """A title that opens with its name and a colon ("Argoverse: 3D tracking ..."), in whatever case it goes on."""
 
 
