@@ -184,6 +184,29 @@ def test_a_field_line_or_a_line_of_people_is_no_title(text):
     assert _titles(text) == set()
 
 
+@pytest.mark.parametrize("text, titles", [
+    ("Talks\n1. quillon2vec: Self-Supervised Pre-Training for Speech Emotion Representation\nAnn Lee, Bo Chan\n",
+     {"quillon2vec: Self-Supervised Pre-Training for Speech Emotion Representation"}),
+    ("Reading\n- torv2vec 2.0: A Framework for Self-Supervised Learning of Speech Representations\n",
+     {"torv2vec 2.0: A Framework for Self-Supervised Learning of Speech Representations"}),
+    ("Our oral is *torv2vec 2.0: A Framework for Self-Supervised Learning of Speech Representations*.",
+     {"torv2vec 2.0: A Framework for Self-Supervised Learning of Speech Representations"}),
+    ("Notes\n- todo: Fix the Broken Link on the Page\n", set()),  # a lower-case label with no digit: no name
+    ("Notes\n- step: Read the Docs Before You Begin Here\n", set()),
+    # a labelled title in a list item, without the clause that says where it was accepted; a labelled sentence is none
+    ("News\n- Paper: Sparse Attention Graphs for Long Video Retrieval, accepted at CVPR 2024\n",
+     {"Sparse Attention Graphs for Long Video Retrieval"}),
+    ("News\n* Paper: Sparse Attention Graphs for Long Video Retrieval (accepted to ICML 2024)\n",
+     {"Sparse Attention Graphs for Long Video Retrieval"}),
+    ("News\n• Title: Routing tokens in sparse mixtures — to appear at NeurIPS 2023\n", {"Routing tokens in sparse mixtures"}),
+    ("News\n  - Paper: **Torvik: Real-Time Pose Estimation for Crowds** (arXiv 2303.07399).\n",
+     {"Torvik: Real-Time Pose Estimation for Crowds"}),
+    ("News\n- Paper: we release the code soon, accepted at CVPR 2024\n", set()),
+])
+def test_a_title_named_in_lower_case_with_a_digit_or_labelled_in_a_list_item(text, titles):
+    assert _titles(text) == titles
+
+
 def test_a_title_line_that_names_its_paper_in_a_field_stays_one():
     assert _titles("Entry\nTorvik: Knowledge Graph Embedding by Relational Rotation\nPeople:  Ann Lee, Bo Chan\n") == \
         {"Torvik: Knowledge Graph Embedding by Relational Rotation"}

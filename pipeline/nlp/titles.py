@@ -31,12 +31,15 @@ _PAPER_LINE = re.compile(_CUES["paper_line"], re.I)
 """A line that speaks of a paper: a title set off by emphasis or quotes on it is one."""
 _NOT_A_TITLE_LABEL = re.compile(_CUES["not_a_title_label"])
 _AUTHOR_LINE = re.compile(_CUES["author_line"])
-_TITLE_LABEL = re.compile(_CUES["title_label"])
+_TITLE_LABEL = re.compile(_CUES["title_label"].replace("{bullet}", BULLET))
 _AUTHOR_PARENTHESIS = re.compile(_CUES["author_parenthesis"])
 """A list of two or more people's names in parentheses that closes a title's line."""
+_OPENING = r"(?:[A-Z0-9]|[a-z]{1,4}[A-Z]|[a-z][a-z-]*\d)"
+"""What a title opens with: a capital or a digit, or a name written in lower case with a capital or a digit early in it
+("iPhone", "nnU-Net", "emotion2vec: ...", "wav2vec 2.0: ...")."""
 _TITLE_LINE = re.compile(r"(?m)^[ \t]*(?:(?:(?:\d{1,3}[.)]|" + BULLET + r"|" + _CUES["line_marker"] + r")[ \t]+){1,2}[“\"]?"
                          r"|\d{1,2}[:.]\d{2}(?:[ \t]*[-–][ \t]*\d{1,2}[:.]\d{2})?[ \t]+(?:[A-Z][a-z]+:[ \t]+)?)?"
-                         r"((?:[A-Z0-9\[]|[a-z]{1,4}[A-Z])[^\n]{8,220}?)(?:[ \t]+" + BULLET + r")?[ \t]*$")
+                         r"((?:\[|" + _OPENING + r")[^\n]{8,220}?)(?:[ \t]+" + BULLET + r")?[ \t]*$")
 """A title on a line of its own, perhaps as a list item ("1.", "-", ">", "[1]", "(A)", "#3", "[ICML 2023]"), or in
 a programme's slot after a time of day and a one-word label ("11:00  Oral: Name: Subtitle"); a marker that closes the
 line as it opened it ("~~ Title ~~") is no part of the title."""
@@ -244,16 +247,16 @@ def _titles_on_lines(t: _Titles) -> None:
         if titled or title_like(m.group(3), fw):
             add(m.start(3), m.end(3), "paper.labelled_title", min_caps=1 if titled else 2)
     # a list item "• Title (Venue Year) — teaser"
-    for m in re.finditer(r"(?m)^[ \t]*(?:\d{1,3}[.)]|" + BULLET + r")[ \t]+((?:[A-Z0-9]|[a-z]{1,4}[A-Z])[^\n()]{8,220}?)[ \t]*"
+    for m in re.finditer(r"(?m)^[ \t]*(?:\d{1,3}[.)]|" + BULLET + r")[ \t]+(" + _OPENING + r"[^\n()]{8,220}?)[ \t]*"
                          r"\([^()\n]*(?:19|20)\d{2}[^()\n]*\)[ \t]*(?:[—–:-]|$)", text):
-        if title_like(m.group(1), fw):
+        if title_like(m.group(1), fw) and not _TITLE_LABEL.match(text, m.start()):
             add(m.start(1), m.end(1), "paper.list_item_title")
 
 
-_EMPHASISED = re.compile(r"(?<![*\w])(?:\*\*?|__?|[“\"])((?:[A-Z0-9]|[a-z]{1,4}[A-Z])(?:[^*_“”\"\n]|\n[ \t]*(?=[^\s*_“”\"])){8,200}?)"
+_EMPHASISED = re.compile(r"(?<![*\w])(?:\*\*?|__?|[“\"])(" + _OPENING + r"(?:[^*_“”\"\n]|\n[ \t]*(?=[^\s*_“”\"])){8,200}?)"
                          r"(?:\*\*?|__?|[”\"])(?![*\w])")
 """A title set off by emphasis or quotes, perhaps wrapped onto the next line."""
-_NAMED_TITLE = re.compile(r"[A-Z0-9][\w.+-]*(?:[ \t]+v?\d[\w.]*)?(?::|[ \t]+[—–])\s+\S+(?:\s+\S+){2,}")
+_NAMED_TITLE = re.compile(_OPENING + r"[\w.+-]*(?:[ \t]+v?\d[\w.]*)?(?::|[ \t]+[—–])\s+\S+(?:\s+\S+){2,}")
 """A title that names what it is about, in one word (and a version), and then says it ("Name 2: Three Words Or More",
 "Name — Three Words Or More")."""
 _WRAP = re.compile(r"\n[ \t]+(\S[^\n]{0,60}?)[ \t]*(?=\n|$)")
