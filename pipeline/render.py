@@ -565,9 +565,9 @@ def _layout(n: int, es: list[tuple[int, int]], key: bytes, memo: PageMemo):
 
 
 BESIDE_NODES = 500
-"""Nodes of the components whose layout the memo lacks from which these are computed in a forked copy of the
-build (``executor.Beside``) while it makes the nodes, gathers the evidence records and finds the communities:
-fewer cost less than the fork."""
+"""Nodes of the components whose layout the memo lacks from which these (and those components' communities) are
+computed in a forked copy of the build (``executor.Beside``) while it makes the nodes and gathers the evidence
+records: fewer cost less than the fork."""
 
 _IGRAPH = {"communities": _communities, "layout": _layout_bytes}
 
@@ -579,15 +579,19 @@ def _igraph_jobs(jobs: list[tuple]) -> dict:
 
 def _igraph_beside(st: Structure, memo: PageMemo, layout: bool):
     """The layouts the memo lacks (:func:`_options`; ``layout``: whether the page has positions), under way in a
-    forked copy (``executor.Beside``) when they are of at least :data:`BESIDE_NODES` nodes; else None (they are
-    computed as they are needed). The communities are found here meanwhile (:func:`_structure`): the copy's
-    work is then the layouts alone."""
-    jobs = [("layout", key, len(comp), es) for comp, es, key in zip(st.components, st.edges, st.keys)
-            if layout and not memo.has("layout", key)]
-    if sum(n for _, _, n, _ in jobs) < BESIDE_NODES:
+    forked copy (``executor.Beside``) when they are of at least :data:`BESIDE_NODES` nodes, with the communities
+    of the components of more than two nodes the memo lacks (:func:`_structure`; the largest component's are
+    a third of its layout's time, and would be on this process's way); else None (they are computed as they are
+    needed)."""
+    lacking = [(len(comp), es, key) for comp, es, key in zip(st.components, st.edges, st.keys)
+               if layout and not memo.has("layout", key)]
+    if sum(n for n, _, _ in lacking) < BESIDE_NODES:
         return None
     from .executor import Beside
 
+    jobs = [("layout", key, n, es) for n, es, key in lacking]
+    jobs += [("communities", key, len(comp), es) for comp, es, key in zip(st.components, st.edges, st.keys)
+             if len(comp) > 2 and not memo.has("communities", key)]
     return Beside(_igraph_jobs, jobs)
 
 
@@ -613,8 +617,8 @@ def _options(nodes: list[dict], st: Structure, memo: PageMemo) -> dict:
 
 def _page_data(view: GraphView, memo: PageMemo) -> str:
     """The page's data as JSON for its script (:func:`_json_for_script` of one object with sorted keys), each
-    member encoded as soon as it is known: the positions last, the rest while a forked copy lays out the
-    components the memo lacks (:func:`_igraph_beside`)."""
+    member encoded as soon as it is known: the communities and positions last, the rest while a forked copy
+    computes what the memo lacks of them (:func:`_igraph_beside`)."""
     import unicodedata
 
     order = _entity_order(view)
@@ -627,10 +631,9 @@ def _page_data(view: GraphView, memo: PageMemo) -> str:
         tables = {"docs": _Table((d, i) for i, d in enumerate(docs)), "sentences": _Table(), "rules": _Table()}
         _degrees(nodes, edges)
         _add_evidence(view, edges, keys, tables)
-        components, n_communities = _structure(nodes, st, memo)
         data = {"edges": edges, **{k: list(v) for k, v in tables.items()}, "colors": CLASS_COLORS,
-                "shapes": CLASS_SHAPES, "properties": [local_name(p) for p in RELATIONS], "components": components,
-                "communities": n_communities, "summarySize": SUMMARY_SIZE,
+                "shapes": CLASS_SHAPES, "properties": [local_name(p) for p in RELATIONS],
+                "components": [len(c) for c in st.components], "summarySize": SUMMARY_SIZE,
                 "fold": memo.get("fold", unicodedata.unidata_version, fold_table)}
         encoded = {k: _json_for_script(v) for k, v in data.items()}
         if beside is not None:
@@ -638,6 +641,7 @@ def _page_data(view: GraphView, memo: PageMemo) -> str:
     finally:
         if beside is not None:
             beside.close()
+    encoded["communities"] = _json_for_script(_structure(nodes, st, memo)[1])
     encoded["options"] = _json_for_script(_options(nodes, st, memo))
     encoded["nodes"] = _nodes_json(view, order, nodes)
     return "{" + ",".join(f"{_json_for_script(k)}:{encoded[k]}" for k in sorted(encoded)) + "}"
