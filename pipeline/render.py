@@ -3,7 +3,7 @@
 The page is made from a :class:`GraphView` of the graph: from an rdflib Graph (a build that holds one) or
 from graph.ttl's bytes (a streamed or patched build, which never makes one). The page holds the whole graph as JSON data but draws only part of it: a summary (the most connected entities
 under the filters) plus whatever the user finds or expands, so it stays fast at any size. Components, degrees,
-communities (Louvain, fixed seed, per component) and positions (:mod:`pipeline.layout`) are computed here,
+communities (Leiden, fixed seed, per component) and positions (:mod:`pipeline.layout`) are computed here,
 once, deterministically: a function of the graph alone.
 
 Every string from a document reaches the page as JSON data read with ``textContent``: never as HTML.
@@ -507,15 +507,18 @@ def _components(iris: list[str], edges: list[list]) -> Structure:
 
 
 def _communities(n: int, es: list[tuple[int, int]]) -> list[list[int]]:
-    """Louvain communities (igraph's multilevel, fixed seed) of one component in canonical order: a function of
-    the component alone."""
+    """Leiden communities (igraph's, of most modularity, fixed seed) of one component in canonical order: a
+    function of the component alone. Louvain's (igraph's multilevel) before: on the 4,553-node component of
+    1,000 generated documents Leiden finds 35 communities of modularity 0.618 in 0.009 s of CPU time, Louvain 37
+    of 0.606 in 0.045 s (a patch that changes the component finds them again); and each of Leiden's communities
+    is connected."""
     if n <= 2:
         return [list(range(n))]
     import igraph as ig
 
     ig.set_random_number_generator(random.Random(COMMUNITY_SEED))
     try:
-        return [list(c) for c in ig.Graph(n=n, edges=es).community_multilevel()]
+        return [list(c) for c in ig.Graph(n=n, edges=es).community_leiden(objective_function="modularity")]
     finally:
         ig.set_random_number_generator(random)
 
@@ -580,9 +583,8 @@ def _igraph_jobs(jobs: list[tuple]) -> dict:
 def _igraph_beside(st: Structure, memo: PageMemo, layout: bool):
     """The layouts the memo lacks (:func:`_options`; ``layout``: whether the page has positions), under way in a
     forked copy (``executor.Beside``) when they are of at least :data:`BESIDE_NODES` nodes, with the communities
-    of the components of more than two nodes the memo lacks (:func:`_structure`; the largest component's are
-    a third of its layout's time, and would be on this process's way); else None (they are computed as they are
-    needed)."""
+    of the components of more than two nodes the memo lacks (:func:`_structure`: off this process's way too);
+    else None (they are computed as they are needed)."""
     lacking = [(len(comp), es, key) for comp, es, key in zip(st.components, st.edges, st.keys)
                if layout and not memo.has("layout", key)]
     if sum(n for n, _, _ in lacking) < BESIDE_NODES:
