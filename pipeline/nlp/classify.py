@@ -248,7 +248,9 @@ def _binary_path(raw: bytes) -> Path:
     import hashlib
     import os
 
-    key = hashlib.sha256(f"{_BINARY_FORMAT}\0".encode() + raw).hexdigest()
+    h = hashlib.sha256(f"{_BINARY_FORMAT}\0".encode())
+    h.update(raw)  # (not joined to the format first: a copy of megabytes)
+    key = h.hexdigest()
     root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return root / "mlkg" / f"weights-{key[:32]}.bin"
 
