@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .files import digest_file
 from .model import Document, Extraction
 from .outputs import CACHE_DIR as DEFAULT_CACHE_DIR
 from .outputs import folder_record
@@ -65,7 +66,7 @@ def pipeline_fingerprint(model: str) -> str:
         files = sorted(p.rglob("*")) if p.is_dir() else [p]
         for f in files:
             if f.is_file() and f.suffix in {".py", ".json"}:
-                h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+                digest_file(h, f.relative_to(root).as_posix(), f)
     return h.hexdigest()[:16]
 
 

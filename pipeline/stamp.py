@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from .config import BuildConfig
+from .files import digest_file
 from .outputs import CACHE_DIR, folder_key, folder_keys, folder_record, own_folders
 
 __all__ = ["unchanged", "save", "fingerprint", "Fingerprint", "command_config"]
@@ -76,7 +77,7 @@ def _code(h) -> None:
             continue
         for path in sorted(base.rglob("*")):
             if path.is_file() and path.suffix in {".py", ".json", ".rq", ".html", ".ttl"} and "__pycache__" not in path.parts:
-                h.update(path.relative_to(base.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+                digest_file(h, path.relative_to(base.parent).as_posix(), path)
 
 
 def _packages(h) -> None:

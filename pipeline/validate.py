@@ -64,10 +64,15 @@ class _Result:
     statements: frozenset  # the triples this result blames
 
 
-@lru_cache(maxsize=4)
 def shapes_graph(path: Path = SHAPES) -> Graph:
-    """The SHACL shapes graph (parsed once per process)."""
-    if not Path(path).is_file():
+    """The SHACL shapes graph (parsed once per process, however the path is given: ``shapes_graph()`` and
+    ``shapes_graph(SHAPES)`` are one parse, not two, in a patch's check)."""
+    return _parsed_shapes(Path(path))
+
+
+@lru_cache(maxsize=4)
+def _parsed_shapes(path: Path) -> Graph:
+    if not path.is_file():
         raise MlkgError(f"{path}: the SHACL shapes file is missing; mlkg must run from its checkout (ontology/ beside pipeline/)")
     return Graph().parse(str(path), format="turtle")
 

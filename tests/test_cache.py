@@ -151,3 +151,18 @@ def test_an_entry_is_written_whole_with_no_temporary_file_left_even_after_its_sh
     cache.put_entry(path, doc.id, facts, memo="m")
     assert cache.get_entry(doc).memo == "m"
     assert [p.name for p in (tmp_path / "cache").rglob("*") if p.is_file()] == [os.path.basename(path)]
+
+
+def test_a_file_digested_in_chunks_is_digested_as_read_whole(tmp_path):
+    import hashlib
+    import random
+
+    from pipeline.files import _CHUNK, digest_file
+
+    for size in (0, 5, _CHUNK, 2 * _CHUNK + 17):
+        path = tmp_path / f"f{size}"
+        path.write_bytes(random.Random(size).randbytes(size))
+        whole, chunked = hashlib.sha256(b"x"), hashlib.sha256(b"x")
+        whole.update("dir/é.json".encode() + b"\0" + path.read_bytes() + b"\0")
+        digest_file(chunked, "dir/é.json", path)
+        assert whole.hexdigest() == chunked.hexdigest()

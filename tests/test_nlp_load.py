@@ -37,3 +37,28 @@ def test_entry_points_are_selected_once_with_the_same_entries(nlp):
     for group in ("spacy_factories", "spacy_architectures", "no_such_group"):
         assert points.select(group=group) is points.select(group=group)
         assert list(points.select(group=group)) == list(points._points.select(group=group))
+
+
+def test_registries_list_what_catalogue_lists(nlp):
+    # catalogue's own Registry.get_all, as written there: the functions of a namespace, name by name
+    import catalogue
+
+    from pipeline.nlp import _registered
+
+    def listed(registry):
+        result = dict(registry.get_entry_points()) if registry.entry_points else {}
+        for keys, value in catalogue.REGISTRY.copy().items():
+            if len(registry.namespace) == len(keys) - 1 and all(
+                    registry.namespace[i] == keys[i] for i in range(len(registry.namespace))):
+                result[keys[-1]] = value
+        return result
+
+    assert catalogue.Registry.get_all is _registered
+    import spacy.util
+    import srsly.msgpack
+
+    registries = [r for r in vars(spacy.util.registry).values() if isinstance(r, catalogue.Registry)]
+    registries += [srsly.msgpack.msgpack_decoders, srsly.msgpack.msgpack_encoders, catalogue.create("mlkg", "no_such")]
+    assert len(registries) > 20
+    for registry in registries:
+        assert list(registry.get_all().items()) == list(listed(registry).items())
