@@ -281,10 +281,12 @@ def _fit(rows: list[list[str]], y: numpy.ndarray, mask: numpy.ndarray, labels: t
 
 
 def _fit_hidden(sp: _Sparse, y: numpy.ndarray, mask: numpy.ndarray, labels: tuple[str, ...], iters: int, l2: float,
-                lr: float, hidden: int, hidden_l2: float = 1e-4, hidden_lr: float = 0.02, init: float = 0.1):
+                lr: float, hidden: int, hidden_l2: float = 1e-4, hidden_lr: float = 0.02, init: float = 0.1,
+                hidden_min_count: int = 0):
     """The linear part as :func:`_fit` trains it, and ``hidden`` units beside it: each feature's embedding (one
     column per unit) summed over the row, a hidden bias, relu, an output matrix to the labels. The embeddings and
-    the output matrix start from small draws of a fixed seed, the rest from zeros: deterministic."""
+    the output matrix start from small draws of a fixed seed, the rest from zeros: deterministic. A feature seen in
+    fewer than ``hidden_min_count`` rows has no embedding (it could only learn its few rows by heart)."""
     from .nlp.classify import HiddenModel
 
     n, k = y.shape
@@ -292,6 +294,10 @@ def _fit_hidden(sp: _Sparse, y: numpy.ndarray, mask: numpy.ndarray, labels: tupl
     rng = numpy.random.default_rng(0)
     w = numpy.zeros((len(sp.vocab), k + hidden), dtype=numpy.float32)
     w[:, k:] = rng.normal(0.0, init, (len(sp.vocab), hidden))
+    seen = numpy.diff(numpy.r_[sp.starts, len(sp.cs)]) if len(sp.cs) else numpy.zeros(0, dtype=int)
+    embedded = numpy.ones((len(sp.vocab), 1), dtype=numpy.float32)
+    embedded[sp.cs[sp.starts][seen < hidden_min_count]] = 0.0
+    w[:, k:] *= embedded
     out = rng.normal(0.0, init, (hidden, k)).astype(numpy.float32)
     b, c = numpy.zeros(k, dtype=numpy.float32), numpy.zeros(hidden, dtype=numpy.float32)
     moments = {name: (numpy.zeros_like(x), numpy.zeros_like(x)) for name, x in (("w", w), ("out", out), ("b", b), ("c", c))}
@@ -305,6 +311,7 @@ def _fit_hidden(sp: _Sparse, y: numpy.ndarray, mask: numpy.ndarray, labels: tupl
         g = (p - y) * mask / norm_
         ga = (g @ out.T) * (act > 0)
         gw = sp.transposed_times(numpy.concatenate([g, ga], axis=1)) + decay * w
+        gw[:, k:] *= embedded
         _adam(w, gw, *moments["w"], rates, it)  # the linear columns at the linear model's rate, the embeddings at theirs
         _adam(out, act.T @ g + hidden_l2 * out, *moments["out"], hidden_lr, it)
         _adam(b, g.sum(axis=0), *moments["b"], lr, it)
@@ -340,12 +347,19 @@ def _set_weight(name: str, style_weight: float) -> float:
     return style_weight if name.startswith("real-") else 1.0
 
 
+REL_DEEP: dict = {}
+"""How the relation model is trained beyond the linear default (``_fit``'s keywords: ``hidden`` units, their
+``hidden_l2``, ``hidden_lr`` and ``init``; empty: the linear model)."""
+MENTION_DEEP: dict = {}
+"""The same for the mention model."""
+
+
 def fit_mentions(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT):
     """The mention model from the prepared documents ``docs``."""
     mw = numpy.concatenate([numpy.full(len(d.mfeats), _set_weight(d.set_name, style_weight)) for d in docs])
     mrows = [f for d in docs for f in d.mfeats]
     my = numpy.concatenate([d.mlabels for d in docs]) if docs else numpy.zeros((0, len(CLASSES)))
-    return _fit(*_stack(mrows, my, numpy.ones_like(my) * mw[:, None]), CLASSES)
+    return _fit(*_stack(mrows, my, numpy.ones_like(my) * mw[:, None]), CLASSES, **MENTION_DEEP)
 
 
 def fit_relations(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT):
@@ -354,7 +368,7 @@ def fit_relations(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT):
     rrows = [f for d in docs for f in d.pfeats]
     ry = numpy.concatenate([d.plabels for d in docs])
     rm = numpy.concatenate([d.pmask for d in docs]) * pw[:, None]
-    return _fit(*_stack(rrows, ry, rm), PROPERTIES)
+    return _fit(*_stack(rrows, ry, rm), PROPERTIES, **REL_DEEP)
 
 
 def fit_models(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT):
