@@ -1,7 +1,8 @@
 """The trained decision: which candidate names an entity of which class, and which pair stands in which relation.
 
-Two linear models (one logistic output per class or property, over the string features of ``features.py``) are
-read from ``patterns/weights.json``, a plain JSON file that ``mlkg train`` writes. The ``mlkg_learned`` component
+Two models (one logistic output per class or property, over the string features of ``features.py``: linear, or
+with a hidden layer beside the linear part, ``HiddenModel``) are read from ``patterns/weights.json``, a plain JSON
+file that ``mlkg train`` writes. The ``mlkg_learned`` component
 runs after the rules: it replaces ``doc.spans["mlkg_mentions"]`` with the mentions the model keeps and
 ``doc._.mlkg_relations`` with the relations it keeps, each with the model's probability as its confidence.
 """
