@@ -865,3 +865,52 @@ def test_a_rule_relation_the_model_doubts_goes(nlp):
     doc = nlp(doc_of(nlp, "On WrenQA, KestrelNet trails HeronFormer by two points."), disable=["mlkg_learned"])
     assert ("outperforms", "outperforms.outperformed_by") in {(p, r) for _, p, _, _, r, _ in doc._.mlkg_relations}
     assert "outperforms" in {p for _, p, _, _, _ in decide(doc, models(0.01)).relations}
+
+
+_XOR_ROWS = [["a", "b"], ["a"], ["b"], []] * 20
+"""A label that holds with one of two features but not with both: no sum of the two features' weights gives it."""
+_XOR_Y = numpy.array([[0.0], [1.0], [1.0], [0.0]] * 20)
+
+
+def _hidden_models():
+    from pipeline.train import _fit
+
+    y = numpy.concatenate([_XOR_Y, 1.0 - _XOR_Y], axis=1)
+    linear = _fit(_XOR_ROWS, y, numpy.ones_like(y), ("x", "y"))
+    hidden = _fit(_XOR_ROWS, y, numpy.ones_like(y), ("x", "y"), hidden=8, hidden_lr=0.05, init=0.5)
+    return Models(linear, hidden)
+
+
+def test_a_hidden_layer_learns_what_a_linear_model_cannot():
+    from pipeline.nlp.classify import HiddenModel
+
+    models = _hidden_models()
+    assert isinstance(models.relations, HiddenModel)
+    rows = [["a", "b"], ["a"], ["b"], [], ["unseen"]]
+    linear, hidden = models.mentions.probs(rows)[:, 0], models.relations.probs(rows)[:, 0]
+    assert numpy.abs(linear[:4] - 0.5).max() < 0.05  # the best a sum of weights does: one half everywhere
+    assert (hidden[[1, 2]] > 0.9).all() and (hidden[[0, 3, 4]] < 0.1).all()
+    assert models.relations.probs([]).shape == (0, 2)
+
+
+def test_hidden_training_is_deterministic():
+    one, again = _hidden_models().to_json(), _hidden_models().to_json()
+    assert json.dumps(one, sort_keys=True) == json.dumps(again, sort_keys=True)
+    assert one["relations"]["kind"] == "hidden" and "kind" not in one["mentions"]
+
+
+def test_a_hidden_model_round_trips_through_json_and_the_binary_copy():
+    from pipeline.nlp.classify import _from_binary, _to_binary
+
+    models = _hidden_models()
+    rows = [["a", "b"], ["a"], ["b"], [], ["unseen", "a"]]
+    read = Models.from_json(json.loads(json.dumps(models.to_json())))
+    copied = _from_binary(_to_binary(read))
+    for other in (read, copied):
+        assert other.to_json() == models.to_json()
+        for x, y in ((models.mentions, other.mentions), (models.relations, other.relations)):
+            assert type(x) is type(y) and x.labels == y.labels
+            assert numpy.allclose(x.probs(rows), y.probs(rows), atol=1e-4)  # the JSON's numbers are rounded
+    assert numpy.array_equal(read.relations.probs(rows), copied.relations.probs(rows))
+    with pytest.raises(ValueError):
+        _from_binary(_to_binary(read)[:-8])

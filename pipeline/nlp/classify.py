@@ -1,7 +1,8 @@
 """The trained decision: which candidate names an entity of which class, and which pair stands in which relation.
 
-Two linear models (one logistic output per class or property, over the string features of ``features.py``) are
-read from ``patterns/weights.json``, a plain JSON file that ``mlkg train`` writes. The ``mlkg_learned`` component
+Two models (one logistic output per class or property, over the string features of ``features.py``: linear, or
+with a hidden layer beside the linear part, ``HiddenModel``) are read from ``patterns/weights.json``, a plain JSON
+file that ``mlkg train`` writes. The ``mlkg_learned`` component
 runs after the rules: it replaces ``doc.spans["mlkg_mentions"]`` with the mentions the model keeps and
 ``doc._.mlkg_relations`` with the relations it keeps, each with the model's probability as its confidence.
 """
@@ -29,7 +30,7 @@ from .doc import set_mention_values, span_value
 from .subjects import coordinated
 from .features import COORDINATORS, known_classes, mentions_features, pairs_features
 
-__all__ = ["LinearModel", "Models", "load_models", "WEIGHTS", "Decision", "decide", "select", "apply_decision",
+__all__ = ["LinearModel", "HiddenModel", "model_from_json", "Models", "load_models", "WEIGHTS", "Decision", "decide", "select", "apply_decision",
            "THRESHOLD", "REL_THRESHOLD", "RULE_THRESHOLD", "RULE_REL_BAR", "SUBJECT_MARGIN", "VETOED_PROPERTIES", "WEAK_BAR", "JOINT_BAR"]
 
 WEIGHTS = Path(__file__).parent / "patterns" / "weights.json"
@@ -130,36 +131,37 @@ _KNOWN = partial(is_not, None)
 _CHUNK = 2048
 
 
-@dataclass(frozen=True)
-class LinearModel:
-    """One logistic output per label over string features: ``sigmoid(bias + sum of the features' weights)``."""
+class _FeatureTable:
+    """A matrix with one row per feature (``weights``, a row of ``width`` numbers each) whose rows a row of features
+    sums: what the linear and the hidden model share."""
 
     labels: tuple[str, ...]
     weights: Mapping[str, numpy.ndarray]
-    bias: numpy.ndarray
+
+    @property
+    def width(self) -> int:
+        return len(self.labels)
 
     @cached_property
     def _table(self) -> tuple[dict[str, int], numpy.ndarray]:
         """Feature -> row of one weight matrix, whose last row (zeros) pads rows with no known feature."""
         names = sorted(self.weights)
-        matrix = numpy.zeros((len(names) + 1, len(self.labels)))
+        matrix = numpy.zeros((len(names) + 1, self.width))
         for i, f in enumerate(names):
             matrix[i] = self.weights[f]
         return {f: i for i, f in enumerate(names)}, matrix
 
     @cached_property
     def _columns(self) -> numpy.ndarray:
-        """The weight matrix of :attr:`_table` transposed (labels x features), each label's weights contiguous."""
+        """The weight matrix of :attr:`_table` transposed (columns x features), each column's weights contiguous."""
         return numpy.ascontiguousarray(self._table[1].T)
 
-    def probs(self, rows: list[list[str]]) -> numpy.ndarray:
-        """The probability of each label for each row of features (rows x labels).
+    def _sums(self, rows: list[list[str]]) -> numpy.ndarray:
+        """The sum of each row's features' weights (rows x width).
 
-        Each label's sums are taken along its contiguous row of :attr:`_columns` (half the time of summing down
+        Each column's sums are taken along its contiguous row of :attr:`_columns` (half the time of summing down
         the columns of the matrix): numpy sums a segment pairwise whatever its stride, over the same values in
         the same order, so the sums are the same to the last bit."""
-        if not rows:
-            return numpy.zeros((0, len(self.labels)))
         index, columns = self._table[0], self._columns
         pad = columns.shape[1] - 1
         get = index.get
@@ -172,39 +174,118 @@ class LinearModel:
                 flat += filter(_KNOWN, map(get, row))  # the rows of the known features, in order (C-level loops)
             picked = columns.take(numpy.array(flat, dtype=numpy.intp), axis=1)  # an array indexes faster than a list
             out.append(numpy.add.reduceat(picked, starts, axis=1).T)
-        z = (out[0] if len(out) == 1 else numpy.concatenate(out)) + self.bias
+        return out[0] if len(out) == 1 else numpy.concatenate(out)
+
+    def _set_table(self, names: list[str], matrix: numpy.ndarray) -> None:
+        self.__dict__["_table"] = ({f: i for i, f in enumerate(names)}, matrix)  # the cached_property's value
+
+    @staticmethod
+    def _matrix(data: dict, width: int) -> tuple[list[str], numpy.ndarray]:
+        """The feature names of JSON data and their weight matrix (with the padding row), made in one call from
+        the lists: 25,000 arrays made one by one, then copied into the matrix, were a tenth of a one-document
+        rebuild."""
+        weights = data["weights"]
+        names = sorted(weights)
+        return names, numpy.array([*map(weights.__getitem__, names), [0.0] * width], dtype=float).reshape(-1, width)
+
+
+def _rounded(values) -> list[float]:
+    return [round(float(x), 5) for x in values]
+
+
+@dataclass(frozen=True)
+class LinearModel(_FeatureTable):
+    """One logistic output per label over string features: ``sigmoid(bias + sum of the features' weights)``."""
+
+    labels: tuple[str, ...]
+    weights: Mapping[str, numpy.ndarray]
+    bias: numpy.ndarray
+
+    def probs(self, rows: list[list[str]]) -> numpy.ndarray:
+        """The probability of each label for each row of features (rows x labels)."""
+        if not rows:
+            return numpy.zeros((0, len(self.labels)))
+        z = self._sums(rows) + self.bias
         return 1.0 / (1.0 + numpy.exp(-z))
 
     def to_json(self) -> dict:
-        return {"labels": list(self.labels), "bias": [round(float(x), 5) for x in self.bias],
-                "weights": {f: [round(float(x), 5) for x in v] for f, v in sorted(self.weights.items())}}
+        return {"labels": list(self.labels), "bias": _rounded(self.bias),
+                "weights": {f: _rounded(v) for f, v in sorted(self.weights.items())}}
 
     @classmethod
     def from_json(cls, data: dict) -> "LinearModel":
-        """The model of :meth:`to_json`'s data. Its weight matrix (:attr:`_table`) is made in one call from the
-        lists, and each feature's weights are a row of it: 25,000 arrays made one by one, then copied into the
-        matrix, were a tenth of a one-document rebuild."""
-        labels, weights = tuple(data["labels"]), data["weights"]
-        names = sorted(weights)
-        matrix = numpy.array([*map(weights.__getitem__, names), [0.0] * len(labels)], dtype=float)
+        """The model of :meth:`to_json`'s data; each feature's weights are a row of its matrix (:attr:`_table`)."""
+        labels = tuple(data["labels"])
+        names, matrix = cls._matrix(data, len(labels))
         model = cls(labels, dict(zip(names, matrix)), numpy.asarray(data["bias"], dtype=float))
-        model.__dict__["_table"] = ({f: i for i, f in enumerate(names)}, matrix)  # the cached_property's value
+        model._set_table(names, matrix)
         return model
+
+
+@dataclass(frozen=True)
+class HiddenModel(_FeatureTable):
+    """A linear model with a hidden layer beside it ("wide and deep"): ``sigmoid(bias + sum of the features' linear
+    weights + relu(hidden_bias + sum of the features' embeddings) @ out)``. Each feature's row holds its linear
+    weights (one per label) and then its embedding (one per hidden unit): one sum gives both. The hidden layer can
+    weigh features together (a cue that relates only on some path between some classes), which the linear part
+    cannot."""
+
+    labels: tuple[str, ...]
+    weights: Mapping[str, numpy.ndarray]
+    bias: numpy.ndarray
+    hidden_bias: numpy.ndarray
+    out: numpy.ndarray
+    """Hidden units x labels."""
+
+    @property
+    def width(self) -> int:
+        return len(self.labels) + len(self.hidden_bias)
+
+    def probs(self, rows: list[list[str]]) -> numpy.ndarray:
+        """The probability of each label for each row of features (rows x labels)."""
+        if not rows:
+            return numpy.zeros((0, len(self.labels)))
+        sums, k = self._sums(rows), len(self.labels)
+        hidden = numpy.maximum(sums[:, k:] + self.hidden_bias, 0.0)
+        z = sums[:, :k] + self.bias + hidden @ self.out
+        return 1.0 / (1.0 + numpy.exp(-z))
+
+    def to_json(self) -> dict:
+        return {"kind": "hidden", "labels": list(self.labels), "bias": _rounded(self.bias),
+                "hidden_bias": _rounded(self.hidden_bias), "out": [_rounded(r) for r in self.out],
+                "weights": {f: _rounded(v) for f, v in sorted(self.weights.items())}}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "HiddenModel":
+        labels, hidden_bias = tuple(data["labels"]), numpy.asarray(data["hidden_bias"], dtype=float)
+        names, matrix = cls._matrix(data, len(labels) + len(hidden_bias))
+        out = numpy.asarray(data["out"], dtype=float).reshape(len(hidden_bias), len(labels))
+        model = cls(labels, dict(zip(names, matrix)), numpy.asarray(data["bias"], dtype=float), hidden_bias, out)
+        model._set_table(names, matrix)
+        return model
+
+
+Model = LinearModel | HiddenModel
+
+
+def model_from_json(data: dict) -> Model:
+    """The linear or the hidden model of ``to_json``'s data (by its ``kind``)."""
+    return HiddenModel.from_json(data) if data.get("kind") == "hidden" else LinearModel.from_json(data)
 
 
 @dataclass(frozen=True)
 class Models:
     """The mention model (labels: classes) and the relation model (labels: properties)."""
 
-    mentions: LinearModel
-    relations: LinearModel
+    mentions: Model
+    relations: Model
 
     def to_json(self) -> dict:
         return {"format": 1, "mentions": self.mentions.to_json(), "relations": self.relations.to_json()}
 
     @classmethod
     def from_json(cls, data: dict) -> "Models":
-        return cls(LinearModel.from_json(data["mentions"]), LinearModel.from_json(data["relations"]))
+        return cls(model_from_json(data["mentions"]), model_from_json(data["relations"]))
 
 
 @lru_cache(maxsize=1)
@@ -237,7 +318,7 @@ def load_models(path: Path = WEIGHTS) -> Models | None:
     return models
 
 
-_BINARY_FORMAT = "mlkg-weights-2"
+_BINARY_FORMAT = "mlkg-weights-3"
 _BINARY_KEPT = 8
 
 
@@ -256,15 +337,20 @@ def _binary_path(raw: bytes) -> Path:
 
 
 def _to_binary(models: Models) -> bytes:
-    """The two models as plain bytes, nothing a loader could run: one line of JSON (format, labels, the byte
-    length of each part), then per model the feature names in matrix order as NUL-separated UTF-8, the bias and
-    the weight matrix as raw little-endian float64."""
+    """The two models as plain bytes, nothing a loader could run: one line of JSON (format, labels, hidden units,
+    the byte length of each part), then per model the feature names in matrix order as NUL-separated UTF-8, and the
+    bias, the weight matrix, the hidden bias and the output matrix (none for a linear model) as raw little-endian
+    float64."""
     parts, sizes = [], []
     for model in (models.mentions, models.relations):
         index, matrix = model._table
-        chunk = ["\0".join(index).encode("utf-8"), model.bias.astype("<f8").tobytes(), matrix.astype("<f8").tobytes()]
+        arrays = [model.bias, matrix]
+        if isinstance(model, HiddenModel):
+            arrays += [model.hidden_bias, model.out]
+        chunk = ["\0".join(index).encode("utf-8"), *(a.astype("<f8").tobytes() for a in arrays)]
         parts += chunk
-        sizes.append({"labels": list(model.labels), "rows": len(index), "bytes": [len(c) for c in chunk]})
+        hidden = len(model.hidden_bias) if isinstance(model, HiddenModel) else None
+        sizes.append({"labels": list(model.labels), "hidden": hidden, "rows": len(index), "bytes": [len(c) for c in chunk]})
     return json.dumps({"format": _BINARY_FORMAT, "models": sizes}).encode("utf-8") + b"\n" + b"".join(parts)
 
 
@@ -276,17 +362,25 @@ def _from_binary(data: bytes) -> Models:
         raise ValueError("not a binary copy of the weights")
     made, whole = [], memoryview(data)
     for m in head["models"]:
-        n_names, n_bias, n_matrix = m["bytes"]
+        n_names, *n_arrays = m["bytes"]
         names = str(whole[at:at + n_names], "utf-8").split("\0") if m["rows"] else []
-        bias = numpy.frombuffer(data, dtype="<f8", count=n_bias // 8, offset=at + n_names)
-        matrix = numpy.frombuffer(data, dtype="<f8", count=n_matrix // 8, offset=at + n_names + n_bias)
-        at += n_names + n_bias + n_matrix
-        if len(names) != m["rows"] or at > len(data):
+        at += n_names
+        arrays = []
+        for n in n_arrays:
+            if at + n > len(data):
+                raise ValueError("a truncated binary copy of the weights")
+            arrays.append(numpy.frombuffer(data, dtype="<f8", count=n // 8, offset=at))
+            at += n
+        hidden, labels = m["hidden"], tuple(m["labels"])
+        if len(names) != m["rows"] or len(arrays) != (2 if hidden is None else 4):
             raise ValueError("a truncated binary copy of the weights")
-        matrix = matrix.reshape(len(names) + 1, len(m["labels"]))
-        index = dict(zip(names, range(len(names))))
-        model = LinearModel(tuple(m["labels"]), _Rows(index, matrix), bias)
-        model.__dict__["_table"] = (index, matrix)  # as from_json sets it
+        bias, matrix = arrays[0], arrays[1].reshape(len(names) + 1, len(labels) + (hidden or 0))
+        rows = _Rows(dict(zip(names, range(len(names)))), matrix)
+        if hidden is None:
+            model = LinearModel(labels, rows, bias)
+        else:
+            model = HiddenModel(labels, rows, bias, arrays[2], arrays[3].reshape(hidden, len(labels)))
+        model.__dict__["_table"] = (rows.index, matrix)  # as from_json sets it
         made.append(model)
     return Models(*made)
 
@@ -297,16 +391,16 @@ class _Rows(Mapping):
     reads the matrix)."""
 
     def __init__(self, index: dict[str, int], matrix: numpy.ndarray) -> None:
-        self._index, self._matrix = index, matrix
+        self.index, self._matrix = index, matrix
 
     def __getitem__(self, feature: str) -> numpy.ndarray:
-        return self._matrix[self._index[feature]]
+        return self._matrix[self.index[feature]]
 
     def __iter__(self):
-        return iter(self._index)
+        return iter(self.index)
 
     def __len__(self) -> int:
-        return len(self._index)
+        return len(self.index)
 
 
 @dataclass(frozen=True)
