@@ -321,6 +321,36 @@ def test_a_city_and_its_country_after_an_organization_are_no_organizations(text,
     assert _orgs(text) == names
 
 
+@pytest.mark.parametrize("text, names", [
+    ("Affiliations: University of Calder, UK; Ostmark Institute, India", {"University of Calder", "Ostmark Institute"}),
+    ("Authors: A. Lee (University of Calder, UK), B. Roe (Quillon Labs)", {"University of Calder", "Quillon Labs"}),
+    ("Researchers at the University of Calder, Canada built it.", {"University of Calder"}),
+    ("Halvard Technological University, Singapore; University of Calder", {"Halvard Technological University", "University of Calder"}),
+])
+def test_a_country_after_an_organization_is_neither_part_of_it_nor_one(text, names):
+    assert _orgs(text) == names
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Torvik: Fast Forecasting\n  Veldo.ai; Ecole des Quais; Nordbonne Université. We separate detection.",
+     {"Veldo.ai", "Ecole des Quais", "Nordbonne Université"}),
+    ("  » K2O.ai; Computer Vision Lab; MegaStudyHub\n", {"K2O.ai", "Computer Vision Lab", "MegaStudyHub"}),
+])
+def test_a_line_of_names_set_apart_by_semicolons_is_an_affiliation_line(text, names):
+    assert _orgs(text) == names
+
+
+@pytest.mark.parametrize("text", [
+    "Robotics; Vision; Ostmark Institute",  # plain words: keywords
+    "Ann Lee, Bo Kim; Ostmark Institute",  # people
+    "Keywords: Gaze; Ostmark Institute",  # a labelled line
+    "We train Veldo; the Ostmark Institute helped.",  # prose
+    "Veldo.ai; Sorbonne Nord",  # no organization's word among them
+])
+def test_a_semicolon_line_with_a_plain_word_a_person_or_prose_lends_no_organization(text):
+    assert _orgs(text) <= {"Ostmark Institute"}
+
+
 def test_an_acronym_after_a_university_is_no_place_of_it():
     assert "University of Calder, VERN" not in _orgs("Researchers at the University of Calder, VERN and Ostmark AI.")
 
