@@ -351,6 +351,28 @@ def test_a_semicolon_line_with_a_plain_word_a_person_or_prose_lends_no_organizat
     assert _orgs(text) <= {"Ostmark Institute"}
 
 
+@pytest.mark.parametrize("text, names", [
+    ("Item Type: Conference Paper\nTitle: Torvik Learns to Prove Theorems\n\nItem Type: Preprint\nTitle: Quillon Scales Up Proofs\n"
+     "\nItem Type: Report\nTitle: Ostmark Audits Safety\n",
+     {"Torvik Learns to Prove Theorems", "Quillon Scales Up Proofs", "Ostmark Audits Safety"}),
+    ("BEGIN:VEVENT\nSUMMARY:Talk on Sparse Kernels\nEND:VEVENT\nBEGIN:VEVENT\nSUMMARY:Poster - Torvik: Direct Monocular Mapping\n"
+     "END:VEVENT\nBEGIN:VEVENT\nSUMMARY:Demo of Sparse Kernels\n", {"Poster - Torvik: Direct Monocular Mapping"}),
+    ("Q: What is Torvik?\nA: A small model.\n\nQ: And Torvik-LS?\nA: A variant.\n\nQ: Where does it run?\nA: On phones.\n", set()),
+])
+def test_a_label_that_opens_several_lines_is_a_field_not_a_titles_name(text, names):
+    assert _titles(text) == names
+
+
+@pytest.mark.parametrize("text, names", [
+    ("1. Torvik: The Long-Document Transformer\n2. Quillon: Learning to Prove\n",
+     {"Torvik: The Long-Document Transformer", "Quillon: Learning to Prove"}),
+    ("Torvik: The Long-Document Transformer\nAuthors: Ann Lee, Bo Chan\n\nTorvik: results on long inputs.\n",
+     {"Torvik: The Long-Document Transformer"}),
+])
+def test_a_name_that_opens_one_title_line_is_no_field_label(text, names):
+    assert names <= _titles(text)
+
+
 def test_an_acronym_after_a_university_is_no_place_of_it():
     assert "University of Calder, VERN" not in _orgs("Researchers at the University of Calder, VERN and Ostmark AI.")
 
