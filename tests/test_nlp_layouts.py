@@ -449,3 +449,20 @@ def test_nlp_layouts_a_variant_word_after_a_models_name(nlp, text, names):
 ])
 def test_nlp_layouts_no_variant_word_in_a_title_or_a_device(nlp, text, cut):
     assert cut not in _rule_mentions(nlp, text)
+
+
+@pytest.mark.parametrize("text, name", [
+    # a title's subtitle that is a dataset's or benchmark's description, however many capitalised words before its head
+    ("Title: TorvikSafe: A Comprehensive Multilingual Safety Benchmark for Large Language Models\n", ("Dataset", "TorvikSafe")),
+    ("- QSLD: A Large Scale Multi-Modal Quillish Sign Language Dataset and Baseline Methods\n", ("Dataset", "QSLD")),
+])
+def test_nlp_layouts_a_subtitle_that_describes_a_dataset(nlp, text, name):
+    assert name in _rule_mentions(nlp, text)
+
+
+def test_nlp_layouts_a_subtitle_with_a_dataset_word_inside_a_method_name():
+    # "Dataset Distillation" is a method: the head noun is followed by another capitalised word
+    from pipeline.nlp.names import _CUES
+    import re
+    assert not re.match(_CUES["dataset_subtitle"], " Efficient Dataset Distillation via Minimax Diffusion", re.I)
+    assert re.match(_CUES["dataset_subtitle"], " A Benchmark Suite for Agents", re.I)

@@ -373,6 +373,14 @@ def test_a_name_that_opens_one_title_line_is_no_field_label(text, names):
     assert names <= _titles(text)
 
 
+@pytest.mark.parametrize("text, names", [
+    ("Torvik, from Google Quantum Lab, was evaluated on long inputs.", {"Google Quantum Lab"}),
+    ("The data sits on Google Drive, and Google Cloud serves it.", {"Google"}),  # a product's name is no unit
+])
+def test_a_known_organization_grows_into_a_unit_whose_last_word_names_one(text, names):
+    assert _orgs(text) == names
+
+
 def test_an_acronym_after_a_university_is_no_place_of_it():
     assert "University of Calder, VERN" not in _orgs("Researchers at the University of Calder, VERN and Ostmark AI.")
 
@@ -544,6 +552,8 @@ def test_a_title_as_a_labelled_fields_value(text, title):
      "A whole-slide widget model for folding from real-world data"),
     ('The journal version, "A graph folding methodology for fast widget design" [2], was published in 2021.',
      "A graph folding methodology for fast widget design"),
+    ('Torvik appeared in 2020 under the title "Folding widgets, gadgets and gizmos by planning with a model". It won.',
+     "Folding widgets, gadgets and gizmos by planning with a model"),
 ])
 def test_a_quoted_title_in_sentence_case_after_a_label_a_paper_word_or_before_its_authors(text, title):
     assert _titles(text) == {title}
@@ -565,6 +575,7 @@ def test_no_title_from_a_field_a_quoted_sentence_or_a_table_without_a_paper_colu
                  'The paper says "Attention alone is sufficient for translation" in its abstract.',
                  'In the paper she noted "Our model is the best one here" twice.',
                  'The work was "A lot of fun to build and run" for the team.',
+                 'He said the post titled "Widgets are the future of folding" was fun.',
                  'The report ends: "It was a long year for all of us."',
                  "| year | lab | method | what it showed |\n|------|-----|-------|----------------|\n"
                  "| 2013 | Quill Labs | Folding widgets with deep reinforcement learning | A widget folds. |\n"):
@@ -639,3 +650,12 @@ def test_a_title_as_an_entry_of_a_list_of_papers(text, title):
 ])
 def test_no_entry_title_from_a_sentence_a_heading_a_byline_a_date_or_a_list_of_names(text):
     assert _titles(text) == set()
+
+
+@pytest.mark.parametrize("text, venues", [
+    ("TinyQuill keeps 96% of its teacher. #EMNLP2020 #Findings", {"EMNLP 2020"}),
+    ("It won at NeurIPS2023 and at CVPR-2022.", {"NeurIPS 2023", "CVPR 2022"}),
+    ("The CVPR20 slides and ICMLx are online.", set()),  # two digits glued, or letters: no year
+])
+def test_a_conferences_acronym_glued_to_its_year(text, venues):
+    assert {f.canonical for f in conference_mentions(text, load_rules())} == venues

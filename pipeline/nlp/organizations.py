@@ -167,15 +167,17 @@ _PIECE_TAIL = re.compile(r"(?:[ \t]+(?:[A-Z][\w'’-]*(?:\.[\w-]+)*|of|de|du|the
 def _whole_pieces(text: str, found: list[Found]) -> list[Found]:
     """Each organization that opens a piece of a list ("; X", "(X", "| X", not a line's start: a headline) and is followed by up to three
     more capitalised words up to the piece's end is the whole piece: "(Leiden University Medical Center)", "; Naver
-    Labs Europe.", "| Microsoft Research Asia"."""
+    Labs Europe.", "| Microsoft Research Asia". A known organization is so wherever the piece's last word names an
+    organization ("from Huawei Noah's Ark Lab, was evaluated")."""
     out = []
     for f in found:
         m = _PIECE_TAIL.match(text, f.end)
         # a company's name and a product's ("Intel Gaudi", "Google Drive") are no organization: a lexicon's name
         # grows only into one that holds a word naming an organization ("Microsoft Research Asia")
-        if m and _PIECE_OPEN.search(text, max(0, f.start - 6), f.start) and "\n" not in m.group(0) \
-                and m.group(0).split()[-1] not in _NOT_A_NAME \
-                and (f.rule != "org.lexicon" or _ORG_WORD.search(text, f.start, m.end())):
+        if m and "\n" not in m.group(0) and m.group(0).split()[-1] not in _NOT_A_NAME and (
+                _PIECE_OPEN.search(text, max(0, f.start - 6), f.start)
+                and (f.rule != "org.lexicon" or _ORG_WORD.search(text, f.start, m.end()))
+                or f.rule == "org.lexicon" and _ORG_WORD.fullmatch(m.group(0).split()[-1])):
             name = text[f.start:m.end()]
             f = Found(f.start, m.end(), f.cls, name, (*f.aliases, f.canonical), f.rule, f.generic)
         out.append(f)
