@@ -659,3 +659,13 @@ def test_no_entry_title_from_a_sentence_a_heading_a_byline_a_date_or_a_list_of_n
 ])
 def test_a_conferences_acronym_glued_to_its_year(text, venues):
     assert {f.canonical for f in conference_mentions(text, load_rules())} == venues
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Our models also run on the Samsung Galaxy S23.", {"Samsung Galaxy S23"}),
+    ("The demo ran on a Google Pixel 2 phone.", {"Google Pixel 2"}),
+    ("It runs on the Galaxy S23 and a Pixel 2.", set()),  # no maker before it: no other name
+])
+def test_a_device_named_after_its_maker_has_the_makers_name_among_its_names(text, names):
+    found = resolve_overlaps(hardware_mentions(text, load_rules()))
+    assert {a for f in found for a in f.aliases if a.split()[0] in {"Samsung", "Google"}} == names
