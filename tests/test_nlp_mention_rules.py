@@ -346,9 +346,10 @@ def test_a_line_of_names_set_apart_by_semicolons_is_an_affiliation_line(text, na
     "Keywords: Gaze; Ostmark Institute",  # a labelled line
     "We train Veldo; the Ostmark Institute helped.",  # prose
     "Veldo.ai; Sorbonne Nord",  # no organization's word among them
+    "  Quill University; Toyota Research Institute; Lawrence\n  Berkeley National Laboratory; SLAC National\n  Widget Lab\n",
 ])
 def test_a_semicolon_line_with_a_plain_word_a_person_or_prose_lends_no_organization(text):
-    assert _orgs(text) <= {"Ostmark Institute"}
+    assert _orgs(text) & {"Robotics", "Ann Lee", "Gaze", "Veldo", "Veldo.ai", "Sorbonne Nord", "SLAC National"} == set()
 
 
 @pytest.mark.parametrize("text, names", [

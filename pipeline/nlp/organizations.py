@@ -96,6 +96,10 @@ def _semicolon_lines(text: str, rules) -> set[str]:
     line with a person's name ("Lee, Kim; Roe"), a plain word or a sentence in it."""
     out: set[str] = set()
     for m in _SEMICOLON_LINE.finditer(text):
+        before = text[text.rfind("\n", 0, max(0, m.start() - 1)) + 1:max(0, m.start() - 1)]
+        after = text[m.end() + 1:text.find("\n", m.end() + 1) if "\n" in text[m.end() + 1:] else len(text)]
+        if ";" in before or ";" in after:
+            continue  # a list wrapped over lines: its pieces are cut at the line ends ("Lawrence\n Berkeley ...")
         parts = [x.strip() for x in re.split(r"[;,]", m.group(1))]
         if not all(_good_name(p, rules) and not _person_like(p, rules) and (" " in p or not p.isalpha() or p.isupper()
                                                                             or _CAMEL.search(p) or _known_org(p, rules)
