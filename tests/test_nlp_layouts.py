@@ -429,3 +429,40 @@ def test_nlp_layouts_an_acronym_before_its_long_form_keeps_the_long_forms_class(
     # "ARC" is also a known benchmark's name: the long form after it says this one is a method
     got = _rule_mentions(nlp, "The model was post-trained with ARC (Adversarial Relative Contrast) and ping-pong sampling.")
     assert ("Method", "ARC") in got, got
+
+
+@pytest.mark.parametrize("text, names", [
+    # a capitalised size or variant word after a model's name is part of it
+    ("Distilled variants match or beat Whisper Medium and Whisper Small on long audio.",
+     {("Method", "Whisper Medium"), ("Method", "Whisper Small")}),
+    ("With GPT-4 Turbo the agent resolves more issues than with GPT-2 XL in a test.",
+     {("Method", "GPT-4 Turbo"), ("Method", "GPT-2 XL")}),
+    ("SDXL Turbo, a Stable Diffusion-based image model, runs on the chip.", {("Method", "SDXL Turbo")}),
+])
+def test_nlp_layouts_a_variant_word_after_a_models_name(nlp, text, names):
+    assert names <= _rule_mentions(nlp, text)
+
+
+@pytest.mark.parametrize("text, cut", [
+    ("Our paper Whisper Large Is All You Need shows it.", ("Method", "Whisper Large")),  # a title's capitals go on
+    ("It runs on a MacBook Pro and an iPad Pro.", ("Method", "MacBook Pro")),  # a device stays a device
+])
+def test_nlp_layouts_no_variant_word_in_a_title_or_a_device(nlp, text, cut):
+    assert cut not in _rule_mentions(nlp, text)
+
+
+@pytest.mark.parametrize("text, name", [
+    # a title's subtitle that is a dataset's or benchmark's description, however many capitalised words before its head
+    ("Title: TorvikSafe: A Comprehensive Multilingual Safety Benchmark for Large Language Models\n", ("Dataset", "TorvikSafe")),
+    ("- QSLD: A Large Scale Multi-Modal Quillish Sign Language Dataset and Baseline Methods\n", ("Dataset", "QSLD")),
+])
+def test_nlp_layouts_a_subtitle_that_describes_a_dataset(nlp, text, name):
+    assert name in _rule_mentions(nlp, text)
+
+
+def test_nlp_layouts_a_subtitle_with_a_dataset_word_inside_a_method_name():
+    # "Dataset Distillation" is a method: the head noun is followed by another capitalised word
+    from pipeline.nlp.names import _CUES
+    import re
+    assert not re.match(_CUES["dataset_subtitle"], " Efficient Dataset Distillation via Minimax Diffusion", re.I)
+    assert re.match(_CUES["dataset_subtitle"], " A Benchmark Suite for Agents", re.I)

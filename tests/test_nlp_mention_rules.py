@@ -321,6 +321,67 @@ def test_a_city_and_its_country_after_an_organization_are_no_organizations(text,
     assert _orgs(text) == names
 
 
+@pytest.mark.parametrize("text, names", [
+    ("Affiliations: University of Calder, UK; Ostmark Institute, India", {"University of Calder", "Ostmark Institute"}),
+    ("Authors: A. Lee (University of Calder, UK), B. Roe (Quillon Labs)", {"University of Calder", "Quillon Labs"}),
+    ("Researchers at the University of Calder, Canada built it.", {"University of Calder"}),
+    ("Halvard Technological University, Singapore; University of Calder", {"Halvard Technological University", "University of Calder"}),
+])
+def test_a_country_after_an_organization_is_neither_part_of_it_nor_one(text, names):
+    assert _orgs(text) == names
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Torvik: Fast Forecasting\n  Veldo.ai; Ecole des Quais; Nordbonne Université. We separate detection.",
+     {"Veldo.ai", "Ecole des Quais", "Nordbonne Université"}),
+    ("  » K2O.ai; Computer Vision Lab; MegaStudyHub\n", {"K2O.ai", "Computer Vision Lab", "MegaStudyHub"}),
+])
+def test_a_line_of_names_set_apart_by_semicolons_is_an_affiliation_line(text, names):
+    assert _orgs(text) == names
+
+
+@pytest.mark.parametrize("text", [
+    "Robotics; Vision; Ostmark Institute",  # plain words: keywords
+    "Ann Lee, Bo Kim; Ostmark Institute",  # people
+    "Keywords: Gaze; Ostmark Institute",  # a labelled line
+    "We train Veldo; the Ostmark Institute helped.",  # prose
+    "Veldo.ai; Sorbonne Nord",  # no organization's word among them
+    "  Quill University; Toyota Research Institute; Lawrence\n  Berkeley National Laboratory; SLAC National\n  Widget Lab\n",
+])
+def test_a_semicolon_line_with_a_plain_word_a_person_or_prose_lends_no_organization(text):
+    assert _orgs(text) & {"Robotics", "Ann Lee", "Gaze", "Veldo", "Veldo.ai", "Sorbonne Nord", "SLAC National"} == set()
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Item Type: Conference Paper\nTitle: Torvik Learns to Prove Theorems\n\nItem Type: Preprint\nTitle: Quillon Scales Up Proofs\n"
+     "\nItem Type: Report\nTitle: Ostmark Audits Safety\n",
+     {"Torvik Learns to Prove Theorems", "Quillon Scales Up Proofs", "Ostmark Audits Safety"}),
+    ("BEGIN:VEVENT\nSUMMARY:Talk on Sparse Kernels\nEND:VEVENT\nBEGIN:VEVENT\nSUMMARY:Poster - Torvik: Direct Monocular Mapping\n"
+     "END:VEVENT\nBEGIN:VEVENT\nSUMMARY:Demo of Sparse Kernels\n", {"Poster - Torvik: Direct Monocular Mapping"}),
+    ("Q: What is Torvik?\nA: A small model.\n\nQ: And Torvik-LS?\nA: A variant.\n\nQ: Where does it run?\nA: On phones.\n", set()),
+])
+def test_a_label_that_opens_several_lines_is_a_field_not_a_titles_name(text, names):
+    assert _titles(text) == names
+
+
+@pytest.mark.parametrize("text, names", [
+    ("1. Torvik: The Long-Document Transformer\n2. Quillon: Learning to Prove\n",
+     {"Torvik: The Long-Document Transformer", "Quillon: Learning to Prove"}),
+    ("Torvik: The Long-Document Transformer\nAuthors: Ann Lee, Bo Chan\n\nTorvik: results on long inputs.\n",
+     {"Torvik: The Long-Document Transformer"}),
+])
+def test_a_name_that_opens_one_title_line_is_no_field_label(text, names):
+    assert names <= _titles(text)
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Torvik, from Google Quantum Lab, was evaluated on long inputs.", {"Google Quantum Lab"}),
+    ("The data sits on Google Drive, and Google Cloud serves it.", {"Google"}),  # a product's name is no unit
+])
+def test_a_known_organization_grows_into_a_unit_whose_last_word_names_one(text, names):
+    assert _orgs(text) == names
+
+
 def test_an_acronym_after_a_university_is_no_place_of_it():
     assert "University of Calder, VERN" not in _orgs("Researchers at the University of Calder, VERN and Ostmark AI.")
 
@@ -492,6 +553,8 @@ def test_a_title_as_a_labelled_fields_value(text, title):
      "A whole-slide widget model for folding from real-world data"),
     ('The journal version, "A graph folding methodology for fast widget design" [2], was published in 2021.',
      "A graph folding methodology for fast widget design"),
+    ('Torvik appeared in 2020 under the title "Folding widgets, gadgets and gizmos by planning with a model". It won.',
+     "Folding widgets, gadgets and gizmos by planning with a model"),
 ])
 def test_a_quoted_title_in_sentence_case_after_a_label_a_paper_word_or_before_its_authors(text, title):
     assert _titles(text) == {title}
@@ -513,6 +576,7 @@ def test_no_title_from_a_field_a_quoted_sentence_or_a_table_without_a_paper_colu
                  'The paper says "Attention alone is sufficient for translation" in its abstract.',
                  'In the paper she noted "Our model is the best one here" twice.',
                  'The work was "A lot of fun to build and run" for the team.',
+                 'He said the post titled "Widgets are the future of folding" was fun.',
                  'The report ends: "It was a long year for all of us."',
                  "| year | lab | method | what it showed |\n|------|-----|-------|----------------|\n"
                  "| 2013 | Quill Labs | Folding widgets with deep reinforcement learning | A widget folds. |\n"):
@@ -587,3 +651,22 @@ def test_a_title_as_an_entry_of_a_list_of_papers(text, title):
 ])
 def test_no_entry_title_from_a_sentence_a_heading_a_byline_a_date_or_a_list_of_names(text):
     assert _titles(text) == set()
+
+
+@pytest.mark.parametrize("text, venues", [
+    ("TinyQuill keeps 96% of its teacher. #EMNLP2020 #Findings", {"EMNLP 2020"}),
+    ("It won at NeurIPS2023 and at CVPR-2022.", {"NeurIPS 2023", "CVPR 2022"}),
+    ("The CVPR20 slides and ICMLx are online.", set()),  # two digits glued, or letters: no year
+])
+def test_a_conferences_acronym_glued_to_its_year(text, venues):
+    assert {f.canonical for f in conference_mentions(text, load_rules())} == venues
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Our models also run on the Samsung Galaxy S23.", {"Samsung Galaxy S23"}),
+    ("The demo ran on a Google Pixel 2 phone.", {"Google Pixel 2"}),
+    ("It runs on the Galaxy S23 and a Pixel 2.", set()),  # no maker before it: no other name
+])
+def test_a_device_named_after_its_maker_has_the_makers_name_among_its_names(text, names):
+    found = resolve_overlaps(hardware_mentions(text, load_rules()))
+    assert {a for f in found for a in f.aliases if a.split()[0] in {"Samsung", "Google"}} == names

@@ -62,6 +62,7 @@ def hardware_mentions(text: str, rules) -> list[Found]:
         for m in regex(b + r"(?P<dev>" + device + r")\s+with\s+(?:the\s+|an?\s+)?(?P<chip>" + chip + r")(?P<suf>\s+chips?)?" + e).finditer(text):
             out.append(Found(m.start("dev"), m.end("dev"), "Hardware", canon(m.group("dev")), (m.group(0),), "hardware.device_with_chip"))
             out.append(Found(m.start("chip"), m.end("chip") if not m.group("suf") else m.end("suf"), "Hardware", canon(m.group("chip")), (), "hardware.chip"))
+    chips, devices = _with_maker(text, chips), _with_maker(text, devices)
     # a kind's name that holds one known chip or device and more is that longer name ("Hexagon v62 DSP", "RTX 4070
     # Laptop GPU", "Mac i5 CPU"); any other only where no naming pattern found one
     named = chips + devices
@@ -75,6 +76,22 @@ def hardware_mentions(text: str, rules) -> list[Found]:
         one = len(inside) == 1 and inside[0].canonical != h.canonical and (inside[0].start, inside[0].end) != (h.start, h.end)
         (longer if one else rest).append(h)
     return longer + out + chips + devices + rest
+
+
+_MAKER_BEFORE = re.compile(r"(?<![\w-])" + _CUES["head_noun_maker"] + r"(?:['’]s)?[ \t]+$")
+
+
+def _with_maker(text: str, found: list[Found]) -> list[Found]:
+    """Each chip or device named after its maker with the maker's name among its other names ("Samsung Galaxy S23",
+    "NVIDIA A100"): the name is the device's either way."""
+    out = []
+    for f in found:
+        m = _MAKER_BEFORE.search(text, max(0, f.start - 16), f.start)
+        if m:
+            maker = text[m.start():f.start].replace("’s", "").replace("'s", "").strip()
+            f = Found(f.start, f.end, f.cls, f.canonical, (*f.aliases, f"{maker} {f.canonical}"), f.rule, f.generic)
+        out.append(f)
+    return out
 
 
 def _head_noun_mentions(text: str, canon) -> list[Found]:

@@ -84,6 +84,42 @@ def _affiliations(text: str) -> set[str]:
     return out
 
 
+_SEMICOLON_PIECE = r"(?:[^\n:;()\[\].]|\.(?![ \t]|$)){2,80}"
+_SEMICOLON_LINE = re.compile(r"(?m)^[ \t]*(?:[-*•>»]+[ \t]*)?(" + _SEMICOLON_PIECE + r"(?:;[ \t]*" + _SEMICOLON_PIECE
+                             + r")+)(?:\.(?:[ \t][^\n]*)?)?[ \t]*$")
+"""A line of names set apart by semicolons, up to its end or a full stop (a sentence may follow on the line)."""
+
+
+def _semicolon_lines(text: str, rules) -> set[str]:
+    """The organizations of a line that is nothing but names set apart by semicolons, one of them an organization's
+    ("Valeo.ai; Ecole des Ponts; Sorbonne Université" under a title): an affiliation line without its label. Not a
+    line with a person's name ("Lee, Kim; Roe"), a plain word or a sentence in it."""
+    out: set[str] = set()
+    for m in _SEMICOLON_LINE.finditer(text):
+        before = text[text.rfind("\n", 0, max(0, m.start() - 1)) + 1:max(0, m.start() - 1)]
+        after = text[m.end() + 1:text.find("\n", m.end() + 1) if "\n" in text[m.end() + 1:] else len(text)]
+        if ";" in before or ";" in after:
+            continue  # a list wrapped over lines: its pieces are cut at the line ends ("Lawrence\n Berkeley ...")
+        parts = [x.strip() for x in re.split(r"[;,]", m.group(1))]
+        if not all(_good_name(p, rules) and not _person_like(p, rules) and (" " in p or not p.isalpha() or p.isupper()
+                                                                            or _CAMEL.search(p) or _known_org(p, rules)
+                                                                            or _COUNTRY.fullmatch(p)) for p in parts):
+            continue  # a plain word ("Robotics; Vision") is a keyword, not an organization
+        if any(_known_org(p, rules) for p in parts):
+            out.update(_split_pieces(m.group(1), _PIECE_END, rules))
+    return out
+
+
+_CAMEL = re.compile(r"[a-z][A-Z]")
+
+
+def _known_org(piece: str, rules) -> bool:
+    """Whether a piece names an organization by a word of its name, by an institution's naming pattern ("Ecole des
+    Ponts") or as a known one, or a unit of a known one ("Microsoft DevDiv")."""
+    return bool(_ORG_WORD.search(piece) or _INSTITUTION.search(piece)) or piece in rules.organizations \
+        or piece.split()[0] in rules.organizations
+
+
 def _split_pieces(body: str, ends: re.Pattern, rules=None) -> list[str]:
     """The pieces of an affiliation list: at ``ends`` if it has them, each piece then at its commas with a place
     that closes it dropped ("Babelscape, Italy", "Siemens, Munich": one word, no org_word; not in a numbered list)
@@ -112,6 +148,15 @@ def _without_place(parts: list[str]) -> list[str]:
     return parts
 
 
+_COUNTRY_END = re.compile(r"(?:^|,\s*)(?:" + _CUES["countries"] + r")\.?$")
+
+
+def _without_country(name: str) -> str:
+    """A name without the country that closes it ("University of Surrey, UK": the university), nothing of a country
+    alone ("Singapore" in "Nanyang Technological University, Singapore; ...")."""
+    return name[:m.start()].strip() if (m := _COUNTRY_END.search(name)) else name
+
+
 def _all_places(body: str) -> bool:
     """Whether a bracket's words are only places, each a city and its country ("Paris, France; Tel-Aviv, Israel"):
     the places of the organization before it."""
@@ -126,15 +171,17 @@ _PIECE_TAIL = re.compile(r"(?:[ \t]+(?:[A-Z][\w'’-]*(?:\.[\w-]+)*|of|de|du|the
 def _whole_pieces(text: str, found: list[Found]) -> list[Found]:
     """Each organization that opens a piece of a list ("; X", "(X", "| X", not a line's start: a headline) and is followed by up to three
     more capitalised words up to the piece's end is the whole piece: "(Leiden University Medical Center)", "; Naver
-    Labs Europe.", "| Microsoft Research Asia"."""
+    Labs Europe.", "| Microsoft Research Asia". A known organization is so wherever the piece's last word names an
+    organization ("from Huawei Noah's Ark Lab, was evaluated")."""
     out = []
     for f in found:
         m = _PIECE_TAIL.match(text, f.end)
         # a company's name and a product's ("Intel Gaudi", "Google Drive") are no organization: a lexicon's name
         # grows only into one that holds a word naming an organization ("Microsoft Research Asia")
-        if m and _PIECE_OPEN.search(text, max(0, f.start - 6), f.start) and "\n" not in m.group(0) \
-                and m.group(0).split()[-1] not in _NOT_A_NAME \
-                and (f.rule != "org.lexicon" or _ORG_WORD.search(text, f.start, m.end())):
+        if m and "\n" not in m.group(0) and m.group(0).split()[-1] not in _NOT_A_NAME and (
+                _PIECE_OPEN.search(text, max(0, f.start - 6), f.start)
+                and (f.rule != "org.lexicon" or _ORG_WORD.search(text, f.start, m.end()))
+                or f.rule == "org.lexicon" and _ORG_WORD.fullmatch(m.group(0).split()[-1])):
             name = text[f.start:m.end()]
             f = Found(f.start, m.end(), f.cls, name, (*f.aliases, f.canonical), f.rule, f.generic)
         out.append(f)
@@ -167,9 +214,10 @@ def _lead_lists(text: str, rules) -> set[str]:
 
 def _is_place(prev: str, piece: str, rules) -> bool:
     """Whether ``piece``, after a comma, is the place of the university ``prev`` ("University of California",
-    "Irvine"): at most two words, no organization's ("University of Oxford, Meta")."""
+    "Irvine"): at most two words, no organization's ("University of Oxford, Meta"), no country (the place of the
+    affiliation, not of a campus: "University of Surrey, UK")."""
     return bool(_PLACE_HEAD.match(prev)) and len(piece.split()) <= 2 and not _ORG_WORD.search(piece) \
-        and (rules is None or piece not in rules.organizations) and not _acronym_led(piece)
+        and (rules is None or piece not in rules.organizations) and not _acronym_led(piece) and not _COUNTRY.fullmatch(piece)
 
 
 def _acronym_led(piece: str) -> bool:
@@ -433,7 +481,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
             if _all_places(g.group(1)):
                 continue
             named.update(x.strip() for x in _ROLE_LINE_SPLIT.split(g.group(1)) if x.strip()[:1].isupper())
-    named |= _affiliations(text) | _lead_lists(text, rules)
+    named |= _affiliations(text) | _lead_lists(text, rules) | _semicolon_lines(text, rules)
     for m in _ROLE_CUE.finditer(text):
         named.update(_listed_after(text, m.end(), rules))
     for m in _FROM_CUE.finditer(text):  # "EdgeSAM, from MMLab@NTU, is": the first name, if it says it is an organization
@@ -441,6 +489,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         named.update(n for n in first if re.compile(r"(?:the\s+)?" + re.escape(n)).match(text, m.end())
                      and (_ORG_WORD.search(n) or _FROM_NAME.fullmatch(n)))
     named |= _people_affiliations(text, rules) | _people_of(text, rules) | _bracketed(text, rules) | _members(text, rules) | _units(text) | _headline(text, rules)
+    named = {n for n in map(_without_country, named) if n}
     mates = _list_mates(text, rules, named | {f.canonical for f in out}) - named
     # a name is found wherever it occurs, across a line break too ("the University of\nToronto"); a list's mate
     # is of the last priority (``org.list_mate``: the name rules' methods and datasets go first)

@@ -197,6 +197,9 @@ def _titles_on_lines(t: _Titles) -> None:
             continue
         start, title = _after_label(title, m.start(1))
         start, title = _untagged(start, title)
+        start, title = _after_field_label(text, start, title)
+        if not title:
+            continue
         authors = _AUTHOR_PARENTHESIS.search(title)  # "Name: Subtitle (Ann Lee, Bo Chan)": the names are no part of it
         if authors:
             title = title[:authors.start()]
@@ -350,6 +353,27 @@ def _after_label(title: str, at: int) -> tuple[int, str]:
     if quoted:
         return at + m.end() + quoted.start(1), quoted.group(1)
     return at + m.end(), rest
+
+
+_FIELD_LINES = 3
+_FIELD_LABEL = re.compile(r"([A-Za-z][\w-]*(?:[ \t]+[\w-]+){0,2})[ \t]*:[ \t]*(?=\S)")
+
+
+def _after_field_label(text: str, at: int, title: str) -> tuple[int, str]:
+    """A title line's text after the label of a record's field, a label that opens three lines or more of the document
+    ("Item Type: Preprint", "SUMMARY:Talk - Name: Subtitle" in a calendar export, "Q: What is X?", "Slide 4: X"
+    with its number told apart): its value, when that holds a colon of its own (a title "Name: Subtitle"), else
+    nothing. A line whose label opens fewer lines is returned as it is ("FPTQuant: Function-Preserving ...", a name
+    that opens a title's line and a note's: "Name: results on long inputs")."""
+    m = _FIELD_LABEL.match(title)
+    if not m:
+        return at, title
+    label = r"[ \t]+".join(re.sub(r"\d+", r"\\d+", re.escape(w)) for w in m.group(1).split())
+    opening = re.compile(r"(?m)^[ \t]*(?:[-*•#+>]+[ \t]*|\[?\d{1,3}[.)\]][ \t]*)?" + label + r"[ \t]*:")
+    if len(opening.findall(text, 0, len(text))) < _FIELD_LINES:
+        return at, title
+    rest = title[m.end():]
+    return (at + m.end(), rest) if ":" in rest else (at, "")
 
 
 def _labelled_quote(title: str, at: int) -> tuple[int, str] | None:

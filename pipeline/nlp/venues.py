@@ -20,8 +20,9 @@ _CUES = load_rules().cue_patterns["venues"]
 @lru_cache(maxsize=None)
 def _acronym_pattern(acrs: tuple[str, ...]) -> re.Pattern:
     return re.compile(
-        r"(?<![\w-])(" + "|".join(re.escape(a) for a in acrs) + r")(?:(?:\s+|-|\s*')((?:19|20)\d{2}|\d{2}))?(?![\w-])"
+        r"(?<![\w-])(" + "|".join(re.escape(a) for a in acrs) + r")(?:(?:\s+|-|\s*')((?:19|20)\d{2}|\d{2})|((?:19|20)\d{2}))?(?![\w-])"
     )
+"""A conference's acronym, with its year after a space, a hyphen or an apostrophe, or glued to it ("#EMNLP2020")."""
 
 
 @lru_cache(maxsize=None)
@@ -69,7 +70,7 @@ def conference_mentions(text: str, rules) -> list[Found]:
     acr_re = _acronym_pattern(tuple(sorted(rules.conf_acronyms, key=len, reverse=True)))
     for m in acr_re.finditer(text):
         acr = rules.conf_acronyms[m.group(1)]
-        year = m.group(2)
+        year = m.group(2) or m.group(3)
         if year and len(year) == 2:
             year = "20" + year
         canonical = f"{acr} {year}" if year else acr
