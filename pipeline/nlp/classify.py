@@ -247,7 +247,9 @@ class HiddenModel(_FeatureTable):
             return numpy.zeros((0, len(self.labels)))
         sums, k = self._sums(rows), len(self.labels)
         hidden = numpy.maximum(sums[:, k:] + self.hidden_bias, 0.0)
-        z = sums[:, :k] + self.bias + hidden @ self.out
+        z = sums[:, :k] + self.bias
+        for j in range(len(self.out)):  # unit by unit, not a BLAS product: the same sums on every machine
+            z += hidden[:, j:j + 1] * self.out[j]
         return 1.0 / (1.0 + numpy.exp(-z))
 
     def to_json(self) -> dict:
