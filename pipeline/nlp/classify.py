@@ -131,6 +131,24 @@ _KNOWN = partial(is_not, None)
 _CHUNK = 2048
 
 
+class _Rows(Mapping):
+    """Feature -> its row of a weight matrix, made when asked for: what ``dict(zip(names, matrix))`` holds,
+    without making the 90,000 row views (a tenth of loading the pipeline, which the decision never reads: it
+    reads the matrix)."""
+
+    def __init__(self, names: list[str], matrix: numpy.ndarray) -> None:
+        self.index, self.matrix = dict(zip(names, range(len(names)))), matrix
+
+    def __getitem__(self, feature: str) -> numpy.ndarray:
+        return self.matrix[self.index[feature]]
+
+    def __iter__(self):
+        return iter(self.index)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+
 class _FeatureTable:
     """A matrix with one row per feature (``weights``, a row of ``width`` numbers each) whose rows a row of features
     sums: what the linear and the hidden model share."""
@@ -144,7 +162,10 @@ class _FeatureTable:
 
     @cached_property
     def _table(self) -> tuple[dict[str, int], numpy.ndarray]:
-        """Feature -> row of one weight matrix, whose last row (zeros) pads rows with no known feature."""
+        """Feature -> row of one weight matrix, whose last row (zeros) pads rows with no known feature (a loaded
+        model's weights are that matrix's rows already)."""
+        if isinstance(self.weights, _Rows):
+            return self.weights.index, self.weights.matrix
         names = sorted(self.weights)
         matrix = numpy.zeros((len(names) + 1, self.width))
         for i, f in enumerate(names):
@@ -175,9 +196,6 @@ class _FeatureTable:
             picked = columns.take(numpy.array(flat, dtype=numpy.intp), axis=1)  # an array indexes faster than a list
             out.append(numpy.add.reduceat(picked, starts, axis=1).T)
         return out[0] if len(out) == 1 else numpy.concatenate(out)
-
-    def _set_table(self, names: list[str], matrix: numpy.ndarray) -> None:
-        self.__dict__["_table"] = ({f: i for i, f in enumerate(names)}, matrix)  # the cached_property's value
 
     @staticmethod
     def _matrix(data: dict, width: int) -> tuple[list[str], numpy.ndarray]:
@@ -217,9 +235,7 @@ class LinearModel(_FeatureTable):
         """The model of :meth:`to_json`'s data; each feature's weights are a row of its matrix (:attr:`_table`)."""
         labels = tuple(data["labels"])
         names, matrix = cls._matrix(data, len(labels))
-        model = cls(labels, dict(zip(names, matrix)), numpy.asarray(data["bias"], dtype=float))
-        model._set_table(names, matrix)
-        return model
+        return cls(labels, _Rows(names, matrix), numpy.asarray(data["bias"], dtype=float))
 
 
 @dataclass(frozen=True)
@@ -262,9 +278,7 @@ class HiddenModel(_FeatureTable):
         labels, hidden_bias = tuple(data["labels"]), numpy.asarray(data["hidden_bias"], dtype=float)
         names, matrix = cls._matrix(data, len(labels) + len(hidden_bias))
         out = numpy.asarray(data["out"], dtype=float).reshape(len(hidden_bias), len(labels))
-        model = cls(labels, dict(zip(names, matrix)), numpy.asarray(data["bias"], dtype=float), hidden_bias, out)
-        model._set_table(names, matrix)
-        return model
+        return cls(labels, _Rows(names, matrix), numpy.asarray(data["bias"], dtype=float), hidden_bias, out)
 
 
 Model = LinearModel | HiddenModel
@@ -377,32 +391,14 @@ def _from_binary(data: bytes) -> Models:
         if len(names) != m["rows"] or len(arrays) != (2 if hidden is None else 4):
             raise ValueError("a truncated binary copy of the weights")
         bias, matrix = arrays[0], arrays[1].reshape(len(names) + 1, len(labels) + (hidden or 0))
-        rows = _Rows(dict(zip(names, range(len(names)))), matrix)
+        rows = _Rows(names, matrix)
         if hidden is None:
             model = LinearModel(labels, rows, bias)
         else:
             model = HiddenModel(labels, rows, bias, arrays[2], arrays[3].reshape(hidden, len(labels)))
-        model.__dict__["_table"] = (rows.index, matrix)  # as from_json sets it
         made.append(model)
     return Models(*made)
 
-
-class _Rows(Mapping):
-    """Feature -> its row of a weight matrix, made when asked for: what ``dict(zip(names, matrix))`` holds,
-    without making the 90,000 row views (a tenth of loading the pipeline, which the decision never reads: it
-    reads the matrix)."""
-
-    def __init__(self, index: dict[str, int], matrix: numpy.ndarray) -> None:
-        self.index, self._matrix = index, matrix
-
-    def __getitem__(self, feature: str) -> numpy.ndarray:
-        return self._matrix[self.index[feature]]
-
-    def __iter__(self):
-        return iter(self.index)
-
-    def __len__(self) -> int:
-        return len(self.index)
 
 
 @dataclass(frozen=True)
