@@ -297,7 +297,9 @@ class _SecondProcess:
         self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
 
     def _fork(self, model: str, batch_size: int) -> None:
-        _nlp(model)  # loaded before the fork: the child has it as this process does
+        tokenizer = _nlp(model).tokenizer  # loaded before the fork: the child has it as this process does
+        if hasattr(tokenizer, "settle"):  # (so are the special cases that both would load after a few documents)
+            tokenizer.settle()
         self.proc, self.stdin, self.stdout = _fork_server(model, batch_size)
 
     def _read(self) -> None:

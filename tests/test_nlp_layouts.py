@@ -352,6 +352,20 @@ def test_the_pipeline_tokenizer_is_spacys_loaded_then_given_the_extra_suffix(nlp
         assert [t.text for t in ours(text)] == [t.text for t in plain.tokenizer(text)]
 
 
+def test_the_pipeline_tokenizer_settled_at_once_tokenizes_as_when_lazy():
+    """A shared run loads every special case before it forks its second process (MlkgTokenizer.settle): the same
+    tokens as the cases loaded as texts need them."""
+    from pipeline.nlp import load_nlp
+
+    texts = ["I don't know, it's 5 p.m. in the U.S.", "We can't say; they'll see (e.g. Fig. 2) vs. the rest."]
+    lazy, settled = load_nlp().tokenizer, load_nlp().tokenizer
+    settled.settle()
+    assert settled._waiting is None and lazy._waiting
+    for text in texts:
+        assert [t.text for t in settled(text)] == [t.text for t in lazy(text)]
+    assert settled.rules == lazy.rules
+
+
 @pytest.mark.parametrize("marker", ["", "1. ", "- "])
 def test_nlp_layouts_tag_before_a_title_in_a_numbered_item(extract_text, marker):
     # the parser cuts the item's line after the number and after the tag: within one line it still reads as one

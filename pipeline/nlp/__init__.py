@@ -181,6 +181,12 @@ class MlkgTokenizer(Tokenizer):
         self._longest = max(map(len, index), default=0)
         return index
 
+    def settle(self) -> None:
+        """Load every waiting special case now: before a run over many documents (which would load them all after
+        :data:`LAZY_CHARS` characters anyway), so that the texts before that are not searched for their cases, and
+        a process forked after this has them already."""
+        self._settle()
+
     def _settle(self) -> None:
         """Load every waiting special case."""
         waiting, self._waiting, self._index = self._waiting, None, None
