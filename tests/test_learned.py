@@ -687,6 +687,22 @@ def test_a_score_before_on_says_what_it_was_measured_on(parse, text, name):
     assert "score_prep=on" in _mention_feats(parse, text, name)
 
 
+@pytest.mark.parametrize("text, name", [("It also helps on WSC (90.1%), Wrenbank (93.1%) and PLQ (85.6%).", "Wrenbank"),
+                                        ("Gains: GSM8K (+17.9%), Wrenbank (+12.2%).", "Wrenbank"),
+                                        ("Kite scores Wrenbank = 65.9 and PLQ = 70.2 in this run.", "Wrenbank"),
+                                        ("| Wrenbank | 91% |\n", "Wrenbank")])
+def test_a_score_right_after_a_name(parse, text, name):
+    assert "score_after" in _mention_feats(parse, text, name)
+
+
+@pytest.mark.parametrize("text, name", [("Kite (2023) extends Wren (7B) and Quill (1.3B params).", "Kite"),
+                                        ("Kite (2023) extends Wren (7B) and Quill (1.3B params).", "Wren"),
+                                        ("Kite (2023) extends Wren (7B) and Quill (1.3B params).", "Quill"),
+                                        ("Kite (see Table 2) is fast.", "Kite")])
+def test_a_year_a_size_or_a_note_after_a_name_is_no_score(parse, text, name):
+    assert "score_after" not in _mention_feats(parse, text, name)
+
+
 def test_a_device_after_runs_on_has_no_score(parse):
     assert not any(x.startswith("score_prep") for x in _mention_feats(parse, "Kite runs on Jetson Orin in 4 ms.", "Jetson Orin"))
 

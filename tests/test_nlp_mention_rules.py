@@ -11,7 +11,7 @@ from pipeline.nlp.overlaps import resolve_overlaps
 from pipeline.nlp.people import opens_with_people
 from pipeline.nlp.rules import load_rules
 from pipeline.nlp.titles import paper_titles
-from pipeline.nlp.venues import conference_mentions, workshop_mentions
+from pipeline.nlp.venues import conference_mentions, venue_lists, workshop_mentions
 
 
 def _orgs(text: str) -> set[str]:
@@ -104,6 +104,22 @@ def test_an_event_named_with_its_year(text, name):
 def test_a_month_a_quarter_or_a_dataset_with_a_year_is_no_event():
     assert _venues("In June 2024 we trained on ImageNet 2012, up to Q4 2024.") == set()
     assert _venues("On the 4th March 2020 we released it; the 2nd Widget release came in 2021.") == set()
+
+
+def _listed_venues(text: str) -> set[str]:
+    rules = load_rules()
+    confs = conference_mentions(text, rules)
+    return {f.canonical for f in venue_lists(text, [(0, len(text))], rules, confs + workshop_mentions(text, rules, confs))}
+
+
+def test_the_workshops_listed_after_presented_at_but_not_the_authors_or_the_place():
+    assert _listed_venues("Presented at Efficient Systems for Foundation Models and Data Centric Learning, "
+                          "ICML 2023.") == {"Efficient Systems for Foundation Models", "Data Centric Learning"}
+    # "by" opens the authors: people, not venues
+    assert _listed_venues('It was presented in "Quill: Fast Docking" by Ann Lee, Bo Chan, Cy Dee and Di Fox of '
+                          "Halvard University, accepted at ICLR 2023.") == set()
+    # an item that opens with a lower-case word continues what came before: a place
+    assert _listed_venues("Presented at the Workshop on Garden Media (GM '24) in Sydney, held with SIGCOMM 2024.") == set()
 
 
 def test_a_workshop_named_by_one_capitalised_token():

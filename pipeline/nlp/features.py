@@ -270,6 +270,7 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f += _list_classes(lay, c, ctx)
     f += _table_cell(lay, c)
     f += _score_before(lay, c)
+    f += _score_after(lay, c)
     f += _predicate(lay, c)
     return f
 
@@ -281,8 +282,8 @@ def mentions_features(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> l
     return occurrence_features(lay, cands, [mention_features(doc, lay, c, ctx) for c in cands])
 
 
-_TYPING = ("ctx_b=", "ctx_a=", "cop_class=", "colon_class=", "appos_noun=", "score_prep=", "intro_class=", "tab_col=",
-           "tab_key=", "ls_one_", "n1=", "p1=", "head_dep=", "prep=", "g_np=", "g_prep=")
+_TYPING = ("ctx_b=", "ctx_a=", "cop_class=", "colon_class=", "appos_noun=", "score_prep=", "score_after", "intro_class=",
+           "tab_col=", "tab_key=", "ls_one_", "n1=", "p1=", "head_dep=", "prep=", "g_np=", "g_prep=")
 """The features that say of what class a name is from the words around one of its occurrences (``_context``,
 ``_predicate``, ``_apposition``, ``_score_before``, ``_list_intro``, ``_table_cell``, ``_list_classes``, the words
 next to it and what governs it). Two folds over the readable real-* sets (relation model fixed): entity F1 0.7985 ->
@@ -367,6 +368,34 @@ def _score_before(lay: Layout, c: MentionCandidate) -> list[str]:
     for t in range(k - 1, max(sent, k - 5) - 1, -1):
         if any(map(str.isdigit, texts[t])):
             return [f"score_prep={texts[k].lower()}"]
+    return []
+
+
+_SCORE = re.compile(r"[+\-\u2212\u00b1]?\d+(\.\d+)?%?")
+"""A score's token: a number, signed or not ("93.1", "+17.9%", "91" before "%"); a decimal or a percentage only,
+not a year or a count."""
+_SCORE_OPENERS = frozenset({"(", ":", "|", "="})
+
+
+def _score_after(lay: Layout, c: MentionCandidate) -> list[str]:
+    """A score right after a span, behind a bracket, a colon, a bar or "=" ("WSC (90.1%), DPR (93.1%)", "AQuA
+    (+12.2%)", "VGGSound: 65.9%"): what results are listed for one after another are benchmarks, the model's
+    other reading of a name in such a list."""
+    texts, n = lay.texts, len(lay.texts)
+    k = c.end
+    while k < n and _SPACES(texts[k]):
+        k += 1
+    if k >= n or texts[k] not in _SCORE_OPENERS:
+        return []
+    line = lay.token_line[c.start]
+    for t in range(k + 1, min(n, k + 4)):
+        if lay.token_line[t] != line:
+            break
+        m = _SCORE.fullmatch(texts[t])
+        if m and (m.group(1) or texts[t].endswith("%") or (t + 1 < n and texts[t + 1] == "%")):
+            return ["score_after"]
+        if not (_SPACES(texts[t]) or texts[t] in ("+", "-")):
+            break
     return []
 
 
