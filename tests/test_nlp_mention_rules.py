@@ -200,6 +200,15 @@ def test_a_field_line_or_a_line_of_people_is_no_title(text):
     assert _titles(text) == set()
 
 
+@pytest.mark.parametrize("text", [
+    "Ticket 4411\n\n[Requester \u2014 Priya S., 2 Dec 2022 08:41]\nHi, I cannot open the file.\n",  # a clock time's colon
+    "Inbox\nRe: Sparse Attention Graphs for Long Video Retrieval\nThanks, see below.\n",  # an e-mail's header
+    "Inbox\nFwd: Sparse Attention Graphs for Long Video Retrieval\nThanks, see below.\n",
+])
+def test_a_message_header_is_no_title(text):
+    assert _titles(text) == set()
+
+
 @pytest.mark.parametrize("text, titles", [
     ("Talks\n1. quillon2vec: Self-Supervised Pre-Training for Speech Emotion Representation\nAnn Lee, Bo Chan\n",
      {"quillon2vec: Self-Supervised Pre-Training for Speech Emotion Representation"}),
