@@ -184,6 +184,27 @@ def test_a_version_or_size_after_a_column_gap_is_another_cell(parse, text, name,
     assert "Kite 2 70B" in {s.text for s in prose.spans["mlkg_mentions"]}
 
 
+@pytest.mark.parametrize("text, name", [
+    ("It runs on Kite 3.1 8B Instruct and beats Wren.", "Kite 3.1 8B Instruct"),  # a size and a variant
+    ("KiteFormer Large v3 is the largest.", "KiteFormer Large v3"),
+    ("The student matches KiteFormer Medium.", "KiteFormer Medium"),  # at the end of a sentence
+    ("The agent is powered by KiteGPT-4 Turbo.", "KiteGPT-4 Turbo"),
+    ("We fine-tune Kite 2 70B.", "Kite 2 70B"),
+])
+def test_a_size_or_variant_after_a_name_is_part_of_it(parse, text, name):
+    doc = parse(text)
+    assert name in {s.text for s in doc.spans["mlkg_mentions"]}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("KiteFormer Large Language Models are many.", "KiteFormer"),  # a capitalised word after the size: a title's
+    ("KiteFormer medium.en is smaller.", "KiteFormer"),  # a suffix the pattern does not know: the name alone
+])
+def test_a_size_word_before_more_words_is_not_part_of_the_name(parse, text, name):
+    doc = parse(text)
+    assert name in {s.text for s in doc.spans["mlkg_mentions"]}
+
+
 @pytest.mark.parametrize("text, joined", [
     ("We compare Kestrel-2 and Wrenformer on long inputs.", "Kestrel-2 and Wrenformer"),
     ("Here Kestrel-2 is a Wrenformer of four layers.", "Kestrel-2 is a Wrenformer"),
