@@ -687,20 +687,19 @@ def test_a_score_before_on_says_what_it_was_measured_on(parse, text, name):
     assert "score_prep=on" in _mention_feats(parse, text, name)
 
 
-@pytest.mark.parametrize("text, name", [("It also helps on WSC (90.1%), Wrenbank (93.1%) and PLQ (85.6%).", "Wrenbank"),
-                                        ("Gains: GSM8K (+17.9%), Wrenbank (+12.2%).", "Wrenbank"),
-                                        ("Kite scores Wrenbank = 65.9 and PLQ = 70.2 in this run.", "Wrenbank"),
-                                        ("| Wrenbank | 91% |\n", "Wrenbank")])
-def test_a_score_right_after_a_name(parse, text, name):
-    assert "score_after" in _mention_feats(parse, text, name)
+_SCORED = "It also helps on WSC (90.1%), Wrenbank (93.1%) and PLQ (85.6%). Gains: GSM8K (+17.9%), Quill (+12.2%)."
+_UNSCORED = "Kite (2023) extends Wren (7B) and Mole (1.3B params). Vole (see Table 2) is fast."
 
 
-@pytest.mark.parametrize("text, name", [("Kite (2023) extends Wren (7B) and Quill (1.3B params).", "Kite"),
-                                        ("Kite (2023) extends Wren (7B) and Quill (1.3B params).", "Wren"),
-                                        ("Kite (2023) extends Wren (7B) and Quill (1.3B params).", "Quill"),
-                                        ("Kite (see Table 2) is fast.", "Kite")])
-def test_a_year_a_size_or_a_note_after_a_name_is_no_score(parse, text, name):
-    assert "score_after" not in _mention_feats(parse, text, name)
+@pytest.mark.parametrize("text, name, want", [
+    (_SCORED, "Wrenbank", True), (_SCORED, "Quill", True),
+    ("Kite scores Wrenbank = 65.9 and PLQ = 70.2 in this run.", "Wrenbank", True),
+    ("| Wrenbank | 91% |\n", "Wrenbank", True),
+    # a year, a size or a note in brackets is no score
+    (_UNSCORED, "Kite", False), (_UNSCORED, "Wren", False), (_UNSCORED, "Mole", False), (_UNSCORED, "Vole", False),
+])
+def test_a_score_right_after_a_name(parse, text, name, want):
+    assert ("score_after" in _mention_feats(parse, text, name)) == want
 
 
 def test_a_device_after_runs_on_has_no_score(parse):
