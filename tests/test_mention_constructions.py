@@ -140,7 +140,7 @@ def test_what_is_said_right_after_a_name_says_its_class(parse):
     assert "colon_class=Dataset" in got["ClimSim-Online"][1], got["ClimSim-Online"][1]
     assert not any(f.startswith("colon_class") for f in got["HeroNet"][1]), got["HeroNet"][1]
     got = _features(parse, "Scores drop on N3-Reuters-128 (58.1) and on Kestrel (see below).")
-    assert "paren_score" in got["N3-Reuters-128"][1] and "paren_score" not in got["Kestrel"][1]
+    assert "score_after" in got["N3-Reuters-128"][1] and "score_after" not in got["Kestrel"][1]
 
 
 def test_a_list_marker_on_a_later_line_is_skipped_before_a_phrase(parse):

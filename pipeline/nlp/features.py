@@ -282,8 +282,8 @@ def mentions_features(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> l
     return occurrence_features(lay, cands, [mention_features(doc, lay, c, ctx) for c in cands])
 
 
-_TYPING = ("ctx_b=", "ctx_a=", "cop_class=", "colon_class=", "appos_noun=", "score_prep=", "score_after", "intro_class=",
-           "tab_col=", "tab_key=", "ls_one_", "n1=", "p1=", "head_dep=", "prep=", "g_np=", "g_prep=")
+_TYPING = ("ctx_b=", "ctx_a=", "cop_class=", "colon_class=", "appos_noun=", "score_prep=", "score_after",
+           "intro_class=", "tab_col=", "tab_key=", "ls_one_", "n1=", "p1=", "head_dep=", "prep=", "g_np=", "g_prep=")
 """The features that say of what class a name is from the words around one of its occurrences (``_context``,
 ``_predicate``, ``_apposition``, ``_score_before``, ``_list_intro``, ``_table_cell``, ``_list_classes``, the words
 next to it and what governs it). Two folds over the readable real-* sets (relation model fixed): entity F1 0.7985 ->
@@ -379,8 +379,9 @@ _SCORE_OPENERS = frozenset({"(", ":", "|", "="})
 
 def _score_after(lay: Layout, c: MentionCandidate) -> list[str]:
     """A score right after a span, behind a bracket, a colon, a bar or "=" ("WSC (90.1%), DPR (93.1%)", "AQuA
-    (+12.2%)", "VGGSound: 65.9%"): what results are listed for one after another are benchmarks, the model's
-    other reading of a name in such a list."""
+    (+12.2%)", "N3-RSS-500 (42.0)", "VGGSound: 65.9%"): what results are listed for one after another are
+    benchmarks, the model's other reading of a name in such a list. (It replaces the bracket-only ``paren_score``,
+    which a year or a count in brackets set off too and which the name's other occurrences did not share.)"""
     texts, n = lay.texts, len(lay.texts)
     k = c.end
     while k < n and _SPACES(texts[k]):
@@ -453,22 +454,20 @@ def _token_classes(lay: Layout) -> list[tuple[str, ...]]:
 
 
 _PREDICATE_WINDOW = 12
-_PAREN_SCORE = re.compile(r"\s?\(\s*[+-]?\d+(?:\.\d+)?\s*%?\s*\)")
 
 
 def _predicate(lay: Layout, c: MentionCandidate) -> list[str]:
     """What is said of a span right after it: the class of the first word of ``context_classes`` within
     ``_PREDICATE_WINDOW`` tokens after a copula ("MADLAD-400 is a manually audited, document-level monolingual
     dataset": ``cop_class=``) or after the colon that follows it on its line ("ClimSim-Online: A Large Multi-scale
-    Dataset and Framework": ``colon_class=``, every class named there), and a score in brackets after it ("N3-RSS-500
-    (42.0)": ``paren_score``)."""
+    Dataset and Framework": ``colon_class=``, every class named there). A score after it: ``_score_after``."""
     texts, n = lay.texts, len(lay.texts)
     k = c.end
     while k < n and _SPACES(texts[k]):
         k += 1
     if k >= n:
         return []
-    f = ["paren_score"] if _PAREN_SCORE.match(lay.text, c.end_char) else []
+    f = []
     per_token, line = _token_classes(lay), lay.token_line[c.start]
     stop = min(n, k + 1 + _PREDICATE_WINDOW)
     if texts[k].lower() in _COPULAS:  # the copulas of the pair features (features.json)
