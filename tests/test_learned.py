@@ -687,6 +687,21 @@ def test_a_score_before_on_says_what_it_was_measured_on(parse, text, name):
     assert "score_prep=on" in _mention_feats(parse, text, name)
 
 
+_SCORED = "It also helps on WSC (90.1%), Wrenbank (93.1%) and PLQ (85.6%). Gains: GSM8K (+17.9%), Quill (+12.2%)."
+_UNSCORED = "Kite (2023) extends Wren (7B) and Mole (1.3B params). Vole (see Table 2) is fast."
+
+
+@pytest.mark.parametrize("text, name, want", [
+    (_SCORED, "Wrenbank", True), (_SCORED, "Quill", True),
+    ("Kite scores Wrenbank = 65.9 and PLQ = 70.2 in this run.", "Wrenbank", True),
+    ("| Wrenbank | 91% |\n", "Wrenbank", True),
+    # a year, a size or a note in brackets is no score
+    (_UNSCORED, "Kite", False), (_UNSCORED, "Wren", False), (_UNSCORED, "Mole", False), (_UNSCORED, "Vole", False),
+])
+def test_a_score_right_after_a_name(parse, text, name, want):
+    assert ("score_after" in _mention_feats(parse, text, name)) == want
+
+
 def test_a_device_after_runs_on_has_no_score(parse):
     assert not any(x.startswith("score_prep") for x in _mention_feats(parse, "Kite runs on Jetson Orin in 4 ms.", "Jetson Orin"))
 

@@ -140,7 +140,7 @@ def test_what_is_said_right_after_a_name_says_its_class(parse):
     assert "colon_class=Dataset" in got["ClimSim-Online"][1], got["ClimSim-Online"][1]
     assert not any(f.startswith("colon_class") for f in got["HeroNet"][1]), got["HeroNet"][1]
     got = _features(parse, "Scores drop on N3-Reuters-128 (58.1) and on Kestrel (see below).")
-    assert "paren_score" in got["N3-Reuters-128"][1] and "paren_score" not in got["Kestrel"][1]
+    assert "score_after" in got["N3-Reuters-128"][1] and "score_after" not in got["Kestrel"][1]
 
 
 def test_a_list_marker_on_a_later_line_is_skipped_before_a_phrase(parse):
@@ -182,6 +182,27 @@ def test_a_version_or_size_after_a_column_gap_is_another_cell(parse, text, name,
     assert name in rule and not_name not in rule, rule
     prose = parse("We compare Kite 2 70B with Wren.")
     assert "Kite 2 70B" in {s.text for s in prose.spans["mlkg_mentions"]}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("It runs on Kite 3.1 8B Instruct and beats Wren.", "Kite 3.1 8B Instruct"),  # a size and a variant
+    ("KiteFormer Large v3 is the largest.", "KiteFormer Large v3"),
+    ("The student matches KiteFormer Medium.", "KiteFormer Medium"),  # at the end of a sentence
+    ("The agent is powered by KiteGPT-4 Turbo.", "KiteGPT-4 Turbo"),
+    ("We fine-tune Kite 2 70B.", "Kite 2 70B"),
+])
+def test_a_size_or_variant_after_a_name_is_part_of_it(parse, text, name):
+    doc = parse(text)
+    assert name in {s.text for s in doc.spans["mlkg_mentions"]}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("KiteFormer Large Language Models are many.", "KiteFormer"),  # a capitalised word after the size: a title's
+    ("KiteFormer medium.en is smaller.", "KiteFormer"),  # a suffix the pattern does not know: the name alone
+])
+def test_a_size_word_before_more_words_is_not_part_of_the_name(parse, text, name):
+    doc = parse(text)
+    assert name in {s.text for s in doc.spans["mlkg_mentions"]}
 
 
 @pytest.mark.parametrize("text, joined", [

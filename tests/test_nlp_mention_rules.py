@@ -11,7 +11,7 @@ from pipeline.nlp.overlaps import resolve_overlaps
 from pipeline.nlp.people import opens_with_people
 from pipeline.nlp.rules import load_rules
 from pipeline.nlp.titles import paper_titles
-from pipeline.nlp.venues import conference_mentions, workshop_mentions
+from pipeline.nlp.venues import conference_mentions, venue_lists, workshop_mentions
 
 
 def _orgs(text: str) -> set[str]:
@@ -106,6 +106,22 @@ def test_a_month_a_quarter_or_a_dataset_with_a_year_is_no_event():
     assert _venues("On the 4th March 2020 we released it; the 2nd Widget release came in 2021.") == set()
 
 
+def _listed_venues(text: str) -> set[str]:
+    rules = load_rules()
+    confs = conference_mentions(text, rules)
+    return {f.canonical for f in venue_lists(text, [(0, len(text))], rules, confs + workshop_mentions(text, rules, confs))}
+
+
+def test_the_workshops_listed_after_presented_at_but_not_the_authors_or_the_place():
+    assert _listed_venues("Presented at Efficient Systems for Foundation Models and Data Centric Learning, "
+                          "ICML 2023.") == {"Efficient Systems for Foundation Models", "Data Centric Learning"}
+    # "by" opens the authors: people, not venues
+    assert _listed_venues('It was presented in "Quill: Fast Docking" by Ann Lee, Bo Chan, Cy Dee and Di Fox of '
+                          "Halvard University, accepted at ICLR 2023.") == set()
+    # an item that opens with a lower-case word continues what came before: a place
+    assert _listed_venues("Presented at the Workshop on Garden Media (GM '24) in Sydney, held with SIGCOMM 2024.") == set()
+
+
 def test_a_workshop_named_by_one_capitalised_token():
     assert _venues("At the PSML workshop, Ilya spoke. The fourth MATH-AI workshop brings people together.") == \
         {"PSML", "MATH-AI"}
@@ -181,6 +197,15 @@ def test_a_quoted_sentence_or_headline_is_no_title(text):
     "better than all the others we tried on the benchmarks we care about, and it is accepted at ICML 2024.\n",
 ])
 def test_a_field_line_or_a_line_of_people_is_no_title(text):
+    assert _titles(text) == set()
+
+
+@pytest.mark.parametrize("text", [
+    "Ticket 4411\n\n[Requester \u2014 Priya S., 2 Dec 2022 08:41]\nHi, I cannot open the file.\n",  # a clock time's colon
+    "Inbox\nRe: Sparse Attention Graphs for Long Video Retrieval\nThanks, see below.\n",  # an e-mail's header
+    "Inbox\nFwd: Sparse Attention Graphs for Long Video Retrieval\nThanks, see below.\n",
+])
+def test_a_message_header_is_no_title(text):
     assert _titles(text) == set()
 
 

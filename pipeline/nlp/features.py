@@ -270,6 +270,7 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f += _list_classes(lay, c, ctx)
     f += _table_cell(lay, c)
     f += _score_before(lay, c)
+    f += _score_after(lay, c)
     f += _predicate(lay, c)
     return f
 
@@ -281,8 +282,8 @@ def mentions_features(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> l
     return occurrence_features(lay, cands, [mention_features(doc, lay, c, ctx) for c in cands])
 
 
-_TYPING = ("ctx_b=", "ctx_a=", "cop_class=", "colon_class=", "appos_noun=", "score_prep=", "intro_class=", "tab_col=",
-           "tab_key=", "ls_one_", "n1=", "p1=", "head_dep=", "prep=", "g_np=", "g_prep=")
+_TYPING = ("ctx_b=", "ctx_a=", "cop_class=", "colon_class=", "appos_noun=", "score_prep=", "score_after",
+           "intro_class=", "tab_col=", "tab_key=", "ls_one_", "n1=", "p1=", "head_dep=", "prep=", "g_np=", "g_prep=")
 """The features that say of what class a name is from the words around one of its occurrences (``_context``,
 ``_predicate``, ``_apposition``, ``_score_before``, ``_list_intro``, ``_table_cell``, ``_list_classes``, the words
 next to it and what governs it). Two folds over the readable real-* sets (relation model fixed): entity F1 0.7985 ->
@@ -370,6 +371,35 @@ def _score_before(lay: Layout, c: MentionCandidate) -> list[str]:
     return []
 
 
+_SCORE = re.compile(r"[+\-\u2212\u00b1]?\d+(\.\d+)?%?")
+"""A score's token: a number, signed or not ("93.1", "+17.9%", "91" before "%"); a decimal or a percentage only,
+not a year or a count."""
+_SCORE_OPENERS = frozenset({"(", ":", "|", "="})
+
+
+def _score_after(lay: Layout, c: MentionCandidate) -> list[str]:
+    """A score right after a span, behind a bracket, a colon, a bar or "=" ("WSC (90.1%), DPR (93.1%)", "AQuA
+    (+12.2%)", "N3-RSS-500 (42.0)", "VGGSound: 65.9%"): what results are listed for one after another are
+    benchmarks, the model's other reading of a name in such a list. (It replaces the bracket-only ``paren_score``,
+    which a year or a count in brackets set off too and which the name's other occurrences did not share.)"""
+    texts, n = lay.texts, len(lay.texts)
+    k = c.end
+    while k < n and _SPACES(texts[k]):
+        k += 1
+    if k >= n or texts[k] not in _SCORE_OPENERS:
+        return []
+    line = lay.token_line[c.start]
+    for t in range(k + 1, min(n, k + 4)):
+        if lay.token_line[t] != line:
+            break
+        m = _SCORE.fullmatch(texts[t])
+        if m and (m.group(1) or texts[t].endswith("%") or (t + 1 < n and texts[t + 1] == "%")):
+            return ["score_after"]
+        if not (_SPACES(texts[t]) or texts[t] in ("+", "-")):
+            break
+    return []
+
+
 _PAIRED = (("(", ")"), ("[", "]"), ("{", "}"))
 
 
@@ -424,22 +454,20 @@ def _token_classes(lay: Layout) -> list[tuple[str, ...]]:
 
 
 _PREDICATE_WINDOW = 12
-_PAREN_SCORE = re.compile(r"\s?\(\s*[+-]?\d+(?:\.\d+)?\s*%?\s*\)")
 
 
 def _predicate(lay: Layout, c: MentionCandidate) -> list[str]:
     """What is said of a span right after it: the class of the first word of ``context_classes`` within
     ``_PREDICATE_WINDOW`` tokens after a copula ("MADLAD-400 is a manually audited, document-level monolingual
     dataset": ``cop_class=``) or after the colon that follows it on its line ("ClimSim-Online: A Large Multi-scale
-    Dataset and Framework": ``colon_class=``, every class named there), and a score in brackets after it ("N3-RSS-500
-    (42.0)": ``paren_score``)."""
+    Dataset and Framework": ``colon_class=``, every class named there). A score after it: ``_score_after``."""
     texts, n = lay.texts, len(lay.texts)
     k = c.end
     while k < n and _SPACES(texts[k]):
         k += 1
     if k >= n:
         return []
-    f = ["paren_score"] if _PAREN_SCORE.match(lay.text, c.end_char) else []
+    f = []
     per_token, line = _token_classes(lay), lay.token_line[c.start]
     stop = min(n, k + 1 + _PREDICATE_WINDOW)
     if texts[k].lower() in _COPULAS:  # the copulas of the pair features (features.json)

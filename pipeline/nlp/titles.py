@@ -215,7 +215,7 @@ def _titles_on_lines(t: _Titles) -> None:
                 or _field_value(title) or re.search(r"[“”\"]", title.strip("“”\"")):  # a sentence that quotes one
             continue
         quoted = start > 0 and text[start - 1] in "“\""  # after a label: "Related reading: \"Name of a Paper\""
-        if not (quoted or re.search(r"[:?]", title) or _AUTHOR_LINE.match(nxt) or opens_with_people(nxt.split("\n", 1)[0])
+        if not (quoted or _TITLE_MARK.search(title) or _AUTHOR_LINE.match(nxt) or opens_with_people(nxt.split("\n", 1)[0])
                 or _PRESENTATION_LABEL.search(text, m.start(), m.start(1))):
             continue
         if re.match(_CUES["dated_line"].replace("{months}", "|".join(MONTHS)), nxt.split("\n", 1)[0]):
@@ -268,6 +268,9 @@ _WRAP_LINE_CHARS = 45
 _FIELD_DATE = re.compile(r"\b(?:" + "|".join(sorted(MONTHS)) + r")\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?\b|(?:19|20)\d{2}\b)")
 
 
+_TITLE_MARK = re.compile(r"\?|(?<!\d):|:(?!\d)")
+"""What sets a line off as a title: a question mark or a colon, but not a clock time's ("Requester — Priya S.,
+2 Dec 2022 08:41" is a message's header)."""
 _SENTENCE_CASE_TITLE = re.compile(_CUES["sentence_case_title"])
 _QUOTE_LABEL = re.compile(_CUES["quote_label"])
 _SPEECH = re.compile(_CUES["speech"], re.I)

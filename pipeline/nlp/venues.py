@@ -110,6 +110,8 @@ _WORKSHOP_PAPER_AT = re.compile(_CUES["workshop_paper_at"], re.I)
 _PRESENTED_AT = re.compile(_CUES["presented_at"], re.I)
 _LIST_JOINER = re.compile(_CUES["list_joiner"])
 _LIST_WORDS = frozenset(_CUES["list_words"].split("|"))
+_LIST_END = re.compile(_CUES["list_end"])
+"""What ends a list of venues: "by" and the authors after it."""
 _LEADING_THE = re.compile(_CUES["leading_the"], re.I)
 _PUBLICATION_LEAD = re.compile(_CUES["publication_lead"])
 _DAY_MONTH = re.compile(r"\d{1,2}\s+(?:" + "|".join(sorted(m[:3] for m in MONTHS)) + r")[a-z]*\.?\Z")
@@ -223,7 +225,9 @@ def _name_workshop() -> re.Pattern:
 
 
 def venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]:
-    """In "Presented at A and B, CONF": title-case items that are not yet venues are workshops."""
+    """In "Presented at A and B, CONF": title-case items that are not yet venues are workshops. The list ends at
+    "by" (the authors follow: "presented in \"X\" by Ann Lee, Bo Chan and Cy Dee"), and an item opens with a
+    capital ("(EMS '24) in Sydney" is a place)."""
     out: list[Found] = []
     cue = _PRESENTED_AT
     for s_start, s_end in sentences:
@@ -232,7 +236,9 @@ def venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]:
         if not m:
             continue
         pos = s_start + m.end()
-        for item in re.finditer(r"[^,;()]+(?:\([^)]*\))?", text[pos:s_end]):
+        stop = _LIST_END.search(text, pos, s_end)
+        end = stop.start() if stop else s_end
+        for item in re.finditer(r"[^,;()]+(?:\([^)]*\))?", text[pos:end]):
             a, b = pos + item.start(), pos + item.end()
             for chunk in _LIST_JOINER.split(text[a:b]):
                 c0 = text.find(chunk, a, b)
@@ -246,7 +252,8 @@ def venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]:
                         break  # a conference ends the list: what follows is its place
                     continue
                 words = text[c0:c1].split()
-                if 2 <= len(words) <= 8 and all(w[0].isupper() or w in _LIST_WORDS for w in words):
+                if 2 <= len(words) <= 8 and words[0][0].isupper() and all(
+                        w[0].isupper() or w in _LIST_WORDS for w in words):
                     out.append(Found(c0, c1, "Venue", text[c0:c1], (), "venue.presented_at_list"))
             else:
                 continue
