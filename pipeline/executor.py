@@ -495,8 +495,29 @@ def serve(model: str, batch_size: int, stdin=None, stdout=None) -> None:
     stdin, stdout = stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
     sys.stdout = sys.stderr  # whatever a library prints must not corrupt the results
     _nlp(model)
+    _warm_up(model, batch_size, stdin)
     while (chunk := _receive(stdin)) is not None:
         _send(stdout, _compacted(extract_chunk(chunk, model, batch_size), chunk))
+
+
+WARM_UP = Document("warm-up.txt", "warm-up.txt", "We fine-tune Llama 2 on ImageNet and SQuAD; it outperforms BERT. "
+                   "Presented at NeurIPS 2023, trained on NVIDIA A100 GPUs at Stanford University.")
+"""A made-up document a second process extracts once loaded, before any chunk has come (:func:`_warm_up`)."""
+
+
+def _warm_up(model: str, batch_size: int, stdin) -> None:
+    """Extract :data:`WARM_UP` (its results unused) if no chunk is waiting yet: a first document pays for what
+    the rules and the decision make once per process (tables, patterns, weight rows), 0.03 to 0.05 s, which an
+    ``EarlyParse`` copy, loaded while its build still reads, then pays before the document it is waited for.
+    Extractions do not depend on what was extracted before (as chunks shared between processes do not)."""
+    import select
+
+    try:
+        if select.select([stdin], [], [], 0)[0]:
+            return
+    except (OSError, ValueError):  # not a pipe select can wait on (Windows): no warm-up
+        return
+    extract_chunk([WARM_UP], model, batch_size)
 
 
 @dataclass(frozen=True)
