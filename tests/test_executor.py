@@ -210,3 +210,22 @@ def test_a_shared_run_hands_out_quarter_chunks_at_its_end():
     sizes = [len(c) for c in chunks]
     assert sizes[:5] == [16, 16, 16, 16, 4] and set(sizes[4:-1]) == {4} and sizes[-1] == 1  # 69 left after four
     assert [len(c) for c in [_next_chunk([1, 2], 3)]] == [1]
+
+
+def test_a_waiting_second_process_warms_up_only_while_nothing_is_sent(monkeypatch):
+    """The second process extracts its made-up document only when no chunk is waiting on its input: a chunk
+    already there is never delayed by it."""
+    import os
+
+    from pipeline import executor
+
+    seen = []
+    monkeypatch.setattr(executor, "extract_chunk", lambda docs, model, batch: seen.append([d.id for d in docs]))
+    r, w = os.pipe()
+    with os.fdopen(r, "rb") as stdin, os.fdopen(w, "wb") as out:
+        executor._warm_up("model", 8, stdin)
+        assert seen == [[executor.WARM_UP.id]]
+        out.write(b"x")
+        out.flush()
+        executor._warm_up("model", 8, stdin)
+        assert len(seen) == 1
