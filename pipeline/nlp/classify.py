@@ -400,7 +400,6 @@ def _from_binary(data: bytes) -> Models:
     return Models(*made)
 
 
-
 @dataclass(frozen=True)
 class Decision:
     """What the model kept of one document: typed mentions and (subject, property, object, probability, pair)."""

@@ -97,7 +97,8 @@ def _semicolon_lines(text: str, rules) -> set[str]:
     out: set[str] = set()
     for m in _SEMICOLON_LINE.finditer(text):
         before = text[text.rfind("\n", 0, max(0, m.start() - 1)) + 1:max(0, m.start() - 1)]
-        after = text[m.end() + 1:text.find("\n", m.end() + 1) if "\n" in text[m.end() + 1:] else len(text)]
+        line_end = text.find("\n", m.end() + 1)
+        after = text[m.end() + 1:line_end if line_end >= 0 else len(text)]
         if ";" in before or ";" in after:
             continue  # a list wrapped over lines: its pieces are cut at the line ends ("Lawrence\n Berkeley ...")
         parts = [x.strip() for x in re.split(r"[;,]", m.group(1))]
