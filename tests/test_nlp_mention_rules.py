@@ -382,7 +382,7 @@ def test_a_semicolon_line_with_a_plain_word_a_person_or_prose_lends_no_organizat
      "\nItem Type: Report\nTitle: Ostmark Audits Safety\n",
      {"Torvik Learns to Prove Theorems", "Quillon Scales Up Proofs", "Ostmark Audits Safety"}),
     ("BEGIN:VEVENT\nSUMMARY:Talk on Sparse Kernels\nEND:VEVENT\nBEGIN:VEVENT\nSUMMARY:Poster - Torvik: Direct Monocular Mapping\n"
-     "END:VEVENT\nBEGIN:VEVENT\nSUMMARY:Demo of Sparse Kernels\n", {"Poster - Torvik: Direct Monocular Mapping"}),
+     "END:VEVENT\nBEGIN:VEVENT\nSUMMARY:Demo of Sparse Kernels\n", {"Torvik: Direct Monocular Mapping"}),
     ("Q: What is Torvik?\nA: A small model.\n\nQ: And Torvik-LS?\nA: A variant.\n\nQ: Where does it run?\nA: On phones.\n", set()),
 ])
 def test_a_label_that_opens_several_lines_is_a_field_not_a_titles_name(text, names):
