@@ -294,3 +294,29 @@ def test_a_title_after_any_list_marker_is_taken_without_it(parse):
     assert "XMem: Long-Term Video Object Segmentation with an Atkinson-Shiffrin Memory Model" in spans
     titles = {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Paper"}
     assert "XMem: Long-Term Video Object Segmentation with an Atkinson-Shiffrin Memory Model" in titles
+
+
+def test_a_title_after_an_outline_number_or_a_numbered_label_is_taken_without_it(parse):
+    """What opens a title's line before it is no part of it: an outline number ("B.1 "), a numbered label and a
+    middle dot ("Pick 3 · "), a label and a dash before "Name: Subtitle" ("Poster - "), one plain word and a colon
+    before one ("Held: ")."""
+    doc = parse("Reading notes\n\nB.1 Torvik: Direct Monocular Mapping for Small Robots\nAnn Lee, Bo Chan\n\n"
+                "Pick 3 · Kestrel: Sparse Caches Know What Matters Before Decoding\nKestrel keeps few keys.\n\n"
+                "Poster - Wrenfold: Learning Folded Attention for Long Inputs\n\n"
+                "Held: Quillon: Zero-shot Error Detection through Model Reasoning\n")
+    lay = layout(doc)
+    spans = {lay.text[c.start_char:c.end_char] for c in mention_candidates(doc, lay)}
+    titles = {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Paper"}
+    for title in ("Torvik: Direct Monocular Mapping for Small Robots",
+                  "Kestrel: Sparse Caches Know What Matters Before Decoding"):
+        assert title in spans and title in titles, (title, titles)
+    assert not any(t.startswith(("B.1", "Pick 3", "Poster", "Held")) for t in titles), titles
+
+
+def test_a_title_with_a_number_or_a_dash_of_its_own_keeps_it(parse):
+    """A title that opens with a digit ("3D ..."), or holds a dash with no name and colon after it, is whole."""
+    from pipeline.nlp.titles import ENUMERATOR
+
+    for title in ("3D Gaussian Splatting for Real-Time Rendering", "Image Titles - Variations on Show and Tell",
+                  "Mamba: Linear-Time Sequence Modeling", "Llama 2: Open Foundation Models"):
+        assert ENUMERATOR.match(title) is None, title

@@ -382,7 +382,7 @@ def test_a_semicolon_line_with_a_plain_word_a_person_or_prose_lends_no_organizat
      "\nItem Type: Report\nTitle: Ostmark Audits Safety\n",
      {"Torvik Learns to Prove Theorems", "Quillon Scales Up Proofs", "Ostmark Audits Safety"}),
     ("BEGIN:VEVENT\nSUMMARY:Talk on Sparse Kernels\nEND:VEVENT\nBEGIN:VEVENT\nSUMMARY:Poster - Torvik: Direct Monocular Mapping\n"
-     "END:VEVENT\nBEGIN:VEVENT\nSUMMARY:Demo of Sparse Kernels\n", {"Poster - Torvik: Direct Monocular Mapping"}),
+     "END:VEVENT\nBEGIN:VEVENT\nSUMMARY:Demo of Sparse Kernels\n", {"Torvik: Direct Monocular Mapping"}),
     ("Q: What is Torvik?\nA: A small model.\n\nQ: And Torvik-LS?\nA: A variant.\n\nQ: Where does it run?\nA: On phones.\n", set()),
 ])
 def test_a_label_that_opens_several_lines_is_a_field_not_a_titles_name(text, names):
@@ -695,3 +695,21 @@ def test_a_conferences_acronym_glued_to_its_year(text, venues):
 def test_a_device_named_after_its_maker_has_the_makers_name_among_its_names(text, names):
     found = resolve_overlaps(hardware_mentions(text, load_rules()))
     assert {a for f in found for a in f.aliases if a.split()[0] in {"Samsung", "Google"}} == names
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Researchers at the Ostmark Institute of Science\nand Technology ran a gaze estimator.",
+     "Ostmark Institute of Science and Technology"),
+    ("Affiliations: Pellam Lab; Veltro Institute for\nProtein Design; Calder Inc.", "Veltro Institute for Protein Design"),
+])
+def test_an_institution_wrapped_at_of_or_and_is_one_name(text, name):
+    """A line break at a connector of an institution's name ("of", "and") does not end it; one between two
+    capitalised words does ("University of Calder\nNews")."""
+    assert name in _orgs(text)
+    assert "University of Calder" in _orgs("News from the University of Calder\nNews desk reports.")
+
+
+def test_a_listed_organization_stops_at_a_line_that_opens_a_sentence():
+    """A name after "co-authors from" does not run over a line break into the next sentence's first word."""
+    got = _orgs("Ann Lee, Bo Chan, with co-authors from Calder Mellon University\nA single model handles ten tasks.")
+    assert "Calder Mellon University" in got and not any(n.endswith(" A") for n in got), got

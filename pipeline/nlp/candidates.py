@@ -30,6 +30,7 @@ from spacy.tokens import Doc, Span
 from ..vocab import RELATION_ENDS
 from .components import MENTIONS_KEY, doc_text, sentence_starts
 from .doc import span_value
+from .titles import ENUMERATOR
 from .text import BULLET, CELL_BREAK, folded, folded_text
 
 __all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "span_root", "mention_candidates",
@@ -381,9 +382,11 @@ def _shape_spans(lay: Layout, a: int, b: int, named: list[bool], fw: frozenset[s
 
 
 _SEGMENT_END = re.compile(r"\s\(|\.\s|\.$|\s[–—]\s|\s\|\s|\s*\[|\t|$")
-_LABEL = re.compile(r"^(?:\[[^\]\n]{1,60}\]|\(\d{1,2}\)|\d{1,2}[:.]\d{2}(?:\s*[-–]\s*\d{1,2}[:.]\d{2})?|[^:.\[]{1,30}:)\s+")
+_LABEL = re.compile(r"^(?:" + ENUMERATOR.pattern
+                    + r"|(?:\[[^\]\n]{1,60}\]|\(\d{1,2}\)|\d{1,2}[:.]\d{2}(?:\s*[-–]\s*\d{1,2}[:.]\d{2})?|[^:.\[]{1,30}:)\s+)")
 """What may stand before a title on its line: a bracketed tag ("[CVPR 2023] ", "[MLSys 2024 Best Paper] "), a
-footnote number ("(1) "), a time of day ("10:30 ", "9:00-9:45 ") or a short label ("Oral: ", "Title: ")."""
+footnote number ("(1) "), a time of day ("10:30 ", "9:00-9:45 "), a short label ("Oral: ", "Title: ") or an outline
+number or numbered label ("B.1 ", "Pick 3 · ": the titles' ``enumerator``)."""
 _CLOSING_MARK = re.compile(r"\s+" + BULLET + r"$")
 """A marker that closes a line as one opened it ("~~ Title ~~", "== Results =="): no part of the title before it."""
 _ENCLOSED = {"[": "]", "\"": "\"", "“": "”", "(": ")", "'": "'", "‘": "’"}

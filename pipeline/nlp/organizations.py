@@ -22,7 +22,11 @@ _SUB_UNIT = re.compile(_CUES["sub_unit"])
 _ACRONYM_AFTER = re.compile(r"\s*\([A-Z][A-Za-z0-9]{1,9}\)$")
 """An acronym in brackets after a piece's name ("Allen Institute for AI (AI2)"): the name is the piece without it."""
 _AFFINITY = cue(_CUES["affinity_group"])
-_INSTITUTION = cue(_CUES["institution"].replace("{fields}", _CUES["fields"]))
+_GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*)"
+"""What stands around a connector of an institution's name ("of", "for", "and"): spaces, or one line break, for a
+name wrapped at it in a list of affiliations ("Gwangju Institute of Science\nand Technology", "University of Chinese
+Academy of\nSciences"); between two capitalised words a line break still ends the name ("University of X\nNews")."""
+_INSTITUTION = cue(_CUES["institution"].replace("{fields}", _CUES["fields"]).replace("{gap}", _GAP))
 _NOT_A_NAME = frozenset(_CUES["not_a_name"].split("|"))
 """The words that open a sentence, not an institution's name ("The", "Our", "At")."""
 _ROLE_LINE = cue(_CUES["role_line"])
@@ -248,6 +252,10 @@ def _good_name(name: str, rules) -> bool:
              or (len(words) == 2 and _acronym_led(name)))  # "CERN openlab"
 
 
+_PROSE_AFTER = re.compile(r"[ \t]+(?!(?:and|or|at|of|for|in)(?![\w-]))[a-z]")
+"""What follows a name that a line break runs into when the name's last line is prose: a lower-case word."""
+
+
 def _listed_after(text: str, pos: int, rules) -> list[str]:
     """The names of the list at ``pos`` after a role cue ("researchers at A, the B and C"): pieces while each is a
     capitalised name (a full stop that ends the sentence ends the list)."""
@@ -261,6 +269,8 @@ def _listed_after(text: str, pos: int, rules) -> list[str]:
         tail = _ACRONYM_TAIL.match(text, end) if _acronym_led(name) and " " not in name else None
         if tail:
             name, end = name + tail.group(0), tail.end()
+        if "\n" in name and _PROSE_AFTER.match(text, end):  # "from Carnegie Mellon University\nA single model ...":
+            name = name[:name.rindex("\n")].rstrip()  # the next line's first word opens a sentence
         stop = re.search(r"\.(?:\s|$)", name + " ")  # a full stop ends the sentence, and the list
         if stop:
             name = name[:stop.start()]

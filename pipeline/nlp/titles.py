@@ -13,7 +13,7 @@ from .text import line_end as _line_end
 
 _CUES = load_rules().cue_patterns["titles"]
 
-__all__ = ["paper_titles", "title_like"]
+__all__ = ["paper_titles", "title_like", "ENUMERATOR"]
 
 
 _TITLE_CUE = prefiltered(re.compile(_CUES["title_cue"]))
@@ -44,6 +44,8 @@ _TITLE_LINE = re.compile(r"(?m)^[ \t]*(?:(?:(?:\d{1,3}[.)]|" + BULLET + r"|" + _
 a programme's slot after a time of day and a one-word label ("11:00  Oral: Name: Subtitle"); a marker that closes the
 line as it opened it ("~~ Title ~~") is no part of the title."""
 _TRAILING_TAG = re.compile(_CUES["trailing_tag"])
+ENUMERATOR = re.compile(_CUES["enumerator"])
+"""What opens a title's line before the title and is no part of it ("B.1 ", "Pick 3 · ", "Poster - ", "Held: ")."""
 _PRESENTATION_LABEL = re.compile(_CUES["presentation_label"])
 
 
@@ -66,6 +68,11 @@ class _Titles:
             b -= 1
         while b > a and text[b - 1] in ",;":  # a comma the quotes close over ("The paper, \"Name: Subtitle,\" was")
             b -= 1
+        enumerator = ENUMERATOR.match(text, a, b)  # "B.1 Name: Subtitle", "Pick 3 · Name: ...", "Poster - Name: ..."
+        if enumerator:
+            a = enumerator.end()
+            while a < b and text[a] in "“\"":
+                a += 1
         title = " ".join(text[a:b].split())  # a title wrapped onto a second line is one line
         if need_colon and ":" not in title:
             return
