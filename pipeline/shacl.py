@@ -398,6 +398,7 @@ class _Compiler:
         named = re.findall(r"[?$](\w+)", head.group(2))
         if "this" not in named:  # pre-binding is a join here: the focus node must be a column
             text = text[:head.start(2)] + "$this " + text[head.start(2):]
+        text = _indexed(text)
         if self.limit:  # pre-bound to the focus nodes given: the VALUES opens the constraint's WHERE
             brace = text.index("{", head.end())
             text = text[:brace + 1] + " " + self.limit + " " + text[brace + 1:]
@@ -421,6 +422,23 @@ class _Compiler:
             for decl in self.g.objects(source, SH.declare):
                 out.append((str(self.g.value(decl, SH.prefix)), str(self.g.value(decl, SH.namespace))))
         return sorted(set(out))
+
+
+_SCAN = re.compile(r"(\$this\s+\?(\w+)\s+\?\w+\s*\.)\s*FILTER\s*\(\s*\?\2\s+IN\s*\(([^()]*)\)\s*\)", re.I)
+_NAME = re.compile(r"<[^<>\s]*>|[A-Za-z][\w-]*:[\w-]+")
+
+
+def _indexed(text: str) -> str:
+    """``$this ?p ?o . FILTER (?p IN (a, b))`` in a constraint's query as ``VALUES ?p { a b } $this ?p ?o .``:
+    the same solutions, but Oxigraph reads each of the predicates from its index rather than every triple of
+    the graph (a third of the time of RelationHasEvidence). The shapes say it with IN: VALUES is not allowed
+    in a SHACL-SPARQL constraint. A list of anything but IRIs and prefixed names is left as it is."""
+    def values(m: re.Match) -> str:
+        names = [x.strip() for x in m.group(3).split(",")]
+        if not all(_NAME.fullmatch(x) for x in names):
+            return m.group(0)
+        return f"VALUES ?{m.group(2)} {{ {' '.join(names)} }} {m.group(1)}"
+    return _SCAN.sub(values, text)
 
 
 def _format(message: str, bound: dict) -> str:
