@@ -10,6 +10,7 @@ sorted, the optimiser is full-batch with no random draws, and weights are rounde
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -75,6 +76,8 @@ class PreparedDoc:
     """The gold entity ids each mention candidate names."""
     untitled: set[str] = field(default_factory=set)
     gold_rels: set = field(default_factory=set)
+    evidence: dict = field(default_factory=dict)
+    """Where each gold relation's evidence stands in the text (character spans), when it was found."""
 
 
 @dataclass
@@ -97,7 +100,41 @@ def _gold_index(gold: dict, doc_name: str):
             if n:
                 names[(e["type"], n)].add(e["id"])
     rels = {(r["s"], r["p"], r["o"]) for r in gold["relations"] if r.get("doc", doc_name) == doc_name}
-    return names, untitled, rels
+    evidence = defaultdict(list)
+    for r in gold["relations"]:
+        if r.get("doc", doc_name) == doc_name and r.get("evidence"):
+            evidence[(r["s"], r["p"], r["o"])].append(r["evidence"])
+    return names, untitled, rels, evidence
+
+
+_UNMARKED = re.compile(r"[\s*_`#>|]+")
+
+
+def _squeezed(text: str) -> tuple[str, list[int]]:
+    """``text`` with markup characters and whitespace runs squeezed to one space, and where each kept character was."""
+    out, where, pos = [], [], 0
+    for m in _UNMARKED.finditer(text):
+        for i in range(pos, m.start()):
+            out.append(text[i]); where.append(i)
+        out.append(" "); where.append(m.start())
+        pos = m.end()
+    for i in range(pos, len(text)):
+        out.append(text[i]); where.append(i)
+    return "".join(out), where
+
+
+def _evidence_spans(text: str, evidence: dict) -> dict:
+    """Each gold relation's evidence as character spans of ``text`` (none when its evidence is not found there)."""
+    squeezed, where = _squeezed(text)
+    spans = {}
+    for key, sentences in evidence.items():
+        for sentence in sentences:
+            needle = _squeezed(sentence)[0].strip()
+            start = squeezed.find(needle) if needle else -1
+            while start >= 0:
+                spans.setdefault(key, []).append((where[start], where[start + len(needle) - 1] + 1))
+                start = squeezed.find(needle, start + 1)
+    return spans
 
 
 def _mention_names(c, text: str) -> set[str]:
@@ -122,7 +159,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
         t = time.perf_counter()
         for document, doc in zip(docs, nlp.pipe((doc_of(nlp, d.text) for d in docs), disable=disable)):
             name = Path(document.id).name
-            names, untitled, rels = _gold_index(golds[s.name], name)
+            names, untitled, rels, evidence = _gold_index(golds[s.name], name)
             lay = layout(doc)
             cands = mention_candidates(doc, lay)
             mfeats = mentions_features(doc, lay, cands)
@@ -138,7 +175,8 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
                 ids.append(got)
             rule_rels = list(doc._.mlkg_relations or ())
             pd = PreparedDoc(s.name, document, doc, lay, cands, mfeats, ml, rule_rels, list(doc.spans["mlkg_mentions"]),
-                             ids=ids, untitled=untitled, gold_rels=rels)
+                             ids=ids, untitled=untitled, gold_rels=rels,
+                             evidence=_evidence_spans(lay.text, evidence))
             pair_rows(pd)
             out.append(pd)
         if log:
@@ -171,8 +209,24 @@ def pair_rows(pd: PreparedDoc) -> None:
         for prop in ALLOWED[(a.cls, b.cls)]:
             j = PROPERTIES.index(prop)
             pd.pmask[i, j] = 1.0
-            if any((x, prop, y) in pd.gold_rels for x in sid for y in oid):
+            keys = [(x, prop, y) for x in sid for y in oid if (x, prop, y) in pd.gold_rels]
+            if not keys:
+                continue
+            if EVIDENCE_LABELS and all(k in pd.evidence and not _within(pd.evidence[k], a.cand, b.cand) for k in keys):
+                pd.pmask[i, j] = 0.0  # the relation holds, but this pair is not where the gold says it is stated
+            else:
                 pd.plabels[i, j] = 1.0
+
+
+EVIDENCE_LABELS = True
+"""Learn a gold relation only from the pairs with an end inside its evidence (when the evidence is found in the text); its other
+pairs count neither way."""
+
+
+def _within(spans, a, b) -> bool:
+    """Whether one end of the pair stands inside the evidence (the other may be the entry's title or the
+    paragraph's method that the evidence refers to)."""
+    return any(s <= m.start_char and m.end_char <= e for s, e in spans for m in (a, b))
 
 
 # ----------------------------------------------------------------------------- the optimiser
