@@ -654,19 +654,46 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     rule_pairs = {_names(typed, p) for p in pairs if p.rules}  # a pair the rules related keeps their property
     out = []
     rivals = _subjects_of(typed, pairs, rows, col)
+    joint = _joint_probs(typed, pairs, rows, col)
     for i, pair in enumerate(pairs):
         # an untitled paper is known only by what the rules say of it: the model adds nothing to it
         forced = typed[pair.s].cand.forced
         for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
             pr = rows[i][col[prop]]
             if (i, prop) in kept or (
-                    not forced and pr >= bars[prop] and (pair.s, prop) not in stated and (("o", pair.o), prop) not in stated
+                    not forced and joint.get((i, prop), pr) >= bars[prop] and (pair.s, prop) not in stated and (("o", pair.o), prop) not in stated
                     and pair.origin != "heading"
                     and not _rule_pair_of(pair, typed, rule_pairs)
                     and not _outscored(rivals.get((pair.o, prop), ()), _names(typed, pair)[0], pr)
                     and not _challenged(lay, typed, challengers.get((pair.o, prop), ()), pair, pr)):
                 out.append((pair.s, prop, pair.o, pr, pair))
     return _without_weak(typed, out, threshold, joint_bar)
+
+
+JOINT_SHARE = 0.5
+"""How much of the noisy-or of a name pair's other pairs a pair may borrow: a relation said twice weakly is as likely
+as once plainly (``None``: each pair alone)."""
+
+
+def _joint_probs(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]],
+                 col: dict[str, int]) -> dict[tuple[int, str], float]:
+    """For the strongest pair of each (subject name, property, object name), the noisy-or of all its pairs' probabilities."""
+    if JOINT_SHARE is None:
+        return {}
+    groups: dict[tuple, list[tuple[float, int]]] = defaultdict(list)
+    for i, pair in enumerate(pairs):
+        names = _names(typed, pair)
+        for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
+            groups[(names[0], prop, names[1])].append((rows[i][col[prop]], i))
+    out = {}
+    for (_, prop, _), members in groups.items():
+        if len(members) > 1:
+            best, i = max(members)
+            miss = 1.0
+            for p, _ in members:
+                miss *= 1.0 - p
+            out[(i, prop)] = best + JOINT_SHARE * (1.0 - miss - best)
+    return out
 
 
 def _subjects_of(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]],
