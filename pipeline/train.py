@@ -219,8 +219,9 @@ def pair_rows(pd: PreparedDoc) -> None:
 
 
 EVIDENCE_LABELS = True
-"""Learn a gold relation only from the pairs with an end inside its evidence (when the evidence is found in the text); its other
-pairs count neither way."""
+"""Learn a gold relation only from the pairs with an end inside its evidence sentence (when the evidence is found in
+the text); its other pairs count neither way: "X ... Y" in a sentence that says nothing of their relation teaches the
+model nothing false. Chosen with ``classify.REL_THRESHOLD``'s bars (see there)."""
 
 
 def _within(spans, a, b) -> bool:

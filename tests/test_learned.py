@@ -929,3 +929,45 @@ def test_a_hidden_model_round_trips_through_json_and_the_binary_copy():
     assert numpy.array_equal(read.relations.probs(rows), copied.relations.probs(rows))
     with pytest.raises(ValueError):
         _from_binary(_to_binary(read)[:-8])
+
+
+def test_a_relations_evidence_is_found_through_markup_and_line_breaks():
+    from pipeline.train import _evidence_spans
+
+    text = "## Results\n\n**Foo-2** was evaluated\n  on `Bar` and Baz.\nFoo-2 was evaluated on Qux."
+    spans = _evidence_spans(text, {("m", "evaluatedOn", "d"): ["Foo-2 was evaluated on Bar and Baz."],
+                                   ("m", "evaluatedOn", "x"): ["Foo-2 was tested on Quux."]})
+    (start, end), = spans[("m", "evaluatedOn", "d")]
+    assert text[start:end] == "Foo-2** was evaluated\n  on `Bar` and Baz."
+    assert ("m", "evaluatedOn", "x") not in spans  # not in the text: the pair is labelled by name, as before
+
+
+def test_only_the_pairs_inside_the_evidence_learn_a_relation(nlp):
+    from pipeline.train import AnnotatedSet, prepare, CLASSES, PROPERTIES
+
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = Path(tmp) / "docs"
+        docs.mkdir()
+        (docs / "a.txt").write_text("Heron-2 uses FlashAttention for speed.\n\nHeron-2 and FlashAttention were both "
+                                    "shown in the poster hall.\n", "utf-8")
+        gold = {"documents": ["a.txt"],
+                "entities": [{"id": "m:h", "type": "Method", "label": "Heron-2", "aliases": [], "core": True, "docs": ["a.txt"]},
+                             {"id": "m:f", "type": "Method", "label": "FlashAttention", "aliases": [], "core": True, "docs": ["a.txt"]}],
+                "relations": [{"s": "m:h", "p": "uses", "o": "m:f", "core": True, "doc": "a.txt",
+                               "evidence": "Heron-2 uses FlashAttention for speed."}]}
+        (Path(tmp) / "gold.json").write_text(json.dumps(gold), "utf-8")
+        pd, = prepare([AnnotatedSet("t", docs, Path(tmp) / "gold.json")], nlp=nlp).docs
+    uses = PROPERTIES.index("uses")
+    assert pd.plabels[:, uses].sum() == 1  # the first sentence's pair
+    assert (pd.pmask[:, uses] == 0).any()  # the second sentence's pair of the same names counts neither way
+
+
+def test_a_relation_said_twice_weakly_is_likelier_than_once():
+    from pipeline.nlp.classify import joint_probability
+
+    assert joint_probability([0.4], 0.5) == pytest.approx(0.4)
+    assert joint_probability([0.4, 0.4], 0.5) == pytest.approx(0.4 + 0.5 * (0.64 - 0.4))
+    assert joint_probability([0.9, 0.1], 0.5) < 0.95
