@@ -942,8 +942,11 @@ def test_a_relations_evidence_is_found_through_markup_and_line_breaks():
     assert ("m", "evaluatedOn", "x") not in spans  # not in the text: the pair is labelled by name, as before
 
 
-def test_only_the_pairs_inside_the_evidence_learn_a_relation(nlp):
-    from pipeline.train import AnnotatedSet, prepare, CLASSES, PROPERTIES
+def test_only_the_pairs_inside_the_evidence_learn_a_relation(nlp, monkeypatch):
+    from pipeline import train
+    from pipeline.train import AnnotatedSet, prepare, PROPERTIES
+
+    monkeypatch.setattr(train, "EVIDENCE_LABELS", True)  # off by default (see its docstring); the switch still works
 
     import tempfile
     from pathlib import Path
