@@ -433,14 +433,8 @@ _MATE_HEAD = re.compile(r"(?:[A-Z][\w.'’@&-]*(?:[ \t]+(?:of|for|de|&|[A-Z][\w.
 _MATE_SPLIT = re.compile(r"(,[ \t]*(?:and[ \t]+)?|[ \t]+and[ \t]+)(?!(?:" + _CUES["fields"] + r")(?![\w-]))")
 
 
-_MATES_KNOWN = 2
-"""How many named organizations make a list of them whatever its other names ("Educational Testing Service, Grammarly,
-Turnitin Lightside Labs, Pacific Metrics, Cambridge Assessments, American Institutes for Research")."""
-
-
 def _list_mates(text: str, rules, named: set[str]) -> set[str]:
-    """The other names of a list in a sentence whose named organizations are at least as many as its other names, or
-    two at least, or one in a bracketed list:
+    """The other names of a list in a sentence whose named organizations are at least as many as its other names:
     "film crews from NTV, the Rossiya channel and Nankai University", "MIT CSAIL, Nestle, DTU Compute and the Qatar
     Computing Research Institute". A name with a digit, a known method or dataset, or a person's name is no mate."""
     out: set[str] = set()
@@ -464,9 +458,8 @@ def _list_mates(text: str, rules, named: set[str]) -> set[str]:
         known = [p for p in pieces if p in named or p in rules.organizations or p.split()[0] in rules.organizations
                  or _ORG_WORD.search(p)]  # "MIT CSAIL": a known organization's unit
         rest = [p for p in pieces if p not in known]
-        bracketed = seg.start() > 0 and text[seg.start() - 1] == "(" and text.startswith(")", seg.end())
-        if not known or len(known) < len(rest) and len(known) < _MATES_KNOWN and not bracketed:
-            continue  # two named organizations make a list of them, one does in brackets ("(Sorbonne Université, CNRS)")
+        if not known or len(known) < len(rest):
+            continue
         # places: "University of X, Irvine", "Org, Vienna, Austria", "Org, Vienna" (a list's end after a comma alone)
         places = {b for a, b in zip(pieces, pieces[1:]) if _is_place(a, b, rules)}
         places |= {a for a, b in zip(pieces, pieces[1:]) if _COUNTRY.fullmatch(b)}
