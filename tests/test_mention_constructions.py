@@ -11,6 +11,7 @@ from pipeline.nlp.candidates import MentionCandidate, Typed, layout, mention_can
 from pipeline.nlp.classify import select
 from pipeline.nlp.extract import doc_of
 from pipeline.nlp.features import doc_context, mention_features, mentions_features
+from pipeline.nlp.mentions import MENTIONS_KEY
 
 
 @pytest.fixture(scope="module")
@@ -227,6 +228,23 @@ def test_a_longer_candidate_that_joins_two_names_does_not_replace_them(parse, te
         probs[k, 1] = 0.95 if surface(c) == joined or c.rule_cls == "Method" else 0.01
     kept = {surface(t.cand) for t in select(cands, probs, labels, texts=lay.texts)}
     assert joined not in kept and any(joined.startswith(k) for k in kept), kept
+
+
+def test_a_name_closed_by_a_capitalised_dataset_head_is_a_dataset(parse):
+    """"The QuorraMath Corpus holds ...": the whole name, its words before the head noun its other name."""
+    doc = parse("The QuorraMath Corpus holds 120B tokens. It releases the MarrowNet Drone Dataset too.")
+    found = {(s.text, s.label_) for s in doc.spans[MENTIONS_KEY]}
+    assert {("QuorraMath Corpus", "Dataset"), ("MarrowNet Drone Dataset", "Dataset")} <= found, found
+    assert not {s.text for s in parse("A New Benchmark For Agents. The Dataset.").spans[MENTIONS_KEY]}
+
+
+def test_a_list_that_closes_its_line_takes_the_class_of_its_known_names(parse):
+    """"Training data: A, B, C, D" with no "and": a list when it ends its line and two of its names are datasets."""
+    doc = parse("Results on Marrowset and Tessel-7 are strong.\nTraining data: Marrowset, Tessel-7, Vintra, Quorra9\nMore later.")
+    found = {(s.text, s.label_) for s in doc.spans[MENTIONS_KEY]}
+    assert {("Vintra", "Dataset"), ("Quorra9", "Dataset")} <= found, found
+    doc = parse("Results on Marrowset are strong.\nTraining data: Marrowset, Vintra, Quorra9\nMore later.")
+    assert "Vintra" not in {s.text for s in doc.spans[MENTIONS_KEY]}
 
 
 @pytest.mark.parametrize("text, sure, listed", [

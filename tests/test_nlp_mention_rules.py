@@ -523,13 +523,16 @@ def test_and_before_a_discipline_stays_inside_a_name_after_people():
     ("The scaling study ran on the JUWELS Booster supercomputer.", "JUWELS Booster", "JUWELS Booster supercomputer"),
     ("It runs at 8 frames per second on an NVIDIA Tesla K40 GPU.", "Tesla K40", "NVIDIA Tesla K40"),
     ("A Hexagon v62 DSP handles the audio.", "Hexagon v62", "Hexagon v62 DSP"),
+    ("Policies were validated on the Booster T1 humanoid.", "Booster T1", "Booster T1 humanoid"),
+    ("It serves 11 tokens per second on a OnePlus phone.", "OnePlus", "OnePlus phone"),
 ])
 def test_a_name_before_a_kind_of_hardware_is_that_hardware(text, name, alias):
     found = resolve_overlaps(hardware_mentions(text, load_rules()))
     assert [f.canonical for f in found] == [name] and alias in found[0].aliases
     # words that only say which kind or how many name none
     for other in ("Faster Inference On Any GPU", "It scales to 128 GPUs, on NVIDIA GPUs and on mobile GPUs, and on one board.",
-                  "Modern Consumer GPUs are enough."):
+                  "Modern Consumer GPUs are enough.", "A VR headset and the Flagship phone.",
+                  "The Google DeepMind robot folds laundry (a known organization is a device's maker)."):
         assert _hardware(other) == set()
 
 

@@ -13,8 +13,11 @@ _CUES = load_rules().cue_patterns["hardware"]
 _MAKER = re.compile(_CUES["maker_prefix"])
 _SPACES = re.compile(r"\s+")
 _WORD = _CUES["head_noun_name"]
-_HEAD_NOUN = re.compile(r"(?<![\w-])(?P<x>" + _WORD + r"(?:[ \t]+" + _WORD + r"){0,3})[ \t]+(?P<head>" + _CUES["head_noun"]
+_KINDS = _CUES["head_noun"].replace("{device}", _CUES["head_noun_device"])
+_HEAD_NOUN = re.compile(r"(?<![\w-])(?P<x>" + _WORD + r"(?:[ \t]+" + _WORD + r"){0,3})[ \t]+(?P<head>" + _KINDS
                         + r")(?![\w-])")
+_DEVICE_KIND = re.compile(r"[ \t](?:" + _CUES["head_noun_device"] + r")s?$")
+"""A device's kind ("the Booster T1 humanoid", "a OnePlus phone"): a known organization before it is its maker."""
 _HW_MAKER = re.compile(_CUES["head_noun_maker"] + r"[ \t]+")
 _SKIP = re.compile("(?:" + _CUES["head_noun_maker"] + "|" + _CUES["head_noun_skip"] + r")[ \t]+")
 _BREAK = re.compile(r"(?<!\S)" + _CUES["head_noun_break"] + r"[ \t]+")
@@ -24,7 +27,7 @@ _HEAD_LIST = re.compile(r"(?<![\w-])(?P<items>" + _ITEM + r"(?:,[ \t]+" + _ITEM 
                         + r"[ \t]+$")
 """A list of names before a plural kind: "the Selene, Perlmutter and JUWELS Booster supercomputers" (at most 13 names,
 read back from the kind: a long list with no kind after it costs nothing)."""
-_PLURAL_KIND = re.compile(r"(?<![\w-])(?:" + _CUES["head_noun"] + r")(?<=s)(?![\w-])")
+_PLURAL_KIND = re.compile(r"(?<![\w-])(?:" + _KINDS + r")(?<=s)(?![\w-])")
 
 
 def hardware_mentions(text: str, rules) -> list[Found]:
@@ -69,6 +72,8 @@ def hardware_mentions(text: str, rules) -> list[Found]:
     longer, rest = [], []
     known = regex("(?:" + chip + "|" + device + ")")
     for h in _head_noun_mentions(text, canon):
+        if h.canonical in rules.organizations and _DEVICE_KIND.search(text, h.start, h.end):
+            continue  # "a Google DeepMind robot": the maker's robot, unnamed
         inside = [f for f in named if h.start <= f.start and f.end <= h.end]
         if not inside and known.match(text, h.start):
             continue  # a known chip's name run into other letters ("A100-80GBX GPUs") is none

@@ -229,6 +229,16 @@ def _by_dataset_head(v: _Votes) -> None:
             if m.group(g):
                 vote(m.group(g), "Dataset", 4)
                 cands.append((m.start(g), m.end(g), m.group(g)))
+    for m in cue(_fill(_CUES["name_with_head"], ds_word=ds_word)).finditer(text):  # "the DeepSeekMath Corpus"
+        words, a = m.group(1).split(), m.start(1)
+        while len(words) > 1 and (words[0] in _OPENERS or words[0] in _DETERMINERS):  # "The DeepSeekMath Corpus holds"
+            a = text.index(words[1], a + len(words[0]))
+            words = words[1:]
+        bare = " ".join(words[:-1])
+        if len(words) > 1 and bare not in rules.known_datasets and any(is_strong_name(w, rules.generic) for w in words[:-1]):
+            vote(text[a:m.end(1)], "Dataset", 4)  # (its name without the head noun is its other name)
+            v.surface.setdefault(norm(text[a:m.end(1)]) + "#head", bare)
+            cands.append((a, m.end(1), text[a:m.end(1)]))
     # a head noun before the name: "the hate speech corpus HateXplain" (a noun: "we benchmark X" is a verb)
     for m in cue(_fill(_CUES["head_then_name"], ds_word=ds_word)).finditer(text):
         if is_strong_name(m.group(1).split()[0], rules.generic) or m.group(1) in rules.known_datasets:
@@ -510,26 +520,35 @@ _LIST_END = re.compile(r",?[ \t]+(?:and|or)[ \t]+(" + _LIST_ITEM + r")(?![\w-]|[
 title); read in one pass over the text, the runs one after the other."""
 
 
+_BARE_ITEMS = 3
+_BARE_END = re.compile(r"[.;]?[ \t]*(?:\n|$)")
+"""A list with no "and" before its last name is one when it holds three names and ends its line ("Training data:
+COCO, AI Challenger, CrowdPose, MPII, Halpe"), with two of them shown as of one class."""
+
+
 def _by_list_mates(v: _Votes) -> None:
     """The items of one coordinated list are of one class: a name listed with names the document shows as datasets
     (and none as methods) is a dataset, and the same way round for methods ("task vectors for Cars, DTD, EuroSAT,
-    MNIST and SVHN", "outperforms Mamba2 and Gated DeltaNet"). A plain word needs a mate with more than its shape's
-    vote."""
+    MNIST and SVHN", "outperforms Mamba2 and Gated DeltaNet"; ``_BARE_END``: a list closing its line needs no "and").
+    A plain word needs a mate with more than its shape's vote."""
     text, rules, vote, votes, cands = v.text, v.rules, v.vote, v.votes, v.cands
     before = {k: (("Dataset" if c["Dataset"] > c["Method"] else "Method"), sum(c.values())) for k, c in votes.items() if c}
     skip = rules.function_words
     for run in _LIST_RUN.finditer(text):
         last = _LIST_END.match(text, run.end())
-        if last is None:
-            continue
         items = [(run.start() + i.start(), run.start() + i.end()) for i in re.finditer(_LIST_ITEM, run.group(0))][-16:]
-        items.append((last.start(1), last.end(1)))
+        if last is not None:
+            items.append((last.start(1), last.end(1)))
+        elif len(items) < _BARE_ITEMS or not _BARE_END.match(text, run.end()):
+            continue
         known = [before.get(norm(text[a:b].rstrip("."))) for a, b in items]
         classes = {k[0] for k in known if k and k[1] >= 2}
         if len(classes) != 1:
             continue
         cls = classes.pop()
         sure = sum(1 for k in known if k and k[1] >= 2)
+        if last is None and sure < 2:
+            continue  # a list with no "and": two of its names say its class
         for (a, b), k in zip(items, known):
             w = text[a:b].rstrip(".")
             if k and k[1] >= 2 or w.lower() in skip or a in v.sent_starts or w in rules.organizations \
