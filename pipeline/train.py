@@ -114,12 +114,11 @@ def _squeezed(text: str) -> tuple[str, list[int]]:
     """``text`` with markup characters and whitespace runs squeezed to one space, and where each kept character was."""
     out, where, pos = [], [], 0
     for m in _UNMARKED.finditer(text):
-        for i in range(pos, m.start()):
-            out.append(text[i]); where.append(i)
-        out.append(" "); where.append(m.start())
+        out += [text[pos:m.start()], " "]
+        where += [*range(pos, m.start()), m.start()]
         pos = m.end()
-    for i in range(pos, len(text)):
-        out.append(text[i]); where.append(i)
+    out.append(text[pos:])
+    where += range(pos, len(text))
     return "".join(out), where
 
 
@@ -176,7 +175,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
             rule_rels = list(doc._.mlkg_relations or ())
             pd = PreparedDoc(s.name, document, doc, lay, cands, mfeats, ml, rule_rels, list(doc.spans["mlkg_mentions"]),
                              ids=ids, untitled=untitled, gold_rels=rels,
-                             evidence=_evidence_spans(lay.text, evidence))
+                             evidence=_evidence_spans(lay.text, evidence) if EVIDENCE_LABELS else {})
             pair_rows(pd)
             out.append(pd)
         if log:
