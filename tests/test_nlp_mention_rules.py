@@ -247,6 +247,14 @@ def test_organizations_in_brackets_after_a_person_or_a_name_and_in_a_byline(text
     assert names <= _orgs(text)
 
 
+def test_a_known_organization_grown_into_a_lab_is_not_its_alias():
+    # "Google" opens "Google Vision Research": the lab is another organization, so "Google" elsewhere (the company)
+    # must not join it through an alias
+    found = [f for f in organization_mentions("QuillNet (Google Vision Research). It compresses video.", load_rules())
+             if f.canonical == "Google Vision Research"]
+    assert found and all("Google" not in f.aliases for f in found)
+
+
 @pytest.mark.parametrize("text", [
     "- Long Range Arena (LRA): a benchmark of long sequences.",
     "The dataset (Sincan and Keles, IEEE Access, 2020) is a reference.",

@@ -187,8 +187,9 @@ def _whole_pieces(text: str, found: list[Found]) -> list[Found]:
                 _PIECE_OPEN.search(text, max(0, f.start - 6), f.start)
                 and (f.rule != "org.lexicon" or _ORG_WORD.search(text, f.start, m.end()))
                 or f.rule == "org.lexicon" and _ORG_WORD.fullmatch(m.group(0).split()[-1])):
-            name = text[f.start:m.end()]
-            f = Found(f.start, m.end(), f.cls, name, (*f.aliases, f.canonical), f.rule, f.generic)
+            # the whole piece names another organization than the one it opens with ("Qualcomm AI Research" is
+            # not Qualcomm): the shorter name is no alias of it, or every "Qualcomm" would join the lab
+            f = Found(f.start, m.end(), f.cls, text[f.start:m.end()], (), f.rule, f.generic)
         out.append(f)
     return out
 
