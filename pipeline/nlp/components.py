@@ -78,7 +78,6 @@ class RelationFinder:
         c = self.rules.cues
         # most sentences hold none of a cue's words: those are not scanned (the same matches, in less time)
         self.re = {k: prefiltered(re.compile(r"\b(?:" + v + r")\b", re.I)) for k, v in c.items() if k != "negation"}
-        self.negation = prefiltered(re.compile(c["negation"], re.I))
         self.dependency = VerbFrames(vocab, self.rules.dependency_verbs) if vocab is not None else None
         self.known_names = frozenset(norm(n) for n in (*self.rules.known_methods, *self.rules.known_datasets))
 

@@ -13,7 +13,8 @@ from ..text import prefiltered
 
 _CUES = load_rules().cue_patterns["relations"]
 
-__all__ = ["clause_subject", "subject_is_anaphor", "mention_at", "listed_before", "alone_in_paragraph", "ends_in_word"]
+__all__ = ["clause_subject", "subject_is_anaphor", "mention_at", "listed_before", "alone_in_paragraph", "ends_in_word",
+           "NEGATION", "negated_clause"]
 
 PAPER_ANAPHOR = prefiltered(re.compile(_CUES["paper_anaphor"]))
 VENUE_PAPER = prefiltered(re.compile(_CUES["venue_paper"]))
@@ -26,6 +27,9 @@ INTRO_CUE = prefiltered(re.compile(_CUES["intro_cue"], re.I))
 NOVEL = prefiltered(re.compile(_CUES["novel"]))
 LINE_TITLE_RULES = {"paper.labelled_title", "paper.title_line", "paper.title_line_abstract", "paper.list_item_title"}
 CLAUSE_BREAK = prefiltered(re.compile(_CUES["clause_break"]))
+NEGATION = prefiltered(re.compile(load_rules().cues["negation"], re.I))
+"""A negation or hedge ("not", "fails to", "may", "plan to"): a relation stated under one is not asserted."""
+NOT_ONLY = re.compile(r"\bnot\s+(?:only|just|merely)\b")
 LIST_HEAD = re.compile(r"^\s*(?:[-•*]\s*)?(.{2,90}?)(?::\s|\s+[–—]\s+)")
 
 
@@ -206,3 +210,20 @@ def listed_before(dtext: str, methods: list[Span], d: Span) -> list[Span]:
             break
         out.insert(0, m)
     return out
+
+
+def negated_clause(text: str, sent_start: int, sent_end: int, a: int, b: int, hedged=None) -> bool:
+    """A negation or hedge (``NEGATION``) in the clause that states a relation between the offsets ``a`` and ``b`` of
+    the sentence ``text[sent_start:sent_end]``: from the start of the clause holding the earlier to the later. "not
+    only ... but also" is no negation. ``hedged(start, end)``, when given, tells (memoised) whether a stretch holds
+    any such word at all; the rules' reader and the model's decision both ask this ("It does not run on X", "X does
+    not outperform Y")."""
+    lo, hi = min(a, b), max(a, b)
+    clause_start = sent_start
+    for cm in CLAUSE_BREAK.finditer(text, sent_start, lo):
+        clause_start = cm.end()
+    if hi <= sent_end and not ends_in_word(text, hi):
+        rest = text[clause_start:sent_end]
+        if not (hedged(clause_start, sent_end) if hedged else NOT_ONLY.search(rest) or NEGATION.search(rest)):
+            return False  # nothing to find up to the sentence's end, so nothing up to ``hi`` (``ends_in_word``)
+    return bool(NEGATION.search(NOT_ONLY.sub("", text[clause_start:hi])))

@@ -12,9 +12,8 @@ from ...vocab import RELATION_ENDS
 from ..discourse import canon, State, paragraph_numbers
 from ..doc import doc_text, sentence_spans, span_value
 from ..rules import norm
-from .common import CLAUSE_BREAK, METHOD_ANAPHOR, WE, subject_is_anaphor, ends_in_word
+from .common import NOT_ONLY, METHOD_ANAPHOR, NEGATION, WE, negated_clause, subject_is_anaphor
 
-_NOT_ONLY = re.compile(r"\bnot\s+(?:only|just|merely)\b")
 _PRONOUN_SUBJECT = re.compile(r"\s*(?:It|They)\b|\s*[^,.;]{2,80},\s+(?:it|they)\s")
 _PRONOUN = re.compile(r"\b(?:it|they)\b")
 
@@ -50,7 +49,7 @@ class Reader:
 
     def __init__(self, doc: Doc, finder) -> None:
         self.doc, self.finder = doc, finder
-        self.cues, self.negation = finder.re, finder.negation
+        self.cues = finder.re
         self.dtext = dtext = doc_text(doc)
         self.mentions = mentions = sorted(doc.spans["mlkg_mentions"], key=lambda s: (s.start_char, s.end_char))
         self.sents = sents = sentence_spans(doc, dtext)
@@ -86,23 +85,15 @@ class Reader:
         out.append((s, p, o, sent, rule, conf))
 
     def negated(self, sent: Span, a: int, b: int) -> bool:
-        """A negation or hedge in the clause that states the relation: from the start of the clause holding
-        the earlier end (``a`` or ``b``) to the later one. "not only ... but also" is no negation."""
-        lo, hi = min(a, b), max(a, b)
-        clause_start = sent.start_char
-        for cm in CLAUSE_BREAK.finditer(self.dtext, sent.start_char, lo):
-            clause_start = cm.end()
-        if hi <= sent.end_char and not ends_in_word(self.dtext, hi) and not self._hedged(clause_start, sent.end_char):
-            return False  # nothing to find up to the sentence's end, so nothing up to ``hi`` (``ends_in_word``)
-        span = _NOT_ONLY.sub("", self.dtext[clause_start:hi])
-        return bool(self.negation.search(span))
+        """A negation or hedge in the clause that states the relation between ``a`` and ``b`` (``negated_clause``)."""
+        return negated_clause(self.dtext, sent.start_char, sent.end_char, a, b, self._hedged)
 
     def _hedged(self, a: int, b: int) -> bool:
         """Whether ``dtext[a:b]`` holds "not only" or a negation or hedge at all (once per clause)."""
         found = self._hedged_memo.get((a, b))
         if found is None:
             text = self.dtext[a:b]
-            found = self._hedged_memo[(a, b)] = bool(_NOT_ONLY.search(text) or self.negation.search(text))
+            found = self._hedged_memo[(a, b)] = bool(NOT_ONLY.search(text) or NEGATION.search(text))
         return found
 
     def _dependency_frames(self) -> dict[int, list]:
