@@ -1019,34 +1019,3 @@ def test_a_relation_said_twice_weakly_is_likelier_than_once():
     assert joint_probability([0.4], 0.5) == pytest.approx(0.4)
     assert joint_probability([0.4, 0.4], 0.5) == pytest.approx(0.4 + 0.5 * (0.64 - 0.4))
     assert joint_probability([0.9, 0.1], 0.5) < 0.95
-
-
-_CLOSING_TAGS = ("> SAM 2: Segment Anything in Images and Videos\nMeta FAIR. It segments video with a streaming memory.\n"
-                 "[Accepted to ICLR 2025]\n\n> FlashAttention-3: Fast and Accurate Attention\n"
-                 "Colfax Research. It exploits asynchrony.\n[Accepted to NeurIPS 2024]\n")
-
-
-def test_a_tag_line_closing_an_entry_stands_last_in_the_titles_block(parse):
-    pair, f = _pair(parse, _CLOSING_TAGS, "SAM 2: Segment Anything in Images and Videos", "Paper", "ICLR 2025", "Venue")
-    assert "entry" in pair.origin and {"blk=same", "blk_o=last_same_after", "blk_s=first_same_after"} <= set(f)
-
-
-def test_a_closing_tag_line_is_in_another_block_than_the_next_title(parse):
-    pair, f = _pair(parse, _CLOSING_TAGS, "FlashAttention-3: Fast and Accurate Attention", "Paper", "ICLR 2025", "Venue")
-    assert "blk=other" in f and "blk_o=last_other_before" in f
-
-
-def test_a_tag_line_opening_an_entry_stands_first_in_the_titles_block(parse):
-    text = ("Teasers\n\n[Accepted to ICLR 2020]\nOnce-for-All: Train One Network and Specialize it\nA teaser.\n\n"
-            "[Accepted to ICLR 2021]\nAnother Title for a Paper\nA teaser.\n")
-    _, f = _pair(parse, text, "Once-for-All: Train One Network and Specialize it", "Paper", "ICLR 2020", "Venue")
-    assert "blk_o=first_same_before" in f
-
-
-def test_no_block_features_on_one_line_or_without_blank_lines(parse):
-    _, f = _pair(parse, "[Accepted to CVPR 2024] EfficientSAM: Leveraged Masked Image Pretraining\nA teaser.\n\n",
-                 "EfficientSAM: Leveraged Masked Image Pretraining", "Paper", "CVPR 2024", "Venue")
-    assert not [x for x in f if x.startswith("blk")]
-    _, f = _pair(parse, _CLOSING_TAGS.replace("\n\n", "\n"), "SAM 2: Segment Anything in Images and Videos", "Paper",
-                 "ICLR 2025", "Venue")
-    assert not [x for x in f if x.startswith("blk")]

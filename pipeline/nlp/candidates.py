@@ -143,9 +143,6 @@ class Layout:
     prev_line: list[int] = field(default_factory=list)
     next_line: list[int] = field(default_factory=list)
     """For each line, the nearest line with words above and below it (-1: none)."""
-    block_of_line: list[int] = field(default_factory=list)
-    """For each line, the run of lines with words it belongs to: blank lines and rules part blocks (all 0 when the
-    text has no blank line between two lines with words, as a document read from Markdown or HTML)."""
     context_classes: list | None = None
     """For each token, the classes its word speaks of (``features._context``, computed when first asked)."""
 
@@ -228,7 +225,6 @@ def layout(doc: Doc) -> Layout:
         if kinds[k] not in {"blank", "rule"}:
             last = k
     lay.next_line.reverse()
-    lay.block_of_line = _blocks(kinds)
     if len(doc):  # read from one array: a Token object per token costs more than the features
         arr = doc.to_array([IDX, HEAD, DEP, ORTH, SPACY])
         lay.idx = arr[:, 0].tolist()
@@ -253,20 +249,6 @@ def layout(doc: Doc) -> Layout:
     lay.cue_marks.sort()
     lay.cue_starts = [a for a, _, _ in lay.cue_marks]
     return lay
-
-
-def _blocks(kinds: list[str]) -> list[int]:
-    """For each line, the number of the block of lines with words it stands in (a blank line or rule ends one):
-    all 0 when no such line stands between two lines with words."""
-    out, block, gap, seen = [], 0, False, False
-    for kind in kinds:
-        if kind in {"blank", "rule"}:
-            gap = seen
-        else:
-            block += gap
-            gap, seen = False, True
-        out.append(block)
-    return out
 
 
 # ----------------------------------------------------------------------------- mention candidates

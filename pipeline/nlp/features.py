@@ -847,7 +847,6 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     ls, lo = lay.line_of_char(sc.start_char), lay.line_of_char(oc.start_char)
     f.append(f"lines={_bucket(abs(lay.content_line[lo] - lay.content_line[ls]))}")
     f.append("same_para" if lay.para_of_line[ls] == lay.para_of_line[lo] else "other_para")
-    f += _block_features(lay, ls, lo)
     origins = p.origin.split("+")
     f += _between_names(lay, typed, s, o, first, second, memo)
     clause = []
@@ -882,29 +881,6 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     # only these lists hold features of _CROSSED's kinds: not every feature is read again
     f += [f"{s.cls}>{o.cls}|{x}" for part in (clause, sg, og, kin, se, oe, cmp, subj) for x in part if x.startswith(_CROSSED)]
     return f
-
-
-def _block_place(lay: Layout, line: int) -> str:
-    """Where a line stands in its block of lines (``Layout.block_of_line``): first, last, inside or alone."""
-    block = lay.block_of_line
-    up, down = lay.prev_line[line], lay.next_line[line]
-    first = up < 0 or block[up] != block[line]
-    last = down < 0 or block[down] != block[line]
-    return "alone" if first and last else "first" if first else "last" if last else "mid"
-
-
-def _block_features(lay: Layout, ls: int, lo: int) -> list[str]:
-    """Whether a pair's two lines stand in one block of lines, where the object's line stands in its block, and on
-    which side of the subject's: a tag line that closes an entry ("Title" / teaser / "[Accepted to X]", then a blank
-    line) belongs to the title above it, not to the title that opens the next block below; one that opens a block
-    ("[Accepted to X]" / "Title") to the title below it. Nothing when both stand on one line or the text has no
-    blank lines."""
-    if ls == lo or not lay.block_of_line or lay.block_of_line[-1] == 0:
-        return []
-    same = "same" if lay.block_of_line[ls] == lay.block_of_line[lo] else "other"
-    side = "after" if lo > ls else "before"
-    place = _block_place(lay, lo)
-    return [f"blk={same}", f"blk_o={place}_{same}_{side}", f"blk_s={_block_place(lay, ls)}_{same}_{side}"]
 
 
 def _between_names(lay: Layout, typed: list[Typed], s: Typed, o: Typed, first: MentionCandidate,
