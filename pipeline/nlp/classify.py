@@ -43,7 +43,7 @@ REL_THRESHOLD = 0.5
 (``train.EVIDENCE_LABELS``) the model is surer of the pairs it learnt and shyer of the rest, so the bars sit 0.2
 below those chosen for labels by name (0.7, ``REL_BARS`` 0.3 / 0.5 / 0.5 / 0.6), but for outperforms. Two grouped
 folds over the readable real-* sets / the selection sets (real-ff, -gg, -hh each left out), one set of fits
-(as /work/wt/sweep2.py; evidence labels before the rules' pairs of an unreached relation were learnt), relation F1: the old bars 0.5369 / 0.6039, 0.1 lower 0.5427 / 0.6104, 0.2 lower 0.5439 /
+(evidence labels before the rules' pairs of an unreached relation were learnt), relation F1: the old bars 0.5369 / 0.6039, 0.1 lower 0.5427 / 0.6104, 0.2 lower 0.5439 /
 0.6142, 0.2 lower with outperforms at 0.5 0.5453 / 0.6154 (outperforms 0.550 / 0.429 at 0.3, 0.567 / 0.429 at 0.4,
 0.573 / 0.462 at 0.5), the default at 0.45 0.5436 / 0.6108, uses at 0.3 0.5403 / 0.6066, presentedAt at 0.2 0.5442 /
 0.6168 (not taken: 2 relations on the two folds)."""
