@@ -139,6 +139,8 @@ def test_a_workshop_named_by_one_capitalised_token():
      "A Theoretical Understanding of Self-Correction through Alignment"),
     ("News\n3. Fully Quantizing Transformer-based ASR for Edge Deployment\n   Alex Bie; Bharat Venkitesh; Joao Monteiro\n",
      "Fully Quantizing Transformer-based ASR for Edge Deployment"),
+    ("Checklist\n- **214 Quillon 2.0: Routing Sparse Mixture Models at Scale** `[Accepted to ICML 2024]`\nAnn Lee, Bo Chan\n",
+     "Quillon 2.0: Routing Sparse Mixture Models at Scale"),  # a catalogue number before the title
 ])
 def test_a_title_on_a_line_of_its_own_after_a_marker_or_before_its_people(text, title):
     assert title in _titles(text)
@@ -148,6 +150,8 @@ def test_a_title_on_a_line_of_its_own_after_a_marker_or_before_its_people(text, 
     "Contents\n- Training Large Models Efficiently\n- Serving Them On Phones\n",
     "Programme\n11:30-11:40  Break: Coffee and Posters Outside\n",
     "Abstracts\n[2] Ann Lee, Bo Chan, Cy Dee\nAffiliations: Stability AI\n",
+    "Notice\n\nSECTION II: OBJECT OF THE CONTRACT\nAnn Lee, Bo Chan\n",
+    "Programme\n\nOral Session 2: Tracking And Segmentation Of Video\nAnn Lee, Bo Chan\n",
 ])
 def test_no_title_from_a_list_of_headings_a_break_or_a_line_of_people(text):
     assert _titles(text) == set()

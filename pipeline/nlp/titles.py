@@ -200,7 +200,7 @@ def _titles_on_lines(t: _Titles) -> None:
     # (after a time of day and a one-word label: "11:00  Oral: Name: Subtitle" in a programme)
     for m in _TITLE_LINE.finditer(text):
         title = m.group(1)
-        if _NOT_A_TITLE_LABEL.match(title):
+        if _NOT_A_TITLE_LABEL.match(title) or _PART_LABEL.match(title):
             continue
         start, title = _after_label(title, m.start(1))
         start, title = _untagged(start, title)
@@ -410,6 +410,9 @@ _ENTRY = re.compile(r"(?m)^[ \t]*(?:(?:\d{1,3}[.)]|(?:19|20)\d{2}[ \t]*[—–]|
 _ENTRY_SEPARATOR = re.compile(_CUES["entry_separator"])
 _NUMBERED_LABEL = re.compile(r"[A-Z][a-z]+[ \t]+\d{1,3}[a-z]?[ \t]*[:.]")
 """A numbered part's label that opens a heading ("Session 1: ...", "Slide 4: ...", "Lecture 7: ..."), no title."""
+_PART_LABEL = re.compile(_CUES["part_label"])
+"""The label of a numbered part of a document that opens a line ("SECTION II: ...", "Oral session 2: ...", "Item 3 —
+...", "Question B (...)"): a heading, no title ("Llama 2: ..." is a name, not a part)."""
 _LEADING_NAME = re.compile(r"[A-Z0-9][\w.+-]*(?:[ \t]+v?\d[\w.]*)?:[ \t]")
 """A title that opens with its name and a colon ("Argoverse: 3D tracking ..."), in whatever case it goes on."""
 
@@ -488,7 +491,7 @@ def _entry_title(title: str, fw, loose: bool) -> bool:
     colon, or when the entry's layout says it is one (``loose``); never a labelled field or a list of people."""
     title = " ".join(title.split())
     if len(title.split()) < 3 or opens_with_people(title) or _NOT_A_TITLE_LABEL.match(title) \
-            or _after_label(title, 0)[0] or "|" in title or _NUMBERED_LABEL.match(title) \
+            or _after_label(title, 0)[0] or "|" in title or _NUMBERED_LABEL.match(title) or _PART_LABEL.match(title) \
             or re.search(r"\b(?:19|20)\d{2}$", title) or ".." in title:  # "Name Challenge 2023", a leader
         return False
     pieces = title.split(", ")
