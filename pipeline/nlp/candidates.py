@@ -145,6 +145,8 @@ class Layout:
     """For each line, the nearest line with words above and below it (-1: none)."""
     context_classes: list | None = None
     """For each token, the classes its word speaks of (``features._context``, computed when first asked)."""
+    context_tokens: list[int] = field(default_factory=list)
+    """The tokens whose ``context_classes`` are not empty, in order (made with them)."""
 
     def line_of_char(self, i: int) -> int:
         return bisect_right(self.line_starts, i) - 1
@@ -238,7 +240,7 @@ def layout(doc: Doc) -> Layout:
         lay.token_line = (numpy.searchsorted(numpy.asarray(starts), arr[:, 0].astype("int64"), side="right") - 1).tolist()
     from .features import word_of
 
-    lay.words = [word_of(t) for t in lay.texts]
+    lay.words = list(map(word_of, lay.texts))
     lex = lexicon()
     low = folded_text(text)
     for rank, (name, rx) in enumerate(lex["cue_res"].items()):
@@ -253,6 +255,7 @@ def layout(doc: Doc) -> Layout:
 
 # ----------------------------------------------------------------------------- mention candidates
 
+@lru_cache(maxsize=1 << 14)  # every word of every document, most of them common ones
 def _name_word(w: str) -> bool:
     """A word that can be (part of) a name: a capital anywhere, or letters with digits ("GPT-4", "wav2vec",
     "phi-3-mini", "A100")."""

@@ -12,15 +12,15 @@ from __future__ import annotations
 import json
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache, partial
-from operator import is_not
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy
 from spacy.language import Language
 from spacy.tokens import Doc
+from spacy.util import minibatch
 
 from .candidates import (ALLOWED, Layout, MentionCandidate, PairCandidate, Typed, layout, lexicon, mention_candidates,
                          pair_candidates)
@@ -150,7 +150,6 @@ demo (a few dozen training examples), a title's method, a study paper evaluated 
 studies (rated 0.15; evaluatedOn.cue alone: 14 false for 1 right); tests/test_nlp_layouts.py holds these cases."""
 
 
-_KNOWN = partial(is_not, None)
 _CHUNK = 2048
 
 
@@ -160,7 +159,7 @@ class _Rows(Mapping):
     reads the matrix)."""
 
     def __init__(self, names: list[str], matrix: numpy.ndarray) -> None:
-        self.index, self.matrix = dict(zip(names, range(len(names)))), matrix
+        self.index, self.matrix = dict(zip(names, range(1, len(names) + 1))), matrix  # row 0 pads (_FeatureTable)
 
     def __getitem__(self, feature: str) -> numpy.ndarray:
         return self.matrix[self.index[feature]]
@@ -185,15 +184,16 @@ class _FeatureTable:
 
     @cached_property
     def _table(self) -> tuple[dict[str, int], numpy.ndarray]:
-        """Feature -> row of one weight matrix, whose last row (zeros) pads rows with no known feature (a loaded
-        model's weights are that matrix's rows already)."""
+        """Feature -> row of one weight matrix, whose first row (zeros) pads rows with no known feature (a loaded
+        model's weights are that matrix's rows already). No feature's row is 0, so a row number is true exactly
+        when the feature is known: :meth:`_sums` drops the unknown ones with C's truth test."""
         if isinstance(self.weights, _Rows):
             return self.weights.index, self.weights.matrix
         names = sorted(self.weights)
         matrix = numpy.zeros((len(names) + 1, self.width))
-        for i, f in enumerate(names):
+        for i, f in enumerate(names, 1):
             matrix[i] = self.weights[f]
-        return {f: i for i, f in enumerate(names)}, matrix
+        return {f: i for i, f in enumerate(names, 1)}, matrix
 
     @cached_property
     def _columns(self) -> numpy.ndarray:
@@ -207,27 +207,26 @@ class _FeatureTable:
         the columns of the matrix): numpy sums a segment pairwise whatever its stride, over the same values in
         the same order, so the sums are the same to the last bit."""
         index, columns = self._table[0], self._columns
-        pad = columns.shape[1] - 1
         get = index.get
         out = []
         for k in range(0, len(rows), _CHUNK):  # rows are independent: a chunk at a time bounds the memory
             flat, starts = [], []
             for row in rows[k:k + _CHUNK]:
                 starts.append(len(flat))
-                flat.append(pad)
-                flat += filter(_KNOWN, map(get, row))  # the rows of the known features, in order (C-level loops)
+                flat.append(0)  # the padding row: a row with no known feature sums to zeros
+                flat += filter(None, map(get, row))  # the rows of the known features, in order (C-level loops)
             picked = columns.take(numpy.array(flat, dtype=numpy.intp), axis=1)  # an array indexes faster than a list
             out.append(numpy.add.reduceat(picked, starts, axis=1).T)
         return out[0] if len(out) == 1 else numpy.concatenate(out)
 
     @staticmethod
     def _matrix(data: dict, width: int) -> tuple[list[str], numpy.ndarray]:
-        """The feature names of JSON data and their weight matrix (with the padding row), made in one call from
+        """The feature names of JSON data and their weight matrix (the padding row first), made in one call from
         the lists: 25,000 arrays made one by one, then copied into the matrix, were a tenth of a one-document
         rebuild."""
         weights = data["weights"]
         names = sorted(weights)
-        return names, numpy.array([*map(weights.__getitem__, names), [0.0] * width], dtype=float).reshape(-1, width)
+        return names, numpy.array([[0.0] * width, *map(weights.__getitem__, names)], dtype=float).reshape(-1, width)
 
 
 def _rounded(values) -> list[float]:
@@ -357,7 +356,7 @@ def load_models(path: Path = WEIGHTS) -> Models | None:
     return models
 
 
-_BINARY_FORMAT = "mlkg-weights-3"
+_BINARY_FORMAT = "mlkg-weights-4"
 _BINARY_KEPT = 8
 
 
@@ -887,3 +886,13 @@ class Learned:
             return doc
         lay = layout(doc)
         return apply_decision(doc, lay, decide(doc, self.models, lay))
+
+    def pipe(self, docs: Iterable[Doc], batch_size: int = 16) -> Iterator[Doc]:
+        """``Language.pipe``'s way in: the documents a batch at a time, each decided on its own and in order (no
+        decision reads another document), so that the decision's tables and code stay in the processor's caches
+        over the parser's batch rather than being read again after the rules of every document. The 200 first
+        bench documents, the whole pipeline's CPU time, six runs: median 4.22 -> 4.08 s, best 4.02 -> 3.92 s.
+        (The rule components are left one document at a time: a document's time budget runs from the start of
+        its mention rules to the end of its relation rules, and would count the other documents' rules.)"""
+        for batch in minibatch(docs, batch_size):
+            yield from [self(doc) for doc in batch]  # (a list: the whole batch decided before any goes on)

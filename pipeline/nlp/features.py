@@ -50,26 +50,30 @@ def shape(s: str) -> str:
 
 def doc_context(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> dict:
     """What a whole document says about a name: the classes the rules gave it anywhere in the document, and the
-    words just before and after each of its occurrences."""
+    words just before and after each of its occurrences (and each candidate's normalised text, ``keys``)."""
     classes: dict[str, set[str]] = defaultdict(set)
     around: dict[str, set[str]] = defaultdict(set)
     text, words, n = lay.text, lay.words, len(lay.words)
     near: dict[tuple[int, int], tuple] = {}
+    keys, govs = [], {}
     for c in cands:
         if c.rule_cls:
             classes[norm(c.canonical)].add(c.rule_cls)
         key = norm(text[c.start_char:c.end_char])
+        keys.append(key)
         before, after = _before(lay, c), _after(lay, c)
         if c.start > 0:
             around[key].add("any_p1=" + before[0])
         if c.end < n:
             around[key].add("any_n1=" + after[0])
         root = span_root(lay, c.start, c.end)
-        gov = _gov(lay, root, "g_")
+        gov = govs.get(root)
+        if gov is None:  # (read once per token: a name's spans share their root)
+            gov = govs[root] = _gov(lay, root, "g_")
         around[key].update("any_" + g for g in gov if "gov_class=" in g)
         near[(c.start, c.end)] = (before, after, root, gov)
     return {"rule_classes": classes, "around": {k: sorted(v)[:16] for k, v in around.items()},
-            "segments": _segments(lay, cands), "near": near}
+            "segments": _segments(lay, cands), "near": near, "keys": keys}
 
 
 _CAPITALISED = re.compile(r"\b[A-Z]\w*")
@@ -124,16 +128,17 @@ def known_classes() -> dict[str, tuple[str, ...]]:
 _FIRST_PART = re.compile(r"[\s-]")
 
 
-def _known_name(text: str, canonical: str) -> list[str]:
+@lru_cache(maxsize=1 << 12)  # (pure: the lexicon is read once)
+def _known_name(text: str, canonical: str) -> tuple[str, ...]:
     """Whether the lexicon knows a span's name (``lex=``), or the name's first part before a space or hyphen
     (``lex_part=``: "ImageNet-R", "Llama 2 13B Chat"): a curated name is no guess from its shape, and the name
     rule gives both the same rule name."""
     known = known_classes()
     got = known.get(norm(text)) or known.get(norm(canonical or text))
     if got:
-        return [f"lex={cls}" for cls in got]
+        return tuple(f"lex={cls}" for cls in got)
     part = _FIRST_PART.split(text, maxsplit=1)[0]
-    return [f"lex_part={cls}" for cls in known.get(norm(part), ())] if part != text else []
+    return tuple(f"lex_part={cls}" for cls in known.get(norm(part), ())) if part != text else ()
 
 
 def _neighbours(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
@@ -225,26 +230,8 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     key = norm(text)
     f += [f"doc_rc={cls}" for cls in sorted(ctx["rule_classes"].get(norm(c.canonical or text), ()))]
     f += ctx["around"].get(key, ())
-    multi = c.end - c.start > 1 or " " in text
-    f.append(f"shape={'multi' if multi else shape(text)}")
-    if any(map(str.isdigit, text)):
-        f.append("digit")
-    if _CAMEL.search(text):
-        f.append("camel")
-    if "-" in text:
-        f.append("hyphen")
-    if ":" in text:
-        f.append("colon")
-    if _unbalanced(text):
-        f.append("unbalanced")
-    if not multi and text.isupper() and len(text) > 1:
-        f.append("acronym")
-    low = sorted({words[k] for k in range(c.start, c.end) if texts[k].isalpha() and texts[k].islower()})
-    f += [f"in={w}" for w in low[:6]]
-    f += _name_words(texts, c.start, c.end)
-    last = texts[c.end - 1]
-    f.append(f"last_suf={last[-3:].lower()}" if last[:1].isupper() and len(last) > 4 else f"last={words[c.end - 1]}")
-    f.append(f"first={words[c.start]}")
+    f += _surface(text, c.end - c.start > 1)
+    f += _words_in(tuple(texts[c.start:c.end]))
     got = ctx.get("near", {}).get((c.start, c.end))  # what doc_context read around the span already
     if got is None:
         root = span_root(lay, c.start, c.end)
@@ -275,11 +262,49 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     return f
 
 
+@lru_cache(maxsize=1 << 12)  # the same runs of words recur: names, and what stands between two
+def _lower_words(texts: tuple[str, ...]) -> tuple[str, ...]:
+    """The distinct lower-case words among ``texts`` as features see them (:func:`word_of`), sorted."""
+    return tuple(sorted({word_of(t) for t in texts if t.isalpha() and t.islower()}))
+
+
+@lru_cache(maxsize=1 << 12)  # a name's features of its own words, the same wherever it is written
+def _words_in(texts: tuple[str, ...]) -> tuple[str, ...]:
+    """What a span's tokens (``texts``) say: its lower-case words, the common words written capitalised in it
+    (:func:`_name_words`), its last word (or a capitalised one's suffix) and its first."""
+    f = [f"in={w}" for w in _lower_words(texts)[:6]] + _name_words(texts, 0, len(texts))
+    last = texts[-1]
+    f.append(f"last_suf={last[-3:].lower()}" if last[:1].isupper() and len(last) > 4 else f"last={word_of(last)}")
+    f.append(f"first={word_of(texts[0])}")
+    return tuple(f)
+
+
+@lru_cache(maxsize=1 << 12)  # a name's features of its own letters, the same wherever it is written
+def _surface(text: str, tokens: bool) -> tuple[str, ...]:
+    """What a span's text says by its letters alone: its shape (``multi`` for several tokens, ``tokens``, or
+    words), digits, camel case, a hyphen, a colon, unbalanced brackets, an acronym."""
+    multi = tokens or " " in text
+    f = [f"shape={'multi' if multi else shape(text)}"]
+    if any(map(str.isdigit, text)):
+        f.append("digit")
+    if _CAMEL.search(text):
+        f.append("camel")
+    if "-" in text:
+        f.append("hyphen")
+    if ":" in text:
+        f.append("colon")
+    if _unbalanced(text):
+        f.append("unbalanced")
+    if not multi and text.isupper() and len(text) > 1:
+        f.append("acronym")
+    return tuple(f)
+
+
 def mentions_features(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> list[list[str]]:
     """The features of every mention candidate of one document, each with what the other occurrences of its name
     say of their class (:func:`occurrence_features`)."""
     ctx = doc_context(doc, lay, cands)
-    return occurrence_features(lay, cands, [mention_features(doc, lay, c, ctx) for c in cands])
+    return occurrence_features(ctx["keys"], [mention_features(doc, lay, c, ctx) for c in cands])
 
 
 _TYPING = ("ctx_b=", "ctx_a=", "cop_class=", "colon_class=", "appos_noun=", "score_prep=", "score_after",
@@ -291,20 +316,41 @@ next to it and what governs it). Two folds over the readable real-* sets (relati
 _OCCURRENCES = 24
 
 
-def occurrence_features(lay: Layout, cands: list[MentionCandidate], feats: list[list[str]]) -> list[list[str]]:
-    """Each candidate's features, with ``occ_`` and every typing feature (``_TYPING``) of any candidate of the
-    same name in the document: "the X dataset" once, "X" alone in a list elsewhere, and the list's X is the
-    dataset too."""
-    text = lay.text
-    keys = [norm(text[c.start_char:c.end_char]) for c in cands]
+class _Prefixed(dict):
+    """Feature -> whether it starts with one of ``prefixes``, tested once per distinct string: its ``__getitem__``
+    is a C-level filter (a document's features repeat, and testing a dozen prefixes cost more than the lookup)."""
+
+    _LIMIT = 1 << 13
+    """Strings remembered before the memo starts afresh: a long build's words would grow it without end."""
+
+    def __init__(self, prefixes: tuple[str, ...]) -> None:
+        super().__init__()
+        self.prefixes = prefixes
+
+    def __missing__(self, feature: str) -> bool:
+        if len(self) >= self._LIMIT:
+            self.clear()
+        got = self[feature] = feature.startswith(self.prefixes)
+        return got
+
+
+_IS_TYPING = _Prefixed(_TYPING).__getitem__
+
+
+def occurrence_features(keys: list[str], feats: list[list[str]]) -> list[list[str]]:
+    """Each candidate's features (``feats``, extended in place), with ``occ_`` and every typing feature
+    (``_TYPING``) of any candidate of the same name (``keys``: each candidate's normalised text) in the document:
+    "the X dataset" once, "X" alone in a list elsewhere, and the list's X is the dataset too."""
     # the prefixes tested once per distinct feature of the document, not once per feature of each candidate
-    typing = {x for x in set().union(*feats) if x.startswith(_TYPING)}
+    typing = set(filter(_IS_TYPING, set().union(*feats)))
     said: dict[str, set[str]] = defaultdict(set)
     for key, f in zip(keys, feats):
         said[key].update(typing.intersection(f))
     # one list per name, shared by its candidates (their strings made, and hashed when scored, once)
     occ = {key: ["occ_" + x for x in sorted(s)[:_OCCURRENCES]] for key, s in said.items()}
-    return [f + occ[key] for key, f in zip(keys, feats)]
+    for key, f in zip(keys, feats):
+        f += occ[key]
+    return feats
 
 
 def _cell_starts(lay: Layout, line: int) -> list[int]:
@@ -432,24 +478,23 @@ def _context(lay: Layout, c: MentionCandidate) -> list[str]:
     """The classes the common words within ``_WINDOW`` tokens of a span on its line speak of ("the on-chip SRAM
     memory": Hardware, "chips made by the foundry": Organization), before and after it."""
     per_token = _token_classes(lay)
-    tl = lay.token_line
+    tl, some = lay.token_line, lay.context_tokens  # (the lines of tokens rise: a window ends at a line's edge)
     line = tl[c.start]
     found = set()
-    for tag, ks in (("ctx_b=", range(c.start - 1, max(-1, c.start - 1 - _WINDOW), -1)),
-                    ("ctx_a=", range(c.end, min(len(per_token), c.end + _WINDOW)))):
-        for k in ks:
-            if tl[k] != line:
-                break
-            if per_token[k]:
+    for tag, a, b in (("ctx_b=", c.start - _WINDOW, c.start), ("ctx_a=", c.end, c.end + _WINDOW)):
+        for k in some[bisect_left(some, a):bisect_left(some, b)]:  # the window's tokens that speak of a class
+            if tl[k] == line:
                 found.update(tag + x for x in per_token[k])
     return sorted(found)
 
 
 def _token_classes(lay: Layout) -> list[tuple[str, ...]]:
-    """For each token, the classes its word speaks of (``context_classes``; once per document)."""
+    """For each token, the classes its word speaks of (``context_classes``; once per document), and the tokens
+    with any, in order (``context_tokens``)."""
     if lay.context_classes is None:
         get = _context_classes().get
         lay.context_classes = [get(t.lower(), ()) for t in lay.texts]
+        lay.context_tokens = [k for k, got in enumerate(lay.context_classes) if got]
     return lay.context_classes
 
 
@@ -864,7 +909,7 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     sg = _end_gov(lay, typed, heads[p.s], "s_", memo)
     f += sg + og
     if ss != so:  # what governs the object, by how the pair was found: "It relies on X" after the paragraph's method
-        classes = sorted({x.split("=", 1)[1] for x in og if x.startswith(("o_gov_class=", "o_np_class="))})
+        classes = sorted({x.split("=", 1)[1] for x in filter(_IS_OBJECT_CLASS, og)})
         f += [f"x_{origin}_{c}" for origin in origins for c in classes or ("none",)]
     cmp = _compared(lay, typed, heads[p.s], "s_", memo)  # of the object "than X" says outperforms too often
     f += cmp
@@ -879,7 +924,8 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     if heads[p.s] != p.s:
         f.append("s_listed")
     # only these lists hold features of _CROSSED's kinds: not every feature is read again
-    f += [f"{s.cls}>{o.cls}|{x}" for part in (clause, sg, og, kin, se, oe, cmp, subj) for x in part if x.startswith(_CROSSED)]
+    pair_classes = f"{s.cls}>{o.cls}|"
+    f += [pair_classes + x for part in (clause, sg, og, kin, se, oe, cmp, subj) for x in filter(_IS_CROSSED, part)]
     return f
 
 
@@ -919,6 +965,8 @@ _CROSSED = ("csubj=", "s_compared", "o_scope=", "o_gov_class=", "s_gov_class=", 
 """The features also read with the pair's classes: one logistic output per property cannot tell "built on" between
 two methods (uses, or extends when one name holds the other) from "built on" of a paper's method unless a feature
 joins the two; nor "a LoRA-based method" (uses) from "a LoRA-based paper"."""
+_IS_CROSSED = _Prefixed(_CROSSED).__getitem__
+_IS_OBJECT_CLASS = _Prefixed(("o_gov_class=", "o_np_class=")).__getitem__
 
 
 _ALNUM = re.compile(r"[^a-z0-9]+")
@@ -984,10 +1032,9 @@ def _between(lay: Layout, first: MentionCandidate, second: MentionCandidate) -> 
     """Distance, the words between two mentions of one sentence, coordination, cues, negation and hedges."""
     gap = second.start - first.end
     f = [f"dist={_bucket(gap)}"]
-    texts, words = lay.texts, lay.words
+    texts = lay.texts
     if gap <= 12:
-        f += [f"bw={w}" for w in sorted({words[k] for k in range(first.end, second.start)
-                                          if texts[k].isalpha() and texts[k].islower()})]
+        f += [f"bw={w}" for w in _lower_words(tuple(texts[first.end:second.start]))]
         btext = lay.text[first.end_char:second.start_char].strip()
         if btext in COORDINATORS:
             f.append(f"coord={btext}")

@@ -60,8 +60,11 @@ class Phrase:
     licences: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Word:
+    """A whitespace-delimited word of the text (:func:`_words`): one per word of every document, read only here,
+    so not frozen (a frozen dataclass's fields are set through ``object.__setattr__``, four times the time)."""
+
     a: int
     b: int
     """Tokens."""
@@ -115,9 +118,11 @@ def _plain(tk: _Tokens, w: _Word, fw: frozenset[str], opens: bool) -> bool:
     particle ("much")."""
     t = w.text
     body = t[1:] if opens else t
-    return (not any(map(str.isupper, body)) and any(map(str.isalpha, t)) and t.lower() not in fw
-            and all(ch.isalnum() or ch in "-'" for ch in t)
-            and not tk.verbish[w.b - 1])
+    # (the cheap tests first; a lower-case body holds no capital, and the other's letters are tested one by one)
+    if tk.verbish[w.b - 1] or not (body.islower() or not any(map(str.isupper, body))):
+        return False
+    rest = t.replace("-", "").replace("'", "")  # letters and digits but for hyphens and apostrophes
+    return (rest.isalnum() or not rest) and any(map(str.isalpha, t)) and t.lower() not in fw
 
 
 def phrases(lay, names: list[tuple[int, int]], cue: PhraseCues, fw: frozenset[str],
