@@ -1019,3 +1019,60 @@ def test_a_relation_said_twice_weakly_is_likelier_than_once():
     assert joint_probability([0.4], 0.5) == pytest.approx(0.4)
     assert joint_probability([0.4, 0.4], 0.5) == pytest.approx(0.4 + 0.5 * (0.64 - 0.4))
     assert joint_probability([0.9, 0.1], 0.5) < 0.95
+
+
+def _shared_of(parse, text, names, sure):
+    """The relations ``_shared`` lends from the relations ``sure`` ((subject, property, object) indices into
+    ``names``, each kept at 0.9), every other pair rated 0.3."""
+    from pipeline.nlp.classify import _shared
+
+    doc = parse(text)
+    lay = layout(doc)
+    ts = [Typed(_cand(doc, lay, n), c) for n, c in names]
+    pairs = [p for p in pair_candidates(doc, lay, ts, []) if "sentence" in p.origin]
+    col = {"evaluatedOn": 0, "runsOn": 1, "uses": 2}
+    rows = [[0.3, 0.3, 0.3] for _ in pairs]
+    index = {(p.s, p.o): i for i, p in enumerate(pairs)}
+    out = [(s, prop, o, 0.9, pairs[index[(s, o)]]) for s, prop, o in sure]
+    return {(names[s][0], prop, names[o][0]) for s, prop, o, _, pair in _shared(lay, ts, pairs, rows, col, out)
+            if pair.origin.endswith("+shared")}
+
+
+def test_a_coordinated_list_of_subjects_shares_the_benchmark(parse):
+    """"A, B, C and D were evaluated on X": every name of the list is evaluated on X."""
+    names = [("Kestrel", "Method"), ("Heron", "Method"), ("Wren", "Method"), ("Finch", "Method"), ("Wrenbank", "Dataset")]
+    got = _shared_of(parse, "Kestrel, Heron, Wren and Finch were evaluated on Wrenbank.", names, [(0, "evaluatedOn", 4)])
+    assert got == {(n, "evaluatedOn", "Wrenbank") for n in ("Heron", "Wren", "Finch")}
+
+
+def test_both_ends_coordinated_share_every_combination(parse):
+    """"A and B were evaluated on C and D": each of A and B on each of C and D, from the one pair the model is sure of."""
+    names = [("Kestrel", "Method"), ("Heron", "Method"), ("Wrenbank", "Dataset"), ("FinchQA", "Dataset")]
+    got = _shared_of(parse, "Kestrel and Heron were evaluated on Wrenbank and FinchQA.", names, [(0, "evaluatedOn", 2)])
+    assert got == {("Heron", "evaluatedOn", "Wrenbank"), ("Kestrel", "evaluatedOn", "FinchQA"),
+                   ("Heron", "evaluatedOn", "FinchQA")}
+
+
+def test_a_list_of_devices_after_determiners_shares_the_model(parse):
+    """"on the X, the Y and the Z": the determiners hide the list from the text between names, the parse finds it."""
+    from pipeline.nlp.features import conjuncts
+
+    text = "We ran Kestrel on the Jetson Orin Nano, the Raspberry Pi 5 and the Pixel 8."
+    names = [("Kestrel", "Method"), ("Jetson Orin Nano", "Hardware"), ("Raspberry Pi 5", "Hardware"), ("Pixel 8", "Hardware")]
+    lay, ts = _typed_in(parse, text, names)
+    assert conjuncts(lay, ts)[1] == (2, 3)
+    assert _shared_of(parse, text, names, [(0, "runsOn", 1)]) == {("Kestrel", "runsOn", "Raspberry Pi 5"),
+                                                                   ("Kestrel", "runsOn", "Pixel 8")}
+
+
+def test_a_negation_inside_a_list_does_not_spread(parse):
+    """"runs on X but not on Y": Y is no device it runs on."""
+    names = [("Kestrel", "Method"), ("Jetson Orin Nano", "Hardware"), ("Raspberry Pi 5", "Hardware")]
+    assert _shared_of(parse, "Kestrel runs on the Jetson Orin Nano but not on the Raspberry Pi 5.", names,
+                      [(0, "runsOn", 1)]) == set()
+
+
+def test_only_a_setting_is_shared_across_a_list(parse):
+    """A method's relation to another method is not lent to its conjuncts ("X builds on A and differs from B")."""
+    names = [("Kestrel", "Method"), ("Heron", "Method"), ("Wren", "Method")]
+    assert _shared_of(parse, "Kestrel uses Heron and Wren.", names, [(0, "uses", 1)]) == set()

@@ -23,7 +23,7 @@ from .relations.common import compared_against
 from .subjects import subject_features
 from .text import CELL_BREAK, MARK
 
-__all__ = ["mention_features", "mentions_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "verb_classes"]
+__all__ = ["mention_features", "mentions_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "conjuncts", "negated_between", "verb_classes"]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -792,6 +792,41 @@ def list_heads(lay: Layout, typed: list[Typed]) -> list[int]:
             if lay.text[ca.end_char:cb.start_char].strip() in COORDINATORS and typed[a].cls == typed[b].cls:
                 heads[b] = heads[a]
     return heads
+
+
+_CONJUNCT_ARCS = frozenset({"conj", "appos"})
+
+
+def conjuncts(lay: Layout, typed: list[Typed]) -> list[tuple[int, ...]]:
+    """For each typed mention, the other mentions of its class coordinated with it in its sentence: the members of
+    its list by the text between neighbours (:func:`list_heads`: "on A, B and C") and by the parse, the names whose
+    chains of ``conj`` (and ``appos``) arcs lead up to one word ("the Jetson Orin Nano, the Raspberry Pi 5 and the
+    Pixel 8": the determiners between them hide the list from the text, the parser reads its second item as an
+    apposition of the first)."""
+    groups: dict[tuple, set[int]] = defaultdict(set)
+    for k, h in enumerate(list_heads(lay, typed)):
+        groups[("list", h)].add(k)
+    deps, heads = lay.deps, lay.heads
+    for k, t in enumerate(typed):
+        top = span_root(lay, t.cand.start, t.cand.end)
+        for _ in range(12):
+            if deps[top] not in _CONJUNCT_ARCS or heads[top] == top:
+                break
+            top = heads[top]
+        groups[("conj", top, t.cls)].add(k)
+    out: list[set[int]] = [set() for _ in typed]
+    for members in groups.values():
+        if len(members) > 1:
+            for k in members:
+                out[k] |= members
+    return [tuple(sorted(m - {k})) for k, m in enumerate(out)]
+
+
+def negated_between(lay: Layout, a: MentionCandidate, b: MentionCandidate) -> bool:
+    """Whether a negation word stands between two mentions ("runs on X but not on Y", "X, never Y")."""
+    first, second = (a, b) if a.start <= b.start else (b, a)
+    negs = _counts(lay)[0]
+    return second.start > first.end and negs[second.start] - negs[first.end] > 0
 
 
 def pairs_features(doc: Doc, lay: Layout, typed: list[Typed], pairs: list[PairCandidate]) -> list[list[str]]:
