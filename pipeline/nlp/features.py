@@ -19,6 +19,7 @@ from spacy.tokens import Doc
 
 from ..names import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, span_root, table_top
+from .gazetteer import gazetteer_classes
 from .relations.common import compared_against
 from .subjects import subject_features
 from .text import CELL_BREAK, MARK
@@ -141,6 +142,14 @@ def _known_name(text: str, canonical: str) -> tuple[str, ...]:
     return tuple(f"lex_part={cls}" for cls in known.get(norm(part), ())) if part != text else ()
 
 
+@lru_cache(maxsize=1 << 12)  # (pure: the gazetteer is read once)
+def _gazetteer(text: str, tokens: bool) -> tuple[str, ...]:
+    """The classes a public list of the world's names knows a span's text as (``gaz=``), apart for a name of one
+    token (``gaz1=``: "Meta", "Mila" are words more often than a multi-word name is), so the decision learns how far
+    to trust each."""
+    return tuple(f"gaz={cls}" if tokens else f"gaz1={cls}" for cls in gazetteer_classes(text))
+
+
 def _neighbours(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
     """What the two pieces on either side of a span's piece of its line say (:func:`_segments`); the same for
     every span of the piece (read once per piece: most candidates share theirs with others)."""
@@ -225,6 +234,7 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f = [f"src={x}" for x in (c.source, *c.also)] + [f"n={_bucket(c.end - c.start)}"]
     f += [f"lic={x}" for x in c.licences]
     f += _known_name(text, c.canonical)
+    f += _gazetteer(text, c.end - c.start > 1)
     if c.rule_cls:
         f += [f"rc={c.rule_cls}", f"rr={c.rule}", f"rrp={c.rule.split('.')[0]}"]
     key = norm(text)
