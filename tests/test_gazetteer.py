@@ -65,3 +65,25 @@ def test_a_single_word_name_is_told_apart(found):
 def test_no_name_inside_a_longer_word_or_compound(found):
     got = found("Meta-learning helps, and so does Optunaplus on data.")
     assert not any("gaz" in sources for text, (_, sources) in got.items() if text.startswith(("Meta", "Optuna")))
+
+
+def test_a_span_that_starts_or_ends_with_a_name_says_so(found):
+    from pipeline.nlp.features import _gazetteer_parts
+
+    words = ("Department", "of", "Physics", ",", "University", "of", "Chinese", "Academy", "of", "Sciences")
+    assert _gazetteer_parts(words) == ("gaz_tail=Organization",)
+    assert _gazetteer_parts(("University", "of", "Chinese", "Academy", "of", "Sciences")) == ()  # the whole: gaz=
+    got = found("Results on HellaSwag v2 are in Table 2.")
+    assert "gaz_head=Dataset" in got["HellaSwag v2"][0]
+
+
+def test_a_list_member_next_to_a_known_name_hears_of_it(nlp):
+    from pipeline.nlp.features import doc_context, mention_features
+
+    doc = nlp(doc_of(nlp, "Affiliations: Zorblax Institute, University of Chinese Academy of Sciences, Quux Labs"),
+              disable=["mlkg_learned"])
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    ctx = doc_context(doc, lay, cands)
+    c = next(c for c in cands if lay.text[c.start_char:c.end_char] == "Zorblax Institute")
+    assert "nb_gaz=Organization" in mention_features(doc, lay, c, ctx)

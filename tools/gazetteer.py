@@ -18,8 +18,11 @@ Sources (each read from a local copy; none is committed, only the derived file):
   of its README (open language models: methods; under a heading naming data sets: data sets).
 - ``--wheels``: a directory holding the wheels of ``transformers`` (Apache-2.0: the model name of each
   ``models/*/configuration_*.py`` docstring, "XLM-RoBERTa configuration" -> "XLM-RoBERTa", else the config class's
-  name), ``torchvision`` (BSD-3-Clause: ``datasets.__all__``, the data set classes) and ``lm_eval`` (MIT: the title
-  of each task's README, "# HellaSwag" -> "HellaSwag", a subtitle after a colon dropped).
+  name), ``torchvision`` (BSD-3-Clause: ``datasets.__all__``, the data set classes; the models' public classes),
+  ``lm_eval`` (MIT: the title of each task's README, "# HellaSwag" -> "HellaSwag", a subtitle after a colon
+  dropped), and the public classes of ``scikit-learn`` (BSD-3-Clause), ``torch_geometric`` and
+  ``torch-geometric-temporal`` (MIT: models, layers, data sets) and ``stable-baselines3`` (MIT: algorithms)
+  (``_LIBRARY_CLASSES``).
 
 Filtered for precision (``keep``): no name of fewer than three letters and digits (unless it has a digit: "T5"),
 none of more than eight words or eighty characters, none with no letter outside Latin scripts; a single word
@@ -200,6 +203,45 @@ def open_llm_names(repo: Path) -> tuple[set[str], set[str]]:
     return methods, datasets
 
 
+_LIBRARY_CLASSES = (
+    (r"torchvision/models/(?:[^/]+/)*[^/_][^/]*\.py", "Method"),
+    (r"sklearn/(?:[^/]+/)?__init__\.py", "Method"),
+    (r"torch_geometric/nn/(?:models|conv)/__init__\.py", "Method"),
+    (r"torch_geometric/datasets/__init__\.py", "Dataset"),
+    (r"torch_geometric_temporal/nn/[^/]+/__init__\.py", "Method"),
+    (r"torch_geometric_temporal/dataset/__init__\.py", "Dataset"),
+    (r"stable_baselines3/__init__\.py", "Method"),
+)
+"""Modules of libraries whose public classes are named after a model, an algorithm or a data set: torchvision's
+models (BSD-3-Clause), scikit-learn's estimators (BSD-3-Clause), PyTorch Geometric's models, layers and data sets
+(MIT), PyTorch Geometric Temporal's (MIT), Stable-Baselines3's algorithms (MIT)."""
+_NOT_A_NAME = re.compile(r"(?:Weights|WeightsEnum|Mixin|Warning|Error|Display|Base|Loader|Iterator|Signal|Batch|Data|Callback|Getter|Heads?|Loss|Sampler|Encoder|Scaler|Splitter)$|^[A-Z\d]+_[A-Z\d_]+$")
+
+
+def _public_classes(source: bytes) -> set[str]:
+    """The capitalised names a module makes public: its ``__all__`` and what its ``__init__`` imports from its own
+    package, "GCNConv" also as "GCN" and "ChickenpoxDatasetLoader" as "Chickenpox"."""
+    tree = ast.parse(source)
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
+            try:
+                names.update(ast.literal_eval(node.value))
+            except ValueError:
+                pass
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            names.update(a.asname or a.name for a in node.names)
+    out = set()
+    for n in names:
+        if n[:1].isupper() and not n.isupper() or len(n) > 2 and n.isupper():
+            n = re.sub(r"DatasetLoader$", "", n)
+            if not _NOT_A_NAME.search(n):
+                out.add(n)
+                if n.endswith("Conv") and len(n) > 6:
+                    out.add(n[:-4])
+    return out
+
+
 def wheel_names(wheels: Path) -> tuple[set[str], set[str]]:
     """Model names of transformers, data set classes of torchvision, task titles of lm_eval."""
     methods, datasets = set(), set()
@@ -222,6 +264,8 @@ def wheel_names(wheels: Path) -> tuple[set[str], set[str]]:
                     for node in tree.body:
                         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
                             datasets.update(ast.literal_eval(node.value))
+                elif (lib := next((c for pat, c in _LIBRARY_CLASSES if re.fullmatch(pat, n)), None)) is not None:
+                    (methods if lib == "Method" else datasets).update(_public_classes(z.read(n)))
                 elif re.fullmatch(r"lm_eval/tasks/[^/]+/README\.md", n):
                     first = z.read(n).decode("utf-8", "replace").lstrip().split("\n")[0]
                     if first.startswith("# ") and first.strip("# ").lower() not in {"task-name", "task name"}:
@@ -249,7 +293,8 @@ def main() -> None:
         "General-knowledge names (tools/gazetteer.py regenerates this file from its public sources and says how): "
         "organizations from the Research Organization Registry (ror-community/ror-records, MIT / CC0) and "
         "Hipo/university-domains-list (MIT); methods from transformers' model names (Apache-2.0), NLP-progress's "
-        "result tables (MIT), EthicalML/awesome-production-machine-learning's tools (MIT) and eugeneyan/open-llms's "
+        "result tables (MIT), the public classes of torchvision, scikit-learn (BSD-3-Clause), PyTorch Geometric "
+        "(Temporal) and Stable-Baselines3 (MIT), EthicalML/awesome-production-machine-learning's tools (MIT) and eugeneyan/open-llms's "
         "models (Apache-2.0); datasets from NLP-progress's sections (MIT), torchvision's data sets (BSD-3-Clause), "
         "lm-evaluation-harness's tasks (MIT) and open-llms's data sets (Apache-2.0). Never from the annotated sets. A name here is evidence a span names "
         "something, read as a feature of a mention candidate (gazetteer.py), never as a decision.")}

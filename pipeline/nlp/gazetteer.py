@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["Gazetteer", "gazetteer", "gazetteer_key", "gazetteer_spans", "gazetteer_classes", "GAZETTEER", "LISTS"]
+__all__ = ["Gazetteer", "gazetteer", "gazetteer_key", "gazetteer_spans", "gazetteer_classes",
+           "gazetteer_classes_of_key", "GAZETTEER", "LISTS"]
 
 GAZETTEER = Path(__file__).parent / "patterns" / "gazetteer.json"
 LISTS = (("organizations", "Organization"), ("organization_acronyms", "OrganizationAcronym"),
@@ -120,6 +121,11 @@ def _from_binary(data: bytes) -> dict[str, tuple[str, ...]]:
 def gazetteer_classes(text: str) -> tuple[str, ...]:
     """The classes the gazetteer knows a span's text as ("Stanford University" -> ("Organization",))."""
     return gazetteer().classes.get(gazetteer_key(text), ())
+
+
+def gazetteer_classes_of_key(key: str) -> tuple[str, ...]:
+    """The classes of the names whose key (:func:`gazetteer_key`) is ``key``."""
+    return gazetteer().classes.get(key, ())
 
 
 def gazetteer_spans(text: str, texts: list[str], idx: list[int], token_line: list[int]) -> list[tuple[int, int]]:
