@@ -37,11 +37,13 @@ def gazetteer_key(text: str) -> str:
 
 @dataclass(frozen=True)
 class Gazetteer:
-    """The names by key with the classes of each, and the keys' heads (their first ``_HEAD`` characters) by which
-    the tokens of a document that start no name are passed over at once."""
+    """The names by key with the classes of each, and the keys' heads by which the tokens of a document that
+    start no name are passed over at once."""
 
     classes: dict[str, tuple[str, ...]]
     heads: frozenset[str]
+    """Every key's first ``_HEAD`` characters and each shorter prefix of those (a name's first token may be short:
+    "k-means++")."""
     longest: int
 
 
@@ -53,19 +55,20 @@ def gazetteer(path: Path = GAZETTEER) -> Gazetteer:
     raw = Path(path).read_bytes()
     cache = _cache_path(raw)
     try:
-        classes = _from_binary(cache.read_bytes())
+        classes, heads = _from_binary(cache.read_bytes())
     except (OSError, ValueError):
         data = json.loads(raw.decode("utf-8"))
         classes = _classes({cls: data[key] for key, cls in LISTS})
+        heads = frozenset(k[:n] for k in classes for n in range(1, _HEAD + 1))
         try:
             from ..files import atomic_write
 
-            atomic_write(cache, _to_binary(classes))
+            atomic_write(cache, _to_binary(classes, heads))
             for old in sorted(cache.parent.glob("gazetteer-*.bin"), key=lambda p: p.stat().st_mtime)[:-_CACHE_KEPT]:
                 old.unlink(missing_ok=True)
         except OSError:  # a read-only home: the JSON is read each time
             pass
-    return Gazetteer(classes, frozenset({k[:_HEAD] for k in classes}), max(map(len, classes), default=0))
+    return Gazetteer(classes, heads, max(map(len, classes), default=0))
 
 
 def _classes(lists: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
@@ -79,7 +82,7 @@ def _classes(lists: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
     return out
 
 
-_CACHE_FORMAT = "mlkg-gazetteer-1"
+_CACHE_FORMAT = "mlkg-gazetteer-2"
 _CACHE_KEPT = 4
 
 
@@ -95,27 +98,27 @@ def _cache_path(raw: bytes) -> Path:
     return root / "mlkg" / f"gazetteer-{h.hexdigest()[:32]}.bin"
 
 
-def _to_binary(classes: dict[str, tuple[str, ...]]) -> bytes:
+def _to_binary(classes: dict[str, tuple[str, ...]], heads: frozenset[str]) -> bytes:
     """Plain text, nothing a loader could run: one line of JSON (format, the distinct tuples of classes), then for
-    each tuple a line of its keys joined by NUL (a key is letters and digits only)."""
+    each tuple a line of its keys joined by NUL (a key is letters and digits only), then a line of the heads."""
     groups: dict[tuple[str, ...], list[str]] = {}
     for k, cls in classes.items():
         groups.setdefault(cls, []).append(k)
     order = sorted(groups)
     head = json.dumps({"format": _CACHE_FORMAT, "groups": [list(g) for g in order]})
-    return "\n".join([head, *("\0".join(groups[g]) for g in order)]).encode("utf-8")
+    return "\n".join([head, *("\0".join(groups[g]) for g in order), "\0".join(sorted(heads))]).encode("utf-8")
 
 
-def _from_binary(data: bytes) -> dict[str, tuple[str, ...]]:
-    """The key -> classes map of :func:`_to_binary`'s bytes (ValueError when they are not such bytes)."""
+def _from_binary(data: bytes) -> tuple[dict[str, tuple[str, ...]], frozenset[str]]:
+    """The key -> classes map and the heads of :func:`_to_binary`'s bytes (ValueError when they are not such)."""
     lines = data.decode("utf-8").split("\n")
     head = json.loads(lines[0])
-    if not isinstance(head, dict) or head.get("format") != _CACHE_FORMAT or len(head["groups"]) != len(lines) - 1:
+    if not isinstance(head, dict) or head.get("format") != _CACHE_FORMAT or len(head["groups"]) != len(lines) - 2:
         raise ValueError("not a binary copy of the gazetteer")
     out: dict[str, tuple[str, ...]] = {}
     for group, line in zip(head["groups"], lines[1:]):
         out.update(dict.fromkeys(line.split("\0"), tuple(group)))
-    return out
+    return out, frozenset(lines[-1].split("\0"))
 
 
 def gazetteer_classes(text: str) -> tuple[str, ...]:
@@ -130,15 +133,14 @@ def gazetteer_classes_of_key(key: str) -> tuple[str, ...]:
 
 def gazetteer_spans(text: str, texts: list[str], idx: list[int], token_line: list[int]) -> list[tuple[int, int]]:
     """The token spans ``[a, b)`` whose words spell a gazetteer name within a line, bounded as a name is: not
-    inside a longer word or hyphenated compound ("Googleplex", "Meta-learning" hold no name). A token shorter than
-    a key's head is tried too: the words after it show at once whether any name starts so ("k-means++")."""
+    inside a longer word or hyphenated compound ("Googleplex", "Meta-learning" hold no name)."""
     gz = gazetteer()
     classes, heads, longest = gz.classes, gz.heads, gz.longest
     n = len(texts)
     out = []
     for i in range(n):
         key = gazetteer_key(texts[i])
-        if not key or (len(key) >= _HEAD and key[:_HEAD] not in heads):
+        if not key or key[:_HEAD] not in heads:
             continue
         a = idx[i]
         if a and (text[a - 1].isalnum() or text[a - 1] in _GLUE):
@@ -151,7 +153,7 @@ def gazetteer_spans(text: str, texts: list[str], idx: list[int], token_line: lis
                 if not more:
                     continue  # punctuation inside a name ("Mila - Quebec ..."): a name never ends on it
                 key += more
-                if len(key) > longest or (len(key) >= _HEAD and key[:_HEAD] not in heads):
+                if len(key) > longest or key[:_HEAD] not in heads:
                     break
             if key in classes:
                 b = idx[j - 1] + len(texts[j - 1])
