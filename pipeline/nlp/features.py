@@ -162,16 +162,11 @@ def _gazetteer_parts(texts: tuple[str, ...]) -> tuple[str, ...]:
     f = []
     for tag, order in (("gaz_head", range(len(keys) - 1, 0, -1)), ("gaz_tail", range(1, len(keys)))):
         for k in order:
-            part, rest = (keys[:k], texts[k:]) if tag == "gaz_head" else (keys[k:], texts[:k])
-            if any(t in _BRACKETS for t in rest):
-                break  # "GPT-J (6B": a name and the start of what a bracket says of it, no longer name
+            part = keys[:k] if tag == "gaz_head" else keys[k:]
             if keys[k - 1 if tag == "gaz_head" else k] and (got := gazetteer_classes_of_key("".join(part))):
                 f += [f"{tag}={cls}" for cls in got]
                 break
     return tuple(f)
-
-
-_BRACKETS = frozenset("()[]{}")
 
 
 def _neighbours(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
