@@ -54,8 +54,9 @@ def test_every_file_and_top_level_key_is_read_when_the_rules_load(monkeypatch):
     monkeypatch.setattr(rules.json, "loads", recording)
     rules.load_rules.__wrapped__()
     # features.json and weights.json are the trained decision's (nlp/classify.py), read when it loads and checked
-    # in tests/test_learned.py; every other file is the rules'
-    learned = {"features.json", "weights.json"}
+    # in tests/test_learned.py; gazetteer.json is evidence for it (nlp/gazetteer.py, checked in
+    # tests/test_gazetteer.py); every other file is the rules'
+    learned = {"features.json", "weights.json", "gazetteer.json"}
     assert sorted(files) == sorted(p.name for p in PATTERNS.glob("*.json") if p.name not in learned)
     want = set().union(*(_keys(data, f"{name}:") for name, data in files.items()))
     # cues.json's string cues are compiled all at once (iterated): each is checked where it is used, below

@@ -30,6 +30,7 @@ from spacy.tokens import Doc, Span
 from ..vocab import RELATION_ENDS
 from .components import MENTIONS_KEY, doc_text, sentence_starts
 from .doc import span_value
+from .gazetteer import gazetteer_spans
 from .titles import ENUMERATOR
 from .text import BULLET, CELL_BREAK, folded, folded_text
 
@@ -71,7 +72,7 @@ class MentionCandidate:
     start_char: int
     end_char: int
     source: str
-    """"rule", "shape", "title", "line" or "quote"."""
+    """"rule", "shape", "title", "line", "phrase", "quote" or "gaz" (a name of the gazetteer)."""
     rule_cls: str = ""
     rule: str = ""
     canonical: str = ""
@@ -349,6 +350,8 @@ def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
         x, y = _tokens_within(lay, m.start(1), m.end(1))
         if x < y:
             _add(out, lay, x, y, "quote")
+    for x, y in gazetteer_spans(text, texts, lay.idx, lay.token_line):  # names the world knows ("SQuAD 2.0")
+        _add(out, lay, x, y, "gaz")
     return [out[k] for k in sorted(out)]
 
 

@@ -28,6 +28,7 @@ from ..names import norm
 from ..vocab import RELATION_ENDS
 from .components import MENTIONS_KEY
 from .doc import set_mention_values, span_value
+from .gazetteer import gazetteer
 from .relations.common import negated_clause
 from .subjects import coordinated
 from .features import COORDINATORS, conjuncts, known_classes, mentions_features, negated_between, pairs_features
@@ -933,6 +934,8 @@ class Learned:
 
     def __init__(self, models: Models | None = None) -> None:
         self.models = models if models is not None else load_models()
+        if self.models is not None:
+            gazetteer()  # built with the pipeline, before a second process is forked from this one, not in each
 
     def __call__(self, doc: Doc) -> Doc:
         if self.models is None or not len(doc):

