@@ -1076,3 +1076,18 @@ def test_only_a_setting_is_shared_across_a_list(parse):
     """A method's relation to another method is not lent to its conjuncts ("X builds on A and differs from B")."""
     names = [("Kestrel", "Method"), ("Heron", "Method"), ("Wren", "Method")]
     assert _shared_of(parse, "Kestrel uses Heron and Wren.", names, [(0, "uses", 1)]) == set()
+
+
+def test_a_comma_with_no_space_after_it_is_no_list(parse):
+    """"For single step diffusion,Kestrel improves ... on Wrenbank": a typing slip, not "diffusion and Kestrel"; what
+    Kestrel is evaluated on is not lent to the word before the comma."""
+    from pipeline.nlp.features import conjuncts
+
+    text = "For single step diffusion,Kestrel improves FID on Wrenbank."
+    names = [("diffusion", "Method"), ("Kestrel", "Method"), ("Wrenbank", "Dataset")]
+    lay, ts = _typed_in(parse, text, names)
+    assert conjuncts(lay, ts)[0] == () and conjuncts(lay, ts)[1] == ()
+    assert _shared_of(parse, text, names, [(1, "evaluatedOn", 2)]) == set()
+    spaced = "For diffusion, Kestrel and Heron improve FID on Wrenbank."
+    lay, ts = _typed_in(parse, spaced, [("Kestrel", "Method"), ("Heron", "Method")])
+    assert conjuncts(lay, ts)[0] == (1,)

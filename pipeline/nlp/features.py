@@ -834,10 +834,14 @@ def conjuncts(lay: Layout, typed: list[Typed]) -> list[tuple[int, ...]]:
     Pixel 8": the determiners between them hide the list from the text, the parser reads its second item as an
     apposition of the first)."""
     groups: dict[tuple, set[int]] = defaultdict(set)
+    glued = [_glued(lay.text, t.cand) for t in typed]
     for k, h in enumerate(list_heads(lay, typed)):
-        groups[("list", h)].add(k)
+        if not glued[k]:
+            groups[("list", h)].add(k)
     deps, heads = lay.deps, lay.heads
     for k, t in enumerate(typed):
+        if glued[k]:
+            continue
         top = span_root(lay, t.cand.start, t.cand.end)
         for _ in range(12):
             if deps[top] not in _CONJUNCT_ARCS or heads[top] == top:
@@ -850,6 +854,13 @@ def conjuncts(lay: Layout, typed: list[Typed]) -> list[tuple[int, ...]]:
             for k in members:
                 out[k] |= members
     return [tuple(sorted(m - {k})) for k, m in enumerate(out)]
+
+
+def _glued(text: str, c: MentionCandidate) -> bool:
+    """Whether a comma joins the mention to the next word with no space ("diffusion,TRACT improves"): a typing slip
+    the parser reads as a coordination, never a list's separator."""
+    after = text[c.end_char:c.end_char + 2]
+    return (c.start_char > 0 and text[c.start_char - 1] == ",") or (len(after) == 2 and after[0] == "," and not after[1].isspace())
 
 
 def negated_between(lay: Layout, a: MentionCandidate, b: MentionCandidate) -> bool:
