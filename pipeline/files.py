@@ -1,15 +1,21 @@
 """Writing one file safely: readers see the old file or the new one, never a part. The lowest layer of the
 build's writing (``write.py`` commits several files at once on top of it); extraction uses it too, for the cached
-copy of the weights, without depending on the stages that write the graph. And a file read into a digest
-(:func:`digest_file`), for the fingerprints of the code and its data (``cache.py``, ``stamp.py``)."""
+copy of the weights and the gazetteer (:func:`derived_copy`), without depending on the stages that write the
+graph. And a file read into a digest (:func:`digest_file`), for the fingerprints of the code and its data
+(``cache.py``, ``stamp.py``)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
-__all__ = ["atomic_write", "temp_beside", "digest_file"]
+__all__ = ["atomic_write", "temp_beside", "digest_file", "derived_copy", "derived_copy_path"]
+
+T = TypeVar("T")
 
 _CHUNK = 1 << 20
 
@@ -54,3 +60,33 @@ def atomic_write(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def derived_copy_path(kind: str, fmt: str, raw: bytes) -> Path:
+    """Where the binary copy made from the bytes ``raw`` (a committed JSON file) is kept: the user's cache folder
+    (``$XDG_CACHE_HOME``, else ``~/.cache``), named by ``kind`` and the digest of the copy's format ``fmt`` and
+    ``raw``, so a changed file or format never reads another's copy."""
+    h = hashlib.sha256(f"{fmt}\0".encode())
+    h.update(raw)  # (not joined to the format first: a copy of megabytes)
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return root / "mlkg" / f"{kind}-{h.hexdigest()[:32]}.bin"
+
+
+def derived_copy(kind: str, fmt: str, raw: bytes, kept: int, decode: Callable[[bytes], T], make: Callable[[], T],
+                 encode: Callable[[T], bytes]) -> T:
+    """What ``raw`` reads as, from its binary copy (:func:`derived_copy_path`) when there is one that ``decode``
+    accepts, else ``make()``, whose ``encode``-d bytes become the copy; only the ``kept`` latest copies of ``kind``
+    stay (other trees may use other files). A read-only cache folder: made each time."""
+    path = derived_copy_path(kind, fmt, raw)
+    try:
+        return decode(path.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):  # none yet (or unreadable): made from the JSON
+        pass
+    value = make()
+    try:
+        atomic_write(path, encode(value))
+        for old in sorted(path.parent.glob(f"{kind}-*.bin"), key=lambda p: p.stat().st_mtime)[:-kept]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    return value

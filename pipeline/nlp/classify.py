@@ -340,22 +340,10 @@ def load_models(path: Path = WEIGHTS) -> Models | None:
         raw = Path(path).read_bytes()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
-    binary = _binary_path(raw)
-    try:
-        return _from_binary(binary.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):  # none yet (or unreadable): made from the JSON
-        pass
-    models = Models.from_json(json.loads(raw.decode("utf-8")))
-    try:
-        from ..files import atomic_write
+    from ..files import derived_copy
 
-        atomic_write(binary, _to_binary(models))
-        # each retraining makes a copy: the oldest go beyond the few latest (other trees may use other weights)
-        for old in sorted(binary.parent.glob("weights-*.bin"), key=lambda p: p.stat().st_mtime)[:-_BINARY_KEPT]:
-            old.unlink(missing_ok=True)
-    except OSError:  # a read-only home: the JSON is read each time
-        pass
-    return models
+    return derived_copy("weights", _BINARY_FORMAT, raw, _BINARY_KEPT, _from_binary,
+                        lambda: Models.from_json(json.loads(raw.decode("utf-8"))), _to_binary)
 
 
 _BINARY_FORMAT = "mlkg-weights-4"
@@ -363,17 +351,10 @@ _BINARY_KEPT = 8
 
 
 def _binary_path(raw: bytes) -> Path:
-    """Where the binary copy of the weights ``raw`` (the JSON's bytes) is kept: the user's cache folder
-    (``$XDG_CACHE_HOME``, else ``~/.cache``), named by the digest of the format and the JSON, so a retrained
-    weights.json never reads another's copy."""
-    import hashlib
-    import os
+    """Where the binary copy of the weights ``raw`` (the JSON's bytes) is kept (``files.derived_copy_path``)."""
+    from ..files import derived_copy_path
 
-    h = hashlib.sha256(f"{_BINARY_FORMAT}\0".encode())
-    h.update(raw)  # (not joined to the format first: a copy of megabytes)
-    key = h.hexdigest()
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return root / "mlkg" / f"weights-{key[:32]}.bin"
+    return derived_copy_path("weights", _BINARY_FORMAT, raw)
 
 
 def _to_binary(models: Models) -> bytes:

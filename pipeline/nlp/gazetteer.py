@@ -50,25 +50,20 @@ class Gazetteer:
 @lru_cache(maxsize=1)
 def gazetteer(path: Path = GAZETTEER) -> Gazetteer:
     """The gazetteer, built once per process. Making a hundred thousand keys from the JSON takes a fifth of a
-    second of CPU, on the path of every build: they are also kept in a plain binary copy (:func:`_cache_path`,
+    second of CPU, on the path of every build: they are also kept in a plain binary copy (``files.derived_copy``,
     keyed by the JSON's digest), which loads in a tenth of that."""
-    raw = Path(path).read_bytes()
-    cache = _cache_path(raw)
-    try:
-        classes, heads = _from_binary(cache.read_bytes())
-    except (OSError, ValueError):
-        data = json.loads(raw.decode("utf-8"))
-        classes = _classes({cls: data[key] for key, cls in LISTS})
-        heads = frozenset(k[:n] for k in classes for n in range(1, _HEAD + 1))
-        try:
-            from ..files import atomic_write
+    from ..files import derived_copy
 
-            atomic_write(cache, _to_binary(classes, heads))
-            for old in sorted(cache.parent.glob("gazetteer-*.bin"), key=lambda p: p.stat().st_mtime)[:-_CACHE_KEPT]:
-                old.unlink(missing_ok=True)
-        except OSError:  # a read-only home: the JSON is read each time
-            pass
+    raw = Path(path).read_bytes()
+    classes, heads = derived_copy("gazetteer", _CACHE_FORMAT, raw, _CACHE_KEPT, _from_binary,
+                                  lambda: _built(json.loads(raw.decode("utf-8"))), lambda v: _to_binary(*v))
     return Gazetteer(classes, heads, max(map(len, classes), default=0))
+
+
+def _built(data: dict) -> tuple[dict[str, tuple[str, ...]], frozenset[str]]:
+    """The key -> classes map of the gazetteer's JSON and the keys' heads."""
+    classes = _classes({cls: data[key] for key, cls in LISTS})
+    return classes, frozenset(k[:n] for k in classes for n in range(1, _HEAD + 1))
 
 
 def _classes(lists: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
@@ -84,18 +79,6 @@ def _classes(lists: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
 
 _CACHE_FORMAT = "mlkg-gazetteer-2"
 _CACHE_KEPT = 4
-
-
-def _cache_path(raw: bytes) -> Path:
-    """Where the binary copy of the gazetteer ``raw`` (the JSON's bytes) is kept: the user's cache folder, named by
-    the digest of the format and the JSON (as the weights' copy is: ``classify._binary_path``)."""
-    import hashlib
-    import os
-
-    h = hashlib.sha256(f"{_CACHE_FORMAT}\0".encode())
-    h.update(raw)
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return root / "mlkg" / f"gazetteer-{h.hexdigest()[:32]}.bin"
 
 
 def _to_binary(classes: dict[str, tuple[str, ...]], heads: frozenset[str]) -> bytes:
