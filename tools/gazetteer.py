@@ -43,13 +43,16 @@ import json
 import re
 import subprocess
 import unicodedata
+import sys
 import zipfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from pipeline.nlp.gazetteer import gazetteer_key  # noqa: E402  (the key the pipeline matches by)
 
 OUT = Path(__file__).resolve().parent.parent / "pipeline" / "nlp" / "patterns" / "gazetteer.json"
 
 _COUNTRY_SUFFIX = re.compile(r"\s*\([^()]*\)\s*$")
-_NOT_ALNUM = re.compile(r"[\W_]+")
 _SPACES = re.compile(r"\s+")
 _TASK_WORDS = re.compile(
     r"\b(?:Answering|Classification|Recognition|Detection|Translation|Parsing|Summari[sz]ation|Model(?:l?ing)|"
@@ -75,7 +78,7 @@ def clean(name: str) -> str:
 
 def keep(name: str, english: frozenset[str]) -> bool:
     """Whether a name is specific enough to be evidence of a mention (module docstring)."""
-    key = _NOT_ALNUM.sub("", name)
+    key = gazetteer_key(name)
     if len(key) < 2 or (len(key) < 3 and not any(c.isdigit() for c in key)):
         return False
     words = name.split()
