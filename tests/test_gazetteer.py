@@ -43,6 +43,27 @@ def test_the_binary_copy_holds_the_same_names():
         _from_binary(b'{"format": "other", "groups": []}')
 
 
+def test_a_run_of_words_stops_where_no_name_goes_on():
+    gz = gazetteer()
+    key = gazetteer_key("University of Chinese Academy of Sciences")
+    assert all(gz.opens(key[:k]) for k in range(1, len(key) + 1))
+    assert not gz.opens(key + "Zzqx") and not gz.opens("Zzqxwv")
+
+
+def test_the_spans_of_names_in_a_line_of_words():
+    from pipeline.nlp.gazetteer import gazetteer_spans
+
+    text = "At the University of Chinese Academy of Sciences we ran XLM-RoBERTa on HellaSwag twice"
+    texts = text.replace("-", " - ").split()  # (tokens, with offsets below)
+    idx, at = [], 0
+    for t in texts:
+        at = text.index(t, at)
+        idx.append(at)
+        at += len(t)
+    spans = {" ".join(texts[a:b]) for a, b in gazetteer_spans(text, texts, idx, [0] * len(texts))}
+    assert {"University of Chinese Academy of Sciences", "XLM - RoBERTa", "HellaSwag"} <= spans
+
+
 def test_names_of_the_world_are_classed():
     assert gazetteer_classes("University of Chinese Academy of Sciences") == ("Organization",)
     assert "Method" in gazetteer_classes("XLM-RoBERTa")

@@ -90,3 +90,30 @@ def test_a_folded_pattern_reads_a_text_lower_cased_only_where_it_finds_the_same(
         assert [m.span() for m in fast.finditer(folded_text(text))] == [m.span() for m in re.finditer(pattern, text, re.I)]
     assert folded_text("İstanbul uses it") is None  # lower-cased, "İ" is two characters
     assert folded_text("Kelvin \u212a uses") is None  # re.IGNORECASE equates the Kelvin sign with "k"
+
+
+def test_a_wider_pattern_reads_a_case_sensitive_group_case_blind():
+    from pipeline.nlp.text import folded, wider
+
+    assert folded("(?-i:[a-z])x") is None
+    assert folded("(?-i:[a-z])X", widen=True) == "(?:[a-z])x"
+    assert wider(r"\bab\b") is None  # folded as it is: no wider pattern needed
+    assert wider(r"(?-i:[a-z])*") is None  # matches the empty string
+    assert wider(r"(?-i:[A-Z])x") is None  # a capital in a class: not folded, widened or not
+
+
+@pytest.mark.parametrize("text", [
+    "We use a modified version of BERT. The Version of X; a Variant Of Y, an extension of it and One Variant of Z.",
+    "It extends ResNet and builds on ViT, built on top of GPT: a fork of LLaMA, THE port of X.",
+    "the the the version of A b C version of d e f g version of",
+    "", "version", "no cue here at all"])
+def test_a_screened_scan_finds_what_the_pattern_finds(text):
+    from pipeline.nlp.text import folded_text, screened_finditer, wider
+
+    pattern = (r"\b(?:(?:(?:a|an|the)\s+)?(?:(?-i:[a-z0-9])[\w-]*\s+){0,3}?(?:variant|extension|version|fork|port)\s+of"
+               r"|extends|builds\s+(?:up)?on|built\s+(?:up)?on\s+top\s+of)\b")
+    rx = re.compile(pattern, re.I)
+    wide = wider(pattern)
+    assert wide is not None
+    found = [m.span() for m in screened_finditer(rx, wide, text, folded_text(text))]
+    assert found == [m.span() for m in rx.finditer(text)]

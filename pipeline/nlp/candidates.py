@@ -32,7 +32,7 @@ from .components import MENTIONS_KEY, doc_text, sentence_starts
 from .doc import span_value
 from .gazetteer import gazetteer_spans
 from .titles import ENUMERATOR
-from .text import BULLET, CELL_BREAK, folded, folded_text
+from .text import BULLET, CELL_BREAK, folded, folded_text, screened_finditer, wider
 
 __all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "span_root", "mention_candidates",
            "pair_candidates", "ALLOWED", "lexicon", "table_top", "refers"]
@@ -56,6 +56,7 @@ def lexicon() -> dict:
     data["cue_res"] = {k: re.compile(v, re.I) for k, v in patterns.items()}
     # the same patterns for the lower-cased copy of an ASCII text (text.folded), None where one cannot be made
     data["cue_folded"] = {k: re.compile(f) if (f := folded(v)) is not None else None for k, v in patterns.items()}
+    data["cue_wider"] = {k: wider(v) for k, v in patterns.items()}  # (the others: text.screened_finditer)
     lex = json.loads((PATTERNS / "lexicon.json").read_text("utf-8"))
     data["function_words"] = frozenset(w.lower() for w in lex["function_words"]) | frozenset(data["connectors"])
     for key in ("negation", "hedges", "anaphors", "line_labels", "name_words"):
@@ -246,8 +247,9 @@ def layout(doc: Doc) -> Layout:
     low = folded_text(text)
     for rank, (name, rx) in enumerate(lex["cue_res"].items()):
         lay.cue_names.append(name)
-        fast = lex["cue_folded"][name] if low is not None else None
-        found = fast.finditer(low) if fast is not None else rx.finditer(text)
+        fast, wide = (lex["cue_folded"][name], lex["cue_wider"][name]) if low is not None else (None, None)
+        found = fast.finditer(low) if fast is not None else screened_finditer(rx, wide, text, low) if wide is not None \
+            else rx.finditer(text)
         lay.cue_marks += [(m.start(), m.end(), rank) for m in found]
     lay.cue_marks.sort()
     lay.cue_starts = [a for a, _, _ in lay.cue_marks]

@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from bisect import bisect_left
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 __all__ = ["Gazetteer", "gazetteer", "gazetteer_key", "gazetteer_spans", "gazetteer_classes",
@@ -45,6 +46,17 @@ class Gazetteer:
     """Every key's first ``_HEAD`` characters and each shorter prefix of those (a name's first token may be short:
     "k-means++")."""
     longest: int
+
+    @cached_property
+    def ordered(self) -> list[str]:
+        """The keys in order, where the keys that start with a string follow it (:meth:`opens`)."""
+        return sorted(self.classes)
+
+    def opens(self, key: str) -> bool:
+        """Whether some key starts with ``key``: a name's key read token by token can still become one."""
+        ordered = self.ordered
+        k = bisect_left(ordered, key)
+        return k < len(ordered) and ordered[k].startswith(key)
 
 
 @lru_cache(maxsize=1)
@@ -116,27 +128,31 @@ def gazetteer_classes_of_key(key: str) -> tuple[str, ...]:
 
 def gazetteer_spans(text: str, texts: list[str], idx: list[int], token_line: list[int]) -> list[tuple[int, int]]:
     """The token spans ``[a, b)`` whose words spell a gazetteer name within a line, bounded as a name is: not
-    inside a longer word or hyphenated compound ("Googleplex", "Meta-learning" hold no name)."""
+    inside a longer word or hyphenated compound ("Googleplex", "Meta-learning" hold no name).
+
+    Each token's key is made once (a token is read as a name's start and again inside the names before it), the
+    tokens whose key starts no name are passed over in one pass, and a run stops at the first token after which no
+    key can follow (:meth:`Gazetteer.opens`): a key's head is shared by thousands of keys, so the head alone let a
+    run go on to the line's end or ``_MAX_TOKENS``, with a look-up at each token."""
     gz = gazetteer()
     classes, heads, longest = gz.classes, gz.heads, gz.longest
     n = len(texts)
+    keys = list(map(gazetteer_key, texts))
     out = []
-    for i in range(n):
-        key = gazetteer_key(texts[i])
-        if not key or key[:_HEAD] not in heads:
-            continue
+    for i in [i for i, key in enumerate(keys) if key and key[:_HEAD] in heads]:
         a = idx[i]
         if a and (text[a - 1].isalnum() or text[a - 1] in _GLUE):
             continue
+        key = keys[i]
         for j in range(i + 1, min(n, i + _MAX_TOKENS) + 1):
             if j > i + 1:
                 if token_line[j - 1] != token_line[i]:
                     break
-                more = gazetteer_key(texts[j - 1])
+                more = keys[j - 1]
                 if not more:
                     continue  # punctuation inside a name ("Mila - Quebec ..."): a name never ends on it
                 key += more
-                if len(key) > longest or key[:_HEAD] not in heads:
+                if len(key) > longest or key[:_HEAD] not in heads or not gz.opens(key):
                     break
             if key in classes:
                 b = idx[j - 1] + len(texts[j - 1])

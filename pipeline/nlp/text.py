@@ -23,7 +23,7 @@ def regex(pattern: str, flags: int = 0) -> re.Pattern:
 _GROUP_OPENERS = ("(?:", "(?=", "(?!", "(?<=", "(?<!")
 
 
-def folded(pattern: str) -> str | None:
+def folded(pattern: str, widen: bool = False) -> str | None:
     """``pattern`` with its upper-case letters in lower case, for a search without ``re.IGNORECASE`` in the
     lower-cased copy of an ASCII text: the same matches at the same offsets as ``pattern`` with ``re.IGNORECASE``
     in the text itself (lower-casing ASCII keeps its length and what ``\\w``, ``\\s``, ``\\d`` and ``\\b``
@@ -31,7 +31,10 @@ def folded(pattern: str) -> str | None:
     branch on its first literal character only without the flag. None when that cannot be said of the pattern
     from its text alone: a character beyond ASCII, an escape other than a backslash and one character that is no
     digit nor ``N``, ``x``, ``u``, ``U``, a group that sets flags or is named ("(?" other than ``_GROUP_OPENERS``),
-    or an upper-case letter in a character class. The text is searched as :func:`folded_text` gives it."""
+    or an upper-case letter in a character class. The text is searched as :func:`folded_text` gives it.
+
+    With ``widen``, a group that turns the flag off (``(?-i:...)``) is read as any other, case-blind: the pattern
+    then matches wherever ``pattern`` does, and maybe elsewhere (a wider pattern, for :func:`screened_finditer`)."""
     if not pattern.isascii():
         return None
     out, i, n, in_class = [], 0, len(pattern), False
@@ -56,10 +59,42 @@ def folded(pattern: str) -> str | None:
             in_class = True
             continue
         elif ch == "(" and pattern.startswith("(?", i) and not pattern.startswith(_GROUP_OPENERS, i):
+            if widen and pattern.startswith("(?-i:", i):
+                out.append("(?:")
+                i += 5
+                continue
             return None
         out.append(ch.lower())
         i += 1
     return "".join(out)
+
+
+def wider(pattern: str) -> re.Pattern | None:
+    """The compiled ``folded(pattern, widen=True)`` of a pattern that never matches the empty string, for
+    :func:`screened_finditer`; None when there is none, or when ``pattern`` is folded as it is (:func:`folded`)."""
+    if folded(pattern) is not None or _sre_parser.parse(pattern, re.I).getwidth()[0] == 0:
+        return None
+    wide = folded(pattern, widen=True)
+    return re.compile(wide) if wide is not None else None
+
+
+def screened_finditer(pattern: re.Pattern, wide: re.Pattern, text: str, low: str):
+    """``pattern.finditer(text)`` (a pattern that never matches the empty string), ``pattern`` tried only from
+    where ``wide`` finds a match in ``low`` (``text`` lower-cased by :func:`folded_text`; ``wide`` matches there
+    wherever ``pattern`` matches in ``text``: :func:`wider`). The leftmost match of ``pattern`` from a position
+    is where ``wide``'s is or after it, so the same matches, in the time of the faster scan and of ``pattern``
+    from each of ``wide``'s matches on: a pattern with a case-sensitive part ("a (?-i:lower-case) word before
+    'version of'"), which is not folded, scanned ignoring case at every word of every document."""
+    pos, n = 0, len(text)
+    while pos <= n:
+        w = wide.search(low, pos)
+        if w is None:
+            return
+        m = pattern.search(text, w.start())
+        if m is None:
+            return
+        yield m
+        pos = m.end()
 
 
 # characters that ``re.IGNORECASE`` equates with an ASCII letter although ``str.lower`` does not map them to it
