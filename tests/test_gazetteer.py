@@ -108,3 +108,15 @@ def test_a_list_member_next_to_a_known_name_hears_of_it(nlp):
     ctx = doc_context(doc, lay, cands)
     c = next(c for c in cands if lay.text[c.start_char:c.end_char] == "Zorblax Institute")
     assert "nb_gaz=Organization" in mention_features(doc, lay, c, ctx)
+
+
+def test_a_name_written_in_another_case_is_a_weaker_feature(found):
+    """The gazetteer matches names as listed; a name in another case ("hellaswag", "OPTUNA") is read as ``gazi=``,
+    apart from ``gaz=``, so the decision learns how far to trust it."""
+    from pipeline.nlp.gazetteer import gazetteer_classes_folded
+
+    assert "Dataset" in gazetteer_classes_folded("hellaswag") and gazetteer_classes_folded("HellaSwag") == ()
+    assert gazetteer_classes_folded("the results") == ()
+    got = found("We tune the hyperparameters with OPTUNA and evaluate on HellaSwag.")
+    assert "gazi=Method" in got["OPTUNA"][0] and not any(f.startswith("gaz1") for f in got["OPTUNA"][0])
+    assert "gaz1=Dataset" in got["HellaSwag"][0] and not any(f.startswith("gazi") for f in got["HellaSwag"][0])

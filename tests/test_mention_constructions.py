@@ -338,3 +338,86 @@ def test_a_title_with_a_number_or_a_dash_of_its_own_keeps_it(parse):
     for title in ("3D Gaussian Splatting for Real-Time Rendering", "Image Titles - Variations on Show and Tell",
                   "Mamba: Linear-Time Sequence Modeling", "Llama 2: Open Foundation Models"):
         assert ENUMERATOR.match(title) is None, title
+
+
+def _sources(got: dict) -> dict[str, tuple[str, ...]]:
+    return {t: (c.source, *c.also) for t, (c, _) in got.items()}
+
+
+def test_a_title_in_quotes_wrapped_over_lines_is_a_candidate_with_its_words_on_one_line(parse):
+    got = _features(parse, 'The group returned with "Unbiased Scene Graph Generation from Biased\n'
+                           '    Training", written with colleagues at Kestrel University.\n')
+    c, _ = got["Unbiased Scene Graph Generation from Biased\n    Training"]
+    assert "quote" in (c.source, *c.also) and c.canonical == "Unbiased Scene Graph Generation from Biased Training"
+    # two quotes of one line each are no wrapped title; nor are quotes with a blank line between
+    got = _features(parse, 'He said "yes".\nShe said "no" then.\n\n"Open a\n\nnew line" is no title.\n')
+    assert not any("\n" in t and "quote" in s for t, s in _sources(got).items()), _sources(got)
+
+
+@pytest.mark.parametrize("text, piece", [
+    # a table cell in sentence case
+    ("| 3 | Solving olympiad geometry without human demonstrations | Kestrel Lab | [Nature 2024] |\n",
+     "Solving olympiad geometry without human demonstrations"),
+    # a field between double colons
+    ("Nature 2023 :: De novo design of protein structure with diffusion :: A model built by fine-tuning.\n",
+     "De novo design of protein structure with diffusion"),
+    # a value after leader dots, and after a two-letter tag and a dash
+    ("  Paper title ............ Heron: densely connected networks for sound separation\n  Status ..... preprint\n",
+     "Heron: densely connected networks for sound separation"),
+    ("TI  - Supervised learning with enhanced feature spaces\nAU  - Lee, Ann\n",
+     "Supervised learning with enhanced feature spaces"),
+])
+def test_a_piece_of_a_line_between_column_separators_is_a_candidate(parse, text, piece):
+    got = _sources(_features(parse, text))
+    assert "cell" in got.get(piece, ()), got
+    f = dict(_features(parse, text))[piece][1]
+    assert "words=6-10" in f or "words=3-5" in f, f
+
+
+def test_a_line_without_separators_gives_no_piece(parse):
+    got = _sources(_features(parse, "We trained the model on two machines for a week.\n"))
+    assert not any("cell" in s for s in got.values()), got
+
+
+def test_a_lower_case_name_written_as_code_is_a_candidate(parse):
+    got = _sources(_features(parse, "Data come through ir_datasets and whisper.cpp, from facebook/bart-large-cnn, "
+                                    "and the Wiener filter is implemented with the norbert library."))
+    for name in ("ir_datasets", "whisper.cpp", "facebook/bart-large-cnn", "norbert"):
+        assert "code" in got.get(name, ()), got
+    # a web address, an abbreviation and a function word are none ("the standard library": a candidate the
+    # decision reads as a common word)
+    got = _sources(_features(parse, "See https://kestrel.org/docs, e.g. the new library, for details."))
+    assert not any("code" in s for t, s in got.items() if t in {"e.g", "the", "new", "kestrel.org/docs"}), got
+
+
+def test_a_title_says_how_it_is_written(parse):
+    from pipeline.nlp.features import _title_shape
+
+    assert set(_title_shape("Heron: densely connected networks for sound separation")) >= {"name_colon", "caps=few"}
+    assert "caps=all" in _title_shape("Unbiased Scene Graph Generation from Biased Training")
+    assert "name_colon" not in _title_shape("results of the study: we find")
+
+
+def test_a_programme_time_of_day_is_no_part_of_a_title(parse):
+    doc = parse('Talk: "14:20 - A Novel System for Extractive Note Summarization"\n\n14:40 - Kite: Sparse Weights for Small Models\n')
+    titles = {s.text for s in doc.spans["mlkg_mentions"] if s.label_ == "Paper"}
+    assert {"A Novel System for Extractive Note Summarization", "Kite: Sparse Weights for Small Models"} <= titles, titles
+
+
+def test_a_name_wrapped_over_two_lines_of_prose_is_a_candidate(parse):
+    got = _features(parse, "The authors of the paper are from the University of Kestrel and Carnegie Mellon\n"
+                           "University, and they did a lot of things together.\n")
+    c, f = got["Carnegie Mellon\nUniversity"]
+    assert c.canonical == "Carnegie Mellon University" and "wrapped" in f
+    assert not any(t.startswith(("the ", "from ")) for t in got), list(got)
+    # a title line and the names under it are no wrapped name
+    got = _features(parse, "Kite: Sparse Weights for Small Models\nAnn Lee, Bo Chan\n")
+    assert not any("\n" in t for t in got), list(got)
+
+
+def test_a_title_wrapped_under_its_list_marker_is_a_candidate_whole(parse):
+    got = _features(parse, "[4] Kite v2: Sparse Lexical and Expansion Models for Information\n    Retrieval\n"
+                           "    Ann Lee, Bo Chan\n")
+    names = {c.canonical: (c.source, *c.also) for c, _ in got.values() if c.canonical}
+    assert "title" in names.get("Kite v2: Sparse Lexical and Expansion Models for Information Retrieval", ()), names
+    assert not any("Ann Lee" in n for n in names), names  # a short line under it is no wrapped part

@@ -338,7 +338,7 @@ def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
                 out[(span.start, span.end)] = _from_span(span)
     named = name_tokens(lay)
     texts = lay.texts
-    for a, b in _runs(lay, fw, named):
+    for a, b in _runs(lay, fw, named) + _wrapped_runs(lay, fw, named):
         while b > a and (texts[b - 1].lower() in fw or not texts[b - 1][:1].isalnum()):
             b -= 1
         if b <= a:
@@ -354,7 +354,67 @@ def mention_candidates(doc: Doc, lay: Layout) -> list[MentionCandidate]:
             _add(out, lay, x, y, "quote")
     for x, y in gazetteer_spans(text, texts, lay.idx, lay.token_line):  # names the world knows ("SQuAD 2.0")
         _add(out, lay, x, y, "gaz")
+    _layout_spans(lay, out, fw)
+    for k, c in out.items():  # a name wrapped over lines is named on one line
+        if not c.canonical and "\n" in text[c.start_char:c.end_char]:
+            out[k] = replace(c, canonical=" ".join(text[c.start_char:c.end_char].split()))
     return [out[k] for k in sorted(out)]
+
+
+_JOINERS = frozenset({"-", "/", "–", ":", "&", "'s", "+"})
+"""What joins the name tokens of a run ("Llama-2", "Name: Subtitle", "R&D")."""
+
+
+def _in_run(t: str, named: bool, fw: frozenset[str]) -> bool:
+    """Whether a token may stand inside a run of names: a name token, a number, a joiner or a function word."""
+    return named or t[:1].isdigit() or t in _JOINERS or t.lower() in fw
+
+
+def _wrapped_runs(lay: Layout, fw: frozenset[str], named: list[bool]) -> list[tuple[int, int]]:
+    """A run of name tokens that ends its line joined with the run that opens the next line, where prose wraps
+    ("with colleagues at Carnegie Mellon" / "University"): the break is one token of white space between two name
+    tokens, the first line prose, a list item or a heading at least ``_WRAP_WIDTH`` long (not a table row), the next
+    prose ("[4] Name: Sparse Models for Information" / "    Retrieval": a title wrapped under its marker)."""
+    texts, tl, kinds = lay.texts, lay.token_line, lay.line_kind
+    out = []
+    for k in range(1, len(texts) - 1):
+        if "\n" not in texts[k] or not texts[k].isspace() or texts[k].count("\n") > 1:
+            continue
+        line = tl[k - 1]
+        if not (named[k - 1] and named[k + 1]) or kinds[line] not in {"text", "short", "item", "heading"} \
+                or kinds[tl[k + 1]] not in {"text", "short"} \
+                or len(lay.text[lay.line_starts[line]:lay.line_end(line)].strip()) < _WRAP_WIDTH:
+            continue
+        a = k - 1
+        while a > 0 and tl[a - 1] == line and _in_run(texts[a - 1], named[a - 1], fw):
+            a -= 1
+        while not named[a]:
+            a += 1  # a run opens on a name ("from the University": "University")
+        b = k + 2
+        while b < len(texts) and tl[b] == tl[k + 1] and _in_run(texts[b], named[b], fw):
+            b += 1
+        out.append((a, b))
+    return out
+
+
+def _layout_spans(lay: Layout, out: dict, fw: frozenset[str]) -> None:
+    """Titles in quotes wrapped over lines, the pieces of a line between column separators and lower-case words
+    written as code (``layout_names.py``); a wrapped title's name is its words on one line."""
+    from .layout_names import code_words, line_pieces, wrapped_quotes
+
+    kinds = frozenset(lexicon()["code_kinds"])
+    found = [*wrapped_quotes(lay.text), *line_pieces(lay.text, lay.line_starts, lay.line_kind),
+             *code_words(lay.text, kinds, fw | frozenset(lexicon()["phrase_openers"]))]
+    for s in found:
+        x, y = _tokens_within(lay, s.start, s.end)
+        while y > x and not lay.texts[y - 1][:1].isalnum():
+            y -= 1  # a piece's closing punctuation the parser split off
+        if x >= y:
+            continue
+        new = (x, y) not in out
+        _add(out, lay, x, y, s.source)
+        if new and s.name and (x, y) in out:
+            out[(x, y)] = replace(out[(x, y)], canonical=s.name)
 
 
 _POSSESSIVE = frozenset({"'s", "’s", "'", "’"})
@@ -368,8 +428,10 @@ def _shape_spans(lay: Layout, a: int, b: int, named: list[bool], fw: frozenset[s
     Engine": "Hexagon Processor")."""
     texts, spaced = lay.texts, lay.spaced
     key = [named[k] or texts[k][:1].isdigit() for k in range(a, b)]
-    firsts = [k for k in range(a, b) if key[k - a] and (k == a or spaced[k - 1])]
-    lasts = [k for k in range(a, b) if key[k - a] and (k + 1 == b or spaced[k] or texts[k + 1] in _POSSESSIVE)]
+    # (a line break inside a wrapped run is a token of its own: _wrapped_runs)
+    firsts = [k for k in range(a, b) if key[k - a] and (k == a or spaced[k - 1] or texts[k - 1].isspace())]
+    lasts = [k for k in range(a, b) if key[k - a] and (k + 1 == b or spaced[k] or texts[k + 1] in _POSSESSIVE
+                                                       or texts[k + 1].isspace())]
     if len(firsts) > 6:
         cuts = [k for k in range(a, b) if texts[k].lower() in fw or texts[k] in _POSSESSIVE]
         for x, y in zip([a] + [k + 1 for k in cuts], cuts + [b]):

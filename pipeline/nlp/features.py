@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 
 from ..names import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, span_root, table_top
-from .gazetteer import gazetteer_classes, gazetteer_classes_of_key, gazetteer_key
+from .gazetteer import gazetteer_classes, gazetteer_classes_folded, gazetteer_classes_of_key, gazetteer_key
 from .relations.common import compared_against
 from .subjects import subject_features
 from .text import CELL_BREAK, MARK
@@ -150,7 +150,10 @@ def _gazetteer(text: str, tokens: bool) -> tuple[str, ...]:
     """The classes a public list of the world's names knows a span's text as (``gaz=``), apart for a name of one
     token (``gaz1=``: "Meta", "Mila" are words more often than a multi-word name is), so the decision learns how far
     to trust each."""
-    return tuple(f"gaz={cls}" if tokens else f"gaz1={cls}" for cls in gazetteer_classes(text))
+    got = gazetteer_classes(text)
+    if got:
+        return tuple(f"gaz={cls}" if tokens else f"gaz1={cls}" for cls in got)
+    return tuple(f"gazi={cls}" for cls in gazetteer_classes_folded(text))  # in another case only
 
 
 @lru_cache(maxsize=1 << 12)  # a name's words, the same wherever it is written
@@ -325,8 +328,29 @@ def _surface(text: str, tokens: bool) -> tuple[str, ...]:
         f.append("colon")
     if _unbalanced(text):
         f.append("unbalanced")
+    if "\n" in text:
+        f.append("wrapped")  # over a line break
     if not multi and text.isupper() and len(text) > 1:
         f.append("acronym")
+    return tuple(f) + (_title_shape(text) if multi else ())
+
+
+_NAME_COLON = re.compile(r"[^\s:]+(?:\s+[^\s:]+){0,2}:\s+\S")
+
+
+def _title_shape(text: str) -> tuple[str, ...]:
+    """How a span of several words is written, as a title is: the share of its content words after the first
+    that are capitalised (``caps=``: "Title Case", or "sentence case" with few), how many words it has, and whether
+    a name of at most three words opens it before a colon ("D3Net: Densely connected ...": ``name_colon``)."""
+    words = text.split()
+    fw = lexicon()["function_words"]
+    content = [w for w in words[1:] if w[:1].isalpha() and w.lower() not in fw]
+    f = [f"words={_bucket(len(words))}"]
+    if len(content) >= 2:
+        share = sum(w[0].isupper() for w in content) / len(content)
+        f.append("caps=" + ("all" if share >= 0.99 else "most" if share >= 0.6 else "some" if share > 0.2 else "few"))
+    if _NAME_COLON.match(text):
+        f.append("name_colon")
     return tuple(f)
 
 

@@ -13,7 +13,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 __all__ = ["Gazetteer", "gazetteer", "gazetteer_key", "gazetteer_spans", "gazetteer_classes",
-           "gazetteer_classes_of_key", "GAZETTEER", "LISTS"]
+           "gazetteer_classes_of_key", "gazetteer_classes_folded", "GAZETTEER", "LISTS"]
 
 GAZETTEER = Path(__file__).parent / "patterns" / "gazetteer.json"
 LISTS = (("organizations", "Organization"), ("organization_acronyms", "OrganizationAcronym"),
@@ -119,6 +119,27 @@ def _from_binary(data: bytes) -> tuple[dict[str, tuple[str, ...]], frozenset[str
 def gazetteer_classes(text: str) -> tuple[str, ...]:
     """The classes the gazetteer knows a span's text as ("Stanford University" -> ("Organization",))."""
     return gazetteer().classes.get(gazetteer_key(text), ())
+
+
+@lru_cache(maxsize=1)
+def _folded() -> dict[str, tuple[str, ...]]:
+    """Case-folded key -> the classes of the names with that key in any case (made once, when first asked)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for k in sorted(gazetteer().classes):
+        f = k.casefold()
+        for cls in gazetteer().classes[k]:
+            if cls not in out.get(f, ()):
+                out[f] = (*out.get(f, ()), cls)
+    return out
+
+
+def gazetteer_classes_folded(text: str) -> tuple[str, ...]:
+    """The classes the gazetteer knows a span's text as in another case only ("fairseq" for "Fairseq", "MS COCO"
+    for "MS-Coco"): weaker evidence than the name as listed (:func:`gazetteer_classes`), read as its own feature."""
+    key = gazetteer_key(text)
+    if not key or key in gazetteer().classes:
+        return ()
+    return _folded().get(key.casefold(), ())
 
 
 def gazetteer_classes_of_key(key: str) -> tuple[str, ...]:

@@ -47,6 +47,8 @@ _TRAILING_TAG = re.compile(_CUES["trailing_tag"])
 ENUMERATOR = re.compile(_CUES["enumerator"])
 """What opens a title's line before the title and is no part of it ("B.1 ", "Pick 3 · ", "Poster - ", "Held: ")."""
 _PRESENTATION_LABEL = re.compile(_CUES["presentation_label"])
+_TIME_SLOT = re.compile(r"\d{1,2}[:.]\d{2}(?:[ \t]*[-–][ \t]*\d{1,2}[:.]\d{2})?[ \t]*[-–—|·][ \t]+(?=\S)")
+"""A time of day, or a span of two, and a dash or bar before a programme's item ("14:20 - ", "9:00–9:45 | ")."""
 
 
 class _Titles:
@@ -73,6 +75,9 @@ class _Titles:
             a = enumerator.end()
             while a < b and text[a] in "“\"":
                 a += 1
+        slot = _TIME_SLOT.match(text, a, b)  # a programme's time of day opens no title ("14:20 - Name: Subtitle")
+        if slot:
+            a = slot.end()
         title = " ".join(text[a:b].split())  # a title wrapped onto a second line is one line
         if need_colon and ":" not in title:
             return
