@@ -1091,3 +1091,71 @@ def test_a_comma_with_no_space_after_it_is_no_list(parse):
     spaced = "For diffusion, Kestrel and Heron improve FID on Wrenbank."
     lay, ts = _typed_in(parse, spaced, [("Kestrel", "Method"), ("Heron", "Method")])
     assert conjuncts(lay, ts)[0] == (1,)
+
+
+def test_a_venue_named_in_the_sentence_after_a_paper_is_paired_with_it(parse):
+    pair, f = _pair(parse, 'Lab news\nThe team released "Glint: Sparse Attention for Long Videos" last week. Reviewers at CVPR 2025 '
+                    'liked the work.', "Glint: Sparse Attention for Long Videos", "Paper", "CVPR 2025", "Venue")
+    assert pair.origin == "near" and "sent_gap=1" in f and "para_gap=0" in f
+    assert "o_names=1" in f and "Paper>Venue|o_names=1" in f
+
+
+def test_a_paper_under_a_venue_paragraph_is_paired_with_the_venue(parse):
+    pair, f = _pair(parse, 'Lab news\nCVPR 2025 accepted two of our papers this year.\n\nOur paper "Glint: Sparse Attention for Long '
+                    'Videos" is one of them.', "Glint: Sparse Attention for Long Videos", "Paper", "CVPR 2025", "Venue")
+    assert "near" in pair.origin and "para_gap=1" in f and "o_first" in f
+
+
+def test_it_is_evaluated_on_after_a_method_named_sentences_before(parse):
+    pair, f = _pair(parse, "Lab news\nThe demo used Heron, a speech model. Training took a week. Whisper served as the teacher, and the "
+                    "student beats it on LibriSpeech.", "Heron", "Method", "LibriSpeech", "Dataset", [("Whisper", "Method")])
+    assert "near" in pair.origin and "sent_gap=2" in f and "bn_s=1" in f
+
+
+def _near(parse, text, names):
+    doc = parse(text)
+    lay = layout(doc)
+    typed = [Typed(_cand(doc, lay, n), c) for n, c in names]
+    return {(p.s, p.o): p.origin for p in pair_candidates(doc, lay, typed, [])}
+
+
+def test_only_the_nearest_name_of_a_class_before_is_paired(parse):
+    pairs = _near(parse, "Lab news\nThe demo used Heron on phones. We also tried Kestrel on servers. Reviewers at "
+                  "Acme praised Heron-Lite on LibriSpeech.", [("Heron", "Method"), ("Kestrel", "Method"), ("LibriSpeech", "Dataset"), ("Heron-Lite", "Method")])
+    assert pairs.get((1, 2)) == "near" and "near" not in pairs.get((0, 2), "")
+
+
+def _sentences_apart(n: int) -> str:
+    filler = " ".join(f"The lab moved to building {k + 2}." for k in range(n - 1))
+    return f"Lab news\nThe demo used Heron on phones. {filler} Reviewers liked the numbers on LibriSpeech."
+
+
+def test_a_name_far_before_is_not_paired_by_nearness(parse):
+    from pipeline.nlp.pairs import NEAR_PARAGRAPHS, NEAR_SENTENCES
+
+    names = [("Heron", "Method"), ("LibriSpeech", "Dataset")]
+    assert _near(parse, _sentences_apart(NEAR_SENTENCES), names).get((0, 1)) == "near"
+    assert "near" not in _near(parse, _sentences_apart(NEAR_SENTENCES + 1), names).get((0, 1), "")
+    breaks = "\n\nA paragraph between.\n\n" * NEAR_PARAGRAPHS
+    assert "near" not in _near(parse, f"Lab news\nThe demo used Heron on phones.{breaks}Reviewers liked the numbers on "
+                               "LibriSpeech.", names).get((0, 1), "")
+
+
+def test_the_documents_names_by_class_and_place(parse):
+    from pipeline.nlp.pairs import doc_roles
+
+    doc = parse("Heron at CVPR 2025\n\nHeron is a small model. Heron beats Kestrel on LibriSpeech and TriviaQA.")
+    lay = layout(doc)
+    h1, h2, h3 = [c for c in mention_candidates(doc, lay) if lay.text[c.start_char:c.end_char] == "Heron"][:3]
+    typed = [Typed(h1, "Method"), Typed(_cand(doc, lay, "CVPR 2025"), "Venue"), Typed(h2, "Method"), Typed(h3, "Method"),
+             Typed(_cand(doc, lay, "Kestrel"), "Method"), Typed(_cand(doc, lay, "LibriSpeech"), "Dataset"),
+             Typed(_cand(doc, lay, "TriviaQA"), "Dataset")]
+    roles = doc_roles(lay, typed)
+    assert roles[0] == ("names=2", "top", "title") and roles[1] == ("names=1", "title")
+    assert roles[4] == ("names=2",) and roles[5] == ("names=2",)
+
+
+def test_an_object_whose_sentence_names_another_of_the_subjects_class_has_a_rival(parse):
+    _, f = _pair(parse, "Lab news\nThe demo used Heron on phones. Kestrel runs on the Pixel 8.", "Heron", "Method",
+                 "Pixel 8", "Hardware", [("Kestrel", "Method")])
+    assert "o_sent_rival" in f and "s_sent_rival" not in f

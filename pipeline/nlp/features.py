@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections import defaultdict
+from collections import Counter, defaultdict
 from functools import lru_cache
 from itertools import accumulate
 
@@ -20,6 +20,7 @@ from spacy.tokens import Doc
 from ..names import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, span_root, table_top
 from .gazetteer import gazetteer_classes, gazetteer_classes_folded, gazetteer_classes_of_key, gazetteer_key
+from .pairs import doc_roles
 from .relations.common import compared_against
 from .subjects import subject_features
 from .text import CELL_BREAK, MARK
@@ -994,6 +995,7 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     f.append("same_para" if lay.para_of_line[ls] == lay.para_of_line[lo] else "other_para")
     origins = p.origin.split("+")
     f += _between_names(lay, typed, s, o, first, second, memo)
+    f += _places(lay, typed, p, ss, so, memo)
     clause = []
     if ss == so or "wrapped" in origins:
         f += _between(lay, first, second)
@@ -1044,6 +1046,35 @@ def _between_names(lay: Layout, typed: list[Typed], s: Typed, o: Typed, first: M
         xs = starts.get(cls, [])
         n = bisect_left(xs, second.start_char) - bisect_left(xs, first.end_char)
         f.append(f"bn_{tag}={_bucket(n)}")
+    return f
+
+
+def _places(lay: Layout, typed: list[Typed], p: PairCandidate, ss: int, so: int, memo: dict) -> list[str]:
+    """Where the two ends stand in the document (``pairs.doc_roles``: how many names of its class the document
+    gives, whether it is the one named most, whether it stands on the title line), the object's read with the
+    pair's classes too ("the one venue of the document" says presentedAt of a paper, not demoedAt of a method); and
+    for two ends in different sentences, how many sentences and paragraph breaks apart they stand, and whether the
+    object's sentence names another name of the subject's class (its own subject, nearer than this one: "X ... .
+    Y runs on Z") or the subject's another of the object's class."""
+    roles = memo.get("roles")
+    if roles is None:
+        roles = memo["roles"] = doc_roles(lay, typed)
+        memo["sent_classes"] = sent_classes = defaultdict(Counter)
+        for m in typed:
+            sent_classes[lay.sent_of(m.cand.start)][m.cls] += 1
+    s, o = typed[p.s], typed[p.o]
+    pair_classes = f"{s.cls}>{o.cls}|"
+    f = [f"s_{x}" for x in roles[p.s]] + [f"o_{x}" for x in roles[p.o]] + [f"{pair_classes}o_{x}" for x in roles[p.o]]
+    if ss != so:
+        ps = lay.para_of_line[lay.token_line[s.cand.start]]
+        po = lay.para_of_line[lay.token_line[o.cand.start]]
+        gap = abs(ps - po)
+        f += [f"sent_gap={_bucket(abs(ss - so))}", f"para_gap={gap if gap < 2 else '2+'}"]
+        same = s.cls == o.cls
+        if memo["sent_classes"][so][s.cls] - same > 0:
+            f.append("o_sent_rival")
+        if memo["sent_classes"][ss][o.cls] - same > 0:
+            f.append("s_sent_rival")
     return f
 
 
