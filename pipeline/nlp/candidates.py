@@ -31,6 +31,7 @@ from ..vocab import RELATION_ENDS
 from .components import MENTIONS_KEY, doc_text, sentence_starts
 from .doc import span_value
 from .gazetteer import gazetteer_spans
+from .layout_names import code_words, line_pieces, wrapped_quotes
 from .titles import ENUMERATOR
 from .text import BULLET, CELL_BREAK, folded, folded_text, screened_finditer, wider
 
@@ -400,8 +401,6 @@ def _wrapped_runs(lay: Layout, fw: frozenset[str], named: list[bool]) -> list[tu
 def _layout_spans(lay: Layout, out: dict, fw: frozenset[str]) -> None:
     """Titles in quotes wrapped over lines, the pieces of a line between column separators and lower-case words
     written as code (``layout_names.py``); a wrapped title's name is its words on one line."""
-    from .layout_names import code_words, line_pieces, wrapped_quotes
-
     kinds = frozenset(lexicon()["code_kinds"])
     found = [*wrapped_quotes(lay.text), *line_pieces(lay.text, lay.line_starts, lay.line_kind),
              *code_words(lay.text, kinds, fw | frozenset(lexicon()["phrase_openers"]))]
