@@ -32,7 +32,7 @@ from .components import MENTIONS_KEY, doc_text, sentence_starts
 from .doc import span_value
 from .gazetteer import gazetteer_spans
 from .layout_names import code_words, line_pieces, wrapped_quotes
-from .titles import ENUMERATOR
+from .titles import ENUMERATOR, TIME_OF_DAY
 from .text import BULLET, CELL_BREAK, folded, folded_text, screened_finditer, wider
 
 __all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "span_root", "mention_candidates",
@@ -452,7 +452,7 @@ def _shape_spans(lay: Layout, a: int, b: int, named: list[bool], fw: frozenset[s
 
 _SEGMENT_END = re.compile(r"\s\(|\.\s|\.$|\s[–—]\s|\s\|\s|\s*\[|\t|$")
 _LABEL = re.compile(r"^(?:" + ENUMERATOR.pattern
-                    + r"|(?:\[[^\]\n]{1,60}\]|\(\d{1,2}\)|\d{1,2}[:.]\d{2}(?:\s*[-–]\s*\d{1,2}[:.]\d{2})?|[^:.\[]{1,30}:)\s+)")
+                    + r"|(?:\[[^\]\n]{1,60}\]|\(\d{1,2}\)|" + TIME_OF_DAY + r"|[^:.\[]{1,30}:)\s+)")
 """What may stand before a title on its line: a bracketed tag ("[CVPR 2023] ", "[MLSys 2024 Best Paper] "), a
 footnote number ("(1) "), a time of day ("10:30 ", "9:00-9:45 "), a short label ("Oral: ", "Title: ") or an outline
 number or numbered label ("B.1 ", "Pick 3 · ": the titles' ``enumerator``)."""

@@ -13,7 +13,7 @@ from .text import line_end as _line_end
 
 _CUES = load_rules().cue_patterns["titles"]
 
-__all__ = ["paper_titles", "title_like", "ENUMERATOR"]
+__all__ = ["paper_titles", "title_like", "ENUMERATOR", "TIME_OF_DAY"]
 
 
 _TITLE_CUE = prefiltered(re.compile(_CUES["title_cue"]))
@@ -34,11 +34,13 @@ _AUTHOR_LINE = re.compile(_CUES["author_line"])
 _TITLE_LABEL = re.compile(_CUES["title_label"].replace("{bullet}", BULLET))
 _AUTHOR_PARENTHESIS = re.compile(_CUES["author_parenthesis"])
 """A list of two or more people's names in parentheses that closes a title's line."""
+TIME_OF_DAY = r"\d{1,2}[:.]\d{2}(?:[ \t]*[-–][ \t]*\d{1,2}[:.]\d{2})?"
+"""A time of day, or a span of two ("10:30", "9:00-9:45", "14.20 – 15.00"): what opens a programme's line."""
 _OPENING = r"(?:[A-Z0-9]|[a-z]{1,4}[A-Z]|[a-z][a-z-]*\d)"
 """What a title opens with: a capital or a digit, or a name written in lower case with a capital or a digit early in it
 ("iPhone", "nnU-Net", "emotion2vec: ...", "wav2vec 2.0: ...")."""
 _TITLE_LINE = re.compile(r"(?m)^[ \t]*(?:(?:(?:\d{1,3}[.)]|" + BULLET + r"|" + _CUES["line_marker"] + r")[ \t]+){1,2}[“\"]?"
-                         r"|\d{1,2}[:.]\d{2}(?:[ \t]*[-–][ \t]*\d{1,2}[:.]\d{2})?[ \t]+(?:[A-Z][a-z]+:[ \t]+)?)?"
+                         r"|" + TIME_OF_DAY + r"[ \t]+(?:[A-Z][a-z]+:[ \t]+)?)?"
                          r"((?:\[|" + _OPENING + r")[^\n]{8,220}?)(?:[ \t]+" + BULLET + r")?[ \t]*$")
 """A title on a line of its own, perhaps as a list item ("1.", "-", ">", "[1]", "(A)", "#3", "[ICML 2023]"), or in
 a programme's slot after a time of day and a one-word label ("11:00  Oral: Name: Subtitle"); a marker that closes the
@@ -47,7 +49,7 @@ _TRAILING_TAG = re.compile(_CUES["trailing_tag"])
 ENUMERATOR = re.compile(_CUES["enumerator"])
 """What opens a title's line before the title and is no part of it ("B.1 ", "Pick 3 · ", "Poster - ", "Held: ")."""
 _PRESENTATION_LABEL = re.compile(_CUES["presentation_label"])
-_TIME_SLOT = re.compile(r"\d{1,2}[:.]\d{2}(?:[ \t]*[-–][ \t]*\d{1,2}[:.]\d{2})?[ \t]*[-–—|·][ \t]+(?=\S)")
+_TIME_SLOT = re.compile(TIME_OF_DAY + r"[ \t]*[-–—|·][ \t]+(?=\S)")
 """A time of day, or a span of two, and a dash or bar before a programme's item ("14:20 - ", "9:00–9:45 | ")."""
 
 
