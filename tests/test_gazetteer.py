@@ -38,7 +38,7 @@ def test_a_key_keeps_case_and_drops_spacing_and_punctuation():
 
 def test_the_binary_copy_holds_the_same_names():
     gz = gazetteer()
-    assert _from_binary(_to_binary(gz.classes, gz.heads)) == (gz.classes, gz.heads)
+    assert _from_binary(_to_binary(gz.classes, gz.heads, gz.folded)) == (gz.classes, gz.heads, gz.folded)
     with pytest.raises(ValueError):
         _from_binary(b'{"format": "other", "groups": []}')
 

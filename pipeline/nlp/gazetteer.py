@@ -46,6 +46,8 @@ class Gazetteer:
     """Every key's first ``_HEAD`` characters and each shorter prefix of those (a name's first token may be short:
     "k-means++")."""
     longest: int
+    folded: dict[str, tuple[str, ...]]
+    """Case-folded key -> the classes of the names with that key in any case (:func:`gazetteer_classes_folded`)."""
 
     @cached_property
     def ordered(self) -> list[str]:
@@ -67,15 +69,15 @@ def gazetteer(path: Path = GAZETTEER) -> Gazetteer:
     from ..files import derived_copy
 
     raw = Path(path).read_bytes()
-    classes, heads = derived_copy("gazetteer", _CACHE_FORMAT, raw, _CACHE_KEPT, _from_binary,
-                                  lambda: _built(json.loads(raw.decode("utf-8"))), lambda v: _to_binary(*v))
-    return Gazetteer(classes, heads, max(map(len, classes), default=0))
+    classes, heads, folded = derived_copy("gazetteer", _CACHE_FORMAT, raw, _CACHE_KEPT, _from_binary,
+                                          lambda: _built(json.loads(raw.decode("utf-8"))), lambda v: _to_binary(*v))
+    return Gazetteer(classes, heads, max(map(len, classes), default=0), folded)
 
 
-def _built(data: dict) -> tuple[dict[str, tuple[str, ...]], frozenset[str]]:
-    """The key -> classes map of the gazetteer's JSON and the keys' heads."""
+def _built(data: dict) -> tuple[dict[str, tuple[str, ...]], frozenset[str], dict[str, tuple[str, ...]]]:
+    """The key -> classes map of the gazetteer's JSON, the keys' heads and the case-folded map (:func:`_folded`)."""
     classes = _classes({cls: data[key] for key, cls in LISTS})
-    return classes, frozenset(k[:n] for k in classes for n in range(1, _HEAD + 1))
+    return classes, frozenset(k[:n] for k in classes for n in range(1, _HEAD + 1)), _folded(classes)
 
 
 def _classes(lists: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
@@ -89,31 +91,42 @@ def _classes(lists: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
     return out
 
 
-_CACHE_FORMAT = "mlkg-gazetteer-2"
+_CACHE_FORMAT = "mlkg-gazetteer-3"
 _CACHE_KEPT = 4
 
 
-def _to_binary(classes: dict[str, tuple[str, ...]], heads: frozenset[str]) -> bytes:
-    """Plain text, nothing a loader could run: one line of JSON (format, the distinct tuples of classes), then for
-    each tuple a line of its keys joined by NUL (a key is letters and digits only), then a line of the heads."""
+def _to_binary(classes: dict[str, tuple[str, ...]], heads: frozenset[str], folded: dict[str, tuple[str, ...]]) -> bytes:
+    """Plain text, nothing a loader could run: one line of JSON (format, the distinct tuples of classes of each
+    map), then for each tuple a line of its keys joined by NUL (a key is letters and digits only), the key ->
+    classes map's then the case-folded one's, then a line of the heads."""
+    maps = [_grouped(classes), _grouped(folded)]
+    head = json.dumps({"format": _CACHE_FORMAT, "groups": [[list(g) for g in sorted(m)] for m in maps]})
+    return "\n".join([head, *("\0".join(m[g]) for m in maps for g in sorted(m)), "\0".join(sorted(heads))]).encode("utf-8")
+
+
+def _grouped(keys: dict[str, tuple[str, ...]]) -> dict[tuple[str, ...], list[str]]:
     groups: dict[tuple[str, ...], list[str]] = {}
-    for k, cls in classes.items():
+    for k, cls in keys.items():
         groups.setdefault(cls, []).append(k)
-    order = sorted(groups)
-    head = json.dumps({"format": _CACHE_FORMAT, "groups": [list(g) for g in order]})
-    return "\n".join([head, *("\0".join(groups[g]) for g in order), "\0".join(sorted(heads))]).encode("utf-8")
+    return groups
 
 
-def _from_binary(data: bytes) -> tuple[dict[str, tuple[str, ...]], frozenset[str]]:
-    """The key -> classes map and the heads of :func:`_to_binary`'s bytes (ValueError when they are not such)."""
+def _from_binary(data: bytes) -> tuple[dict[str, tuple[str, ...]], frozenset[str], dict[str, tuple[str, ...]]]:
+    """The key -> classes map, the heads and the case-folded map of :func:`_to_binary`'s bytes (ValueError when
+    they are not such)."""
     lines = data.decode("utf-8").split("\n")
     head = json.loads(lines[0])
-    if not isinstance(head, dict) or head.get("format") != _CACHE_FORMAT or len(head["groups"]) != len(lines) - 2:
+    if not isinstance(head, dict) or head.get("format") != _CACHE_FORMAT or len(head["groups"]) != 2 \
+            or sum(map(len, head["groups"])) != len(lines) - 2:
         raise ValueError("not a binary copy of the gazetteer")
-    out: dict[str, tuple[str, ...]] = {}
-    for group, line in zip(head["groups"], lines[1:]):
-        out.update(dict.fromkeys(line.split("\0"), tuple(group)))
-    return out, frozenset(lines[-1].split("\0"))
+    maps, at = [], 1
+    for groups in head["groups"]:
+        out: dict[str, tuple[str, ...]] = {}
+        for group, line in zip(groups, lines[at:at + len(groups)]):
+            out.update(dict.fromkeys(line.split("\0"), tuple(group)))
+        maps.append(out)
+        at += len(groups)
+    return maps[0], frozenset(lines[-1].split("\0")), maps[1]
 
 
 def gazetteer_classes(text: str) -> tuple[str, ...]:
@@ -121,13 +134,12 @@ def gazetteer_classes(text: str) -> tuple[str, ...]:
     return gazetteer().classes.get(gazetteer_key(text), ())
 
 
-@lru_cache(maxsize=1)
-def _folded() -> dict[str, tuple[str, ...]]:
-    """Case-folded key -> the classes of the names with that key in any case (made once, when first asked)."""
+def _folded(classes: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """Case-folded key -> the classes of the names with that key in any case."""
     out: dict[str, tuple[str, ...]] = {}
-    for k in sorted(gazetteer().classes):
+    for k in sorted(classes):
         f = k.casefold()
-        for cls in gazetteer().classes[k]:
+        for cls in classes[k]:
             if cls not in out.get(f, ()):
                 out[f] = (*out.get(f, ()), cls)
     return out
@@ -139,7 +151,7 @@ def gazetteer_classes_folded(text: str) -> tuple[str, ...]:
     key = gazetteer_key(text)
     if not key or key in gazetteer().classes:
         return ()
-    return _folded().get(key.casefold(), ())
+    return gazetteer().folded.get(key.casefold(), ())
 
 
 def gazetteer_classes_of_key(key: str) -> tuple[str, ...]:
