@@ -1164,12 +1164,12 @@ def test_an_object_whose_sentence_names_another_of_the_subjects_class_has_a_riva
 def test_a_coined_name_is_no_english_word():
     """A name's words against the dictionary (``patterns/english_words.txt``): a capitalised word it does not hold
     is coined, a mixed-case one of dictionary words a blend, a plural rebuilt from its singular."""
-    from pipeline.nlp.english import coined, word_kind
+    from pipeline.nlp.english import runs, word_kind
 
     assert word_kind("Vorplex") == ("cap", "coined") and word_kind("Science") == ("cap", "word")
     assert word_kind("QuickLens") == ("mixed", "blend") and word_kind("Algorithms") == ("cap", "plural")
     assert word_kind("studies") == ("lower", "plural") and word_kind("zorbkit") == ("lower", "coined")
-    assert coined("Vorplex") and coined("Zyntra-Net") is False and not coined("SRAM") and not coined("Helm")
+    assert runs("TV-L1 Zyntra-Net") == ["TV", "Zyntra", "Net"]
 
 
 def test_the_words_of_a_name_say_whether_it_is_coined(parse):

@@ -28,7 +28,6 @@ from ..names import norm
 from ..vocab import RELATION_ENDS
 from .components import MENTIONS_KEY
 from .doc import set_mention_values, span_value
-from .english import coined
 from .gazetteer import gazetteer
 from .relations.common import negated_clause
 from .subjects import coordinated
@@ -435,8 +434,6 @@ KNOWN_VETO = 0.3
 """The bar of a name-shape mention whose name the rules' lexicon knows (``known_methods``, ``known_datasets``): a
 curated name is not doubted as the rule's guesses from shape are ("fine-tuned Stable Diffusion on Google-scale
 data": 0.47)."""
-COINED_VETO = VETO
-"""The bar of a name-shape mention whose words no dictionary holds (:func:`~pipeline.nlp.english.coined`)."""
 _VETOED: dict[str, float] = {"name.shape_or_context": VETO, "paper.title_line": TITLE_LINE_VETO, "hardware.head_noun": VETO}
 """The rules whose mentions the model may veto, and the probability each must reach: the name-shape rule types any
 capitalised or digit-bearing word by its shape and context, and is what most false entities on documents in unseen
@@ -450,8 +447,6 @@ def _veto(c: MentionCandidate) -> float:
     """The probability a vetoable rule mention must reach: ``KNOWN_VETO`` for a name the lexicon knows."""
     if c.rule == _SHAPE_RULE and norm(c.canonical) in known_classes():
         return min(KNOWN_VETO, _VETOED[c.rule])
-    if c.rule == _SHAPE_RULE and coined(c.canonical):
-        return min(COINED_VETO, _VETOED[c.rule])
     return _VETOED[c.rule]
 
 

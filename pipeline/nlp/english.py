@@ -9,7 +9,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["ENGLISH_WORDS", "english_words", "english", "singulars", "word_kind", "coined", "runs"]
+__all__ = ["ENGLISH_WORDS", "english_words", "english", "singulars", "word_kind", "runs"]
 
 ENGLISH_WORDS = Path(__file__).parent / "patterns" / "english_words.txt"
 
@@ -66,10 +66,3 @@ def runs(text: str) -> list[str]:
     """The runs of letters of two or more in ``text`` (the words a dictionary may hold: "OC-SORT" -> OC, SORT)."""
     return [r for r in _LETTERS.findall(text) if len(r) > 1]
 
-
-@lru_cache(maxsize=1 << 12)
-def coined(text: str) -> bool:
-    """Whether every word of two letters or more in ``text`` is a coined one not written in capitals only
-    ("Demucs", "TikTok", "OC-Sortex"; not "SRAM", which an acronym of common words may be, nor "QuickDraw")."""
-    kinds = [word_kind(r) for r in runs(text)]
-    return bool(kinds) and all(case != "upper" and kind == "coined" for case, kind in kinds)
