@@ -1183,3 +1183,19 @@ def test_the_words_of_a_name_say_whether_it_is_coined(parse):
     assert {"engm=all", "engm_cap=all", "eng_last=cap_plural"} <= set(heading)
     hybrid = mention_features(doc, lay, _cand(doc, lay, "Hybrid Vorplex"), ctx)
     assert {"engm=some", "eng_first=cap_word", "eng_last=cap_coined"} <= set(hybrid)
+
+
+def test_the_decision_rates_a_coined_name_above_a_dictionary_word(parse):
+    """The same sentence with a coined name ("Vorplex") and with a dictionary word ("Harbor") in its place: only
+    the ``eng1=`` feature differs, and the trained decision rates the coined one a method more often (needs weights
+    trained with the feature)."""
+    models = load_models()
+    method = models.mentions.labels.index("Method")
+    got = {}
+    for name in ("Vorplex", "Harbor"):
+        doc = parse(f"We compare against {name}, which runs at 700 FPS on a CPU.")
+        lay = layout(doc)
+        cands = mention_candidates(doc, lay)
+        ctx = doc_context(doc, lay, cands)
+        got[name] = models.mentions.probs([mention_features(doc, lay, _cand(doc, lay, name), ctx)])[0, method]
+    assert got["Vorplex"] > got["Harbor"] + 0.1, got
