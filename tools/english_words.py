@@ -9,6 +9,8 @@ ASCII letters are kept: the dictionary writes proper nouns capitalised ("Paris")
 dots, and a name's word is what the features ask about. A plural the loader can rebuild from its singular ("models"
 from "model", "classes" from "class", "studies" from "study": ``pipeline.nlp.english.singulars``, the loader's rule) is
 left out, which keeps the file a third smaller.
+The larger list (``wamerican-large``, 86,000 words after the same steps) scored the same on the fast two-fold scorer
+(entity / relation F1 0.8048 / 0.5472 against 0.8044 / 0.5465) at twice the size.
 
 Usage: ``python tools/english_words.py [--words /usr/share/dict/american-english] [--out FILE]``.
 The output is sorted: the same list gives the same bytes.
