@@ -139,3 +139,11 @@ def test_universities_named_with_at_and_with_a_leading_the(nlp):
               "helped; UTH also shared data.", disable=["mlkg_learned"])
     orgs = {(s.text, s._.mlkg_canonical) for s in doc.spans["mlkg_mentions"] if s.label_ == "Organization"}
     assert {("University at Quillby", "University at Quillby"), ("UTH", "University of Ternhall")} <= orgs, orgs
+
+
+@pytest.mark.parametrize("text,phrase", [
+    ("## Evolutionary Algorithms\n\nThis section compares the search methods.\n", "Evolutionary Algorithms"),
+    ("Results\n\nMethod | Chemical Science | Accuracy\n--- | --- | ---\nours | yes | 91.0\n", "Chemical Science"),
+])
+def test_nlp_components_a_heading_of_common_words_is_no_name(extract_text, text, phrase):
+    assert not [m for m in _mentions(extract_text(text)) if m[1] == phrase]

@@ -19,6 +19,7 @@ from spacy.tokens import Doc
 
 from ..names import norm
 from .candidates import Layout, MentionCandidate, PairCandidate, Typed, lexicon, span_root, table_top
+from .english import runs as letter_runs, word_kind
 from .gazetteer import gazetteer_classes, gazetteer_classes_folded, gazetteer_classes_of_key, gazetteer_key
 from .pairs import doc_roles
 from .relations.common import compared_against
@@ -266,6 +267,7 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     f += ctx["around"].get(key, ())
     f += _surface(text, c.end - c.start > 1)
     f += _words_in(tuple(texts[c.start:c.end]))
+    f += _english(tuple(texts[c.start:c.end]))
     got = ctx.get("near", {}).get((c.start, c.end))  # what doc_context read around the span already
     if got is None:
         root = span_root(lay, c.start, c.end)
@@ -310,6 +312,38 @@ def _words_in(texts: tuple[str, ...]) -> tuple[str, ...]:
     last = texts[-1]
     f.append(f"last_suf={last[-3:].lower()}" if last[:1].isupper() and len(last) > 4 else f"last={word_of(last)}")
     f.append(f"first={word_of(texts[0])}")
+    return tuple(f)
+
+
+@lru_cache(maxsize=1 << 12)  # a name's features of its words, the same wherever it is written
+def _english(texts: tuple[str, ...]) -> tuple[str, ...]:
+    """Whether a span's words are English words (:func:`~pipeline.nlp.english.word_kind`): a capitalised word no
+    dictionary holds is a coined name ("Demucs", "Yandex", "QuickDraw" a blend of two), a run of capitalised
+    dictionary words a heading's or a field's phrase as often ("Chemical Science", "Evolutionary Algorithms"). Of
+    one word (function words aside) how it is written and what it is (``eng1=cap_coined``, with ``eng1d=`` when
+    the span has a digit: "GLM-4", "Llama 2"); of several, how many are words (``engm=all|some|none``, with their
+    case: ``engm_cap=all``) and what the first and last are. The sweep (two grouped folds over the readable real-*
+    sets / the selection sets real-ff, -gg, -hh each left out): entity F1 0.8031 -> 0.8043 / 0.8019 -> 0.8130
+    (selection Method 0.757 -> 0.780), relation F1 0.5505 -> 0.5523 / 0.6122 -> 0.6185. The same crossed with the
+    line's kind and the words next to it, or with the candidate's source, scored no higher (two-fold relation F1
+    0.5460, 0.5415 against 0.5465 on the fast scorer)."""
+    fw = lexicon()["function_words"]
+    runs = [r for t in texts for r in letter_runs(t) if r.lower() not in fw]
+    if not runs:
+        return ()
+    kinds = [word_kind(r) for r in runs]
+    digit = any(ch.isdigit() for t in texts for ch in t)
+    if len(kinds) == 1:
+        one = "_".join(kinds[0])
+        return (f"eng1={one}", f"eng1d={one}") if digit else (f"eng1={one}",)
+    words = sum(k in ("word", "plural") for _, k in kinds)
+    share = "all" if words == len(kinds) else "some" if words else "none"
+    cases = {c for c, _ in kinds}
+    case = cases.pop() if len(cases) == 1 else "mixed"
+    f = [f"engm={share}", f"engm_{case}={share}", f"eng_first={'_'.join(kinds[0])}",
+         f"eng_last={'_'.join(kinds[-1])}"]
+    if digit:
+        f.append(f"engmd={share}")
     return tuple(f)
 
 
