@@ -478,8 +478,9 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
                 rule_threshold if c.rule not in _VETOED or (c.start, c.end) in related else max(rule_threshold, _veto(c))):
             picks.append(Typed(c, cls, p))
     picks = _longer_names(picks, threshold, texts)
+    ranked = _outranking(picks, related)
     # what the rules found first (the model may change its class, not its span), then the most probable
-    picks.sort(key=lambda t: (not t.cand.rule_cls, -t.prob, -(t.cand.end - t.cand.start), t.cand.start))
+    picks.sort(key=lambda t: (not t.cand.rule_cls and id(t) not in ranked, -t.prob, -(t.cand.end - t.cand.start), t.cand.start))
     size = max((t.cand.end for t in picks), default=0) + 1
     taken = {True: bytearray(size), False: bytearray(size)}  # (as in _list_members: bytearrays)
     out = []
@@ -490,6 +491,38 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
             out.append(t)
     out = _list_members(cands, rows, labels, out, threshold, texts)
     out.sort(key=lambda t: (t.cand.start, t.cand.end, t.cls))
+    return out
+
+
+OUTRANK_MARGIN = 0.1
+"""How much more probable than every rule mention it overlaps a candidate the rules did not give must be to be ranked
+with the rules' mentions (``_outranking``) ..."""
+OUTRANK_BAR = 0.5
+"""How probable such a candidate must itself be."""
+OUTRANK_RELATED = True
+"""Whether a rule mention that ends a relation the rules found keeps its span whatever the model says."""
+OUTRANK_HELD: frozenset[str] = frozenset()
+"""The classes whose rule mentions keep their span whatever the model says."""
+
+
+def _outranking(picks: list[Typed], related: frozenset[tuple[int, int]]) -> set[int]:
+    """The ids of the picks the rules did not give that are ranked with the rules' mentions: each is at least
+    ``OUTRANK_BAR`` probable and more probable by ``OUTRANK_MARGIN`` than every rule mention it overlaps (and there
+    is one), none of them forced or an end of a relation the rules found. The rules' span is then the wrong one."""
+    rules = sorted((t for t in picks if t.cand.rule_cls), key=lambda t: t.cand.start)
+    if not rules:
+        return set()
+    starts = [t.cand.start for t in rules]
+    out = set()
+    for t in picks:
+        c = t.cand
+        if c.rule_cls or t.prob < OUTRANK_BAR:
+            continue
+        near = rules[max(0, bisect_left(starts, c.start) - 8):bisect_left(starts, c.end)]
+        inside = [r for r in near if r.cand.start < c.end and c.start < r.cand.end and (r.cls == "Paper") == (t.cls == "Paper")]
+        if inside and all(not r.cand.forced and r.cls not in OUTRANK_HELD and t.prob - r.prob >= OUTRANK_MARGIN
+                          and not (OUTRANK_RELATED and (r.cand.start, r.cand.end) in related) for r in inside):
+            out.add(id(t))
     return out
 
 
