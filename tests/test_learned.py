@@ -494,6 +494,39 @@ def test_a_longer_name_of_the_same_class_stands_in_for_the_shape_rules_shorter_o
     assert kept == [(0, 4, "Method"), (5, 6, "Organization")]
 
 
+def test_a_rule_span_with_a_label_prefix_loses_to_the_sure_learned_name():
+    """"Language backbone: Kite 2 7B": the name-shape rule took the label's word in; the model doubts that span and is
+    sure of the name inside it, which then wins the overlap."""
+    from pipeline.nlp.candidates import MentionCandidate
+    from pipeline.nlp.classify import OUTRANK_MARGIN, select
+
+    labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
+    cands = [MentionCandidate(0, 6, 0, 30, "rule", "Method", "name.shape_or_context", "Language backbone: Kite 2 7B"),
+             MentionCandidate(3, 6, 19, 30, "shape")]
+    probs = numpy.full((2, len(labels)), 0.01)
+    probs[0, 1] = 0.55
+    probs[1, 1] = 0.55 + OUTRANK_MARGIN + 0.3
+    assert [(t.cand.start, t.cand.end) for t in select(cands, probs, labels)] == [(3, 6)]
+
+
+def test_a_rule_span_the_model_rates_near_the_learned_one_is_kept():
+    """"Wrenfield University Press": the rule's "Wrenfield University" stays when the model rates the longer span
+    about as high, and loses when the model rates the longer one clearly higher."""
+    from pipeline.nlp.candidates import MentionCandidate
+    from pipeline.nlp.classify import OUTRANK_MARGIN, select
+
+    labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
+    cands = [MentionCandidate(0, 2, 0, 20, "rule", "Organization", "org.institution", "Wrenfield University"),
+             MentionCandidate(0, 3, 0, 26, "shape")]
+    probs = numpy.full((2, len(labels)), 0.01)
+    probs[0, 5] = 0.85
+    probs[1, 5] = 0.85 + OUTRANK_MARGIN / 2
+    assert [(t.cand.start, t.cand.end) for t in select(cands, probs, labels)] == [(0, 2)]
+    probs[0, 5] = 0.55
+    probs[1, 5] = 0.95
+    assert [(t.cand.start, t.cand.end) for t in select(cands, probs, labels)] == [(0, 3)]
+
+
 def test_a_sentence_wrapped_over_lines_pairs_its_names(parse):
     text = ("Programme\n\nThe talk presents Kestrel, an open-source deep learning library for anomaly detection that\n"
             "bundles Heron and Wren among its models, with a common interface.\n")

@@ -478,8 +478,9 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
                 rule_threshold if c.rule not in _VETOED or (c.start, c.end) in related else max(rule_threshold, _veto(c))):
             picks.append(Typed(c, cls, p))
     picks = _longer_names(picks, threshold, texts)
+    ranked = _outranking(picks)  # a learned name the model rates clearly above the rules' overlapping span
     # what the rules found first (the model may change its class, not its span), then the most probable
-    picks.sort(key=lambda t: (not t.cand.rule_cls, -t.prob, -(t.cand.end - t.cand.start), t.cand.start))
+    picks.sort(key=lambda t: (not t.cand.rule_cls and id(t) not in ranked, -t.prob, -(t.cand.end - t.cand.start), t.cand.start))
     size = max((t.cand.end for t in picks), default=0) + 1
     taken = {True: bytearray(size), False: bytearray(size)}  # (as in _list_members: bytearrays)
     out = []
@@ -490,6 +491,46 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
             out.append(t)
     out = _list_members(cands, rows, labels, out, threshold, texts)
     out.sort(key=lambda t: (t.cand.start, t.cand.end, t.cls))
+    return out
+
+
+OUTRANK_MARGIN = 0.1
+"""How much more probable than every rule mention it overlaps a candidate the rules did not give must be to be ranked
+with the rules' mentions (``_outranking``): the rules' span then has the wrong boundary ("Language backbone: Llama 2
+7B", "Berkeley" of "University of California, Berkeley", "School of Informatics, University of Edinburgh").
+Measured out of fold on the two folds over the readable sets (models of each fold fixed): of the 2,801 overlaps where
+a rule mention beat a learned pick, the learned span was the gold one and the rule's not in 231, the reverse in 1,133;
+where the learned one is rated higher by more than 0 / 0.1 / 0.2 / 0.3: 181 / 149 / 127 / 103 against 87 / 37 / 23 /
+15. Scored (entity F1, relation F1), without it 0.8032 / 0.5467; at a margin of 0 / 0.05 / 0.1 / 0.15: 0.8034 / 0.5421,
+0.8048 / 0.5455, 0.8056 / 0.5478, 0.8055 / 0.5478 (Organization 0.821 -> 0.830, Method 0.774 -> 0.776); the
+learned candidate at 0.5 or at ``THRESHOLD`` (0.8) at least: 0.8048 / 0.5482 against 0.8045 / 0.5483; a rule
+mention that ends a relation the rules found kept whatever the model says: 0.8048 / 0.5482."""
+OUTRANK_BAR = 0.5
+"""How probable such a candidate must itself be (the weak bar: a weak one still needs a relation to stay)."""
+OUTRANK_HELD = frozenset({"Hardware"})
+"""The classes whose rule mentions keep their span whatever the model says: the device rules read a chip's or a
+board's name from a catalogue of makers and series (with it, Hardware F1 0.781 -> 0.787 on the two folds, entity F1
+0.8056 -> 0.8059)."""
+
+
+def _outranking(picks: list[Typed]) -> set[int]:
+    """The ids of the picks the rules did not give that are ranked with the rules' mentions in :func:`select`: each
+    is at least ``OUTRANK_BAR`` probable and more probable by ``OUTRANK_MARGIN`` than every rule mention it overlaps
+    (and there is one), none of them forced or of a class in ``OUTRANK_HELD``. A paper's title overlaps only papers."""
+    rules = sorted((t for t in picks if t.cand.rule_cls), key=lambda t: t.cand.start)
+    if not rules:
+        return set()
+    starts = [t.cand.start for t in rules]
+    out = set()
+    for t in picks:
+        c = t.cand
+        if c.rule_cls or t.prob < OUTRANK_BAR:
+            continue
+        near = rules[max(0, bisect_left(starts, c.start) - 8):bisect_left(starts, c.end)]
+        inside = [r for r in near if r.cand.start < c.end and c.start < r.cand.end and (r.cls == "Paper") == (t.cls == "Paper")]
+        if inside and all(not r.cand.forced and r.cls not in OUTRANK_HELD and t.prob - r.prob >= OUTRANK_MARGIN
+                          for r in inside):
+            out.add(id(t))
     return out
 
 
