@@ -1232,3 +1232,21 @@ def test_the_decision_rates_a_coined_name_above_a_dictionary_word(parse):
         ctx = doc_context(doc, lay, cands)
         got[name] = models.mentions.probs([mention_features(doc, lay, _cand(doc, lay, name), ctx)])[0, method]
     assert got["Vorplex"] > got["Harbor"] + 0.1, got
+
+
+def test_a_rule_span_with_the_short_form_in_brackets_keeps_it():
+    """"Lumen Flow Nets (LFNs):": the rule's span holds the short form the resolver makes an alternative label of,
+    so the learned "Lumen Flow Nets" does not outrank it however sure the model is; without the bracket it would."""
+    from pipeline.nlp.candidates import MentionCandidate
+    from pipeline.nlp.classify import OUTRANK_MARGIN, select
+
+    labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
+    texts = ["of", "Lumen", "Flow", "Nets", "(", "LFNs", "):", "it", "runs"]
+    cands = [MentionCandidate(1, 7, 3, 33, "rule", "Method", "name.shape_or_context", "Lumen Flow Nets (LFNs):"),
+             MentionCandidate(1, 4, 3, 18, "shape")]
+    probs = numpy.full((2, len(labels)), 0.01)
+    probs[0, 1] = 0.55
+    probs[1, 1] = 0.55 + OUTRANK_MARGIN + 0.3
+    assert [(t.cand.start, t.cand.end) for t in select(cands, probs, labels, texts=texts)] == [(1, 7)]
+    plain = [*texts[:4], "is", "new", ".", "it", "runs"]
+    assert [(t.cand.start, t.cand.end) for t in select(cands, probs, labels, texts=plain)] == [(1, 4)]

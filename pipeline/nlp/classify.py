@@ -478,7 +478,7 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
                 rule_threshold if c.rule not in _VETOED or (c.start, c.end) in related else max(rule_threshold, _veto(c))):
             picks.append(Typed(c, cls, p))
     picks = _longer_names(picks, threshold, texts)
-    ranked = _outranking(picks)  # a learned name the model rates clearly above the rules' overlapping span
+    ranked = _outranking(picks, texts)  # a learned name the model rates clearly above the rules' overlapping span
     # what the rules found first (the model may change its class, not its span), then the most probable
     picks.sort(key=lambda t: (not t.cand.rule_cls and id(t) not in ranked, -t.prob, -(t.cand.end - t.cand.start), t.cand.start))
     size = max((t.cand.end for t in picks), default=0) + 1
@@ -513,10 +513,11 @@ board's name from a catalogue of makers and series (with it, Hardware F1 0.781 -
 0.8056 -> 0.8059)."""
 
 
-def _outranking(picks: list[Typed]) -> set[int]:
+def _outranking(picks: list[Typed], texts: list[str] | None = None) -> set[int]:
     """The ids of the picks the rules did not give that are ranked with the rules' mentions in :func:`select`: each
     is at least ``OUTRANK_BAR`` probable and more probable by ``OUTRANK_MARGIN`` than every rule mention it overlaps
-    (and there is one), none of them forced or of a class in ``OUTRANK_HELD``. A paper's title overlaps only papers."""
+    (and there is one), none of them forced, of a class in ``OUTRANK_HELD`` or the same name with its short form in
+    brackets (:func:`_with_short_form`). A paper's title overlaps only papers."""
     rules = sorted((t for t in picks if t.cand.rule_cls), key=lambda t: t.cand.start)
     if not rules:
         return set()
@@ -529,9 +530,16 @@ def _outranking(picks: list[Typed]) -> set[int]:
         near = rules[max(0, bisect_left(starts, c.start) - 8):bisect_left(starts, c.end)]
         inside = [r for r in near if r.cand.start < c.end and c.start < r.cand.end and (r.cls == "Paper") == (t.cls == "Paper")]
         if inside and all(not r.cand.forced and r.cls not in OUTRANK_HELD and t.prob - r.prob >= OUTRANK_MARGIN
-                          for r in inside):
+                          and not _with_short_form(r.cand, c, texts) for r in inside):
             out.add(id(t))
     return out
+
+
+def _with_short_form(r: MentionCandidate, c: MentionCandidate, texts: list[str] | None) -> bool:
+    """Whether the rule's span ``r`` is the name ``c`` followed by a bracket ("Masked Autoregressive Flows (MAFs)",
+    "SHARP (Single-image High-Accuracy Real-time Parallax)"): the resolver reads the other form of the name from it."""
+    return (texts is not None and r.start == c.start and r.end > c.end < len(texts) and texts[c.end] == "("
+            and any(")" in t for t in texts[c.end + 1:r.end]))  # (a bracket's token may hold more: "):")
 
 
 LIST_BAR = 0.3
