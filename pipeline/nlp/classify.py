@@ -494,6 +494,24 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
     return out
 
 
+@dataclass(frozen=True)
+class _RuleSpans:
+    """The picks the rules gave, by start: what a span overlaps of them (:func:`_longer_names`, :func:`_outranking`)."""
+
+    picks: list[Typed]
+    starts: list[int]
+
+    @classmethod
+    def of(cls, picks: list[Typed]) -> "_RuleSpans":
+        rules = sorted((t for t in picks if t.cand.rule_cls), key=lambda t: t.cand.start)
+        return cls(rules, [t.cand.start for t in rules])
+
+    def overlapping(self, c: MentionCandidate) -> list[Typed]:
+        """The rule picks that share a token with ``c`` (a rule's span is at most a few names long: eight back)."""
+        near = self.picks[max(0, bisect_left(self.starts, c.start) - 8):bisect_left(self.starts, c.end)]
+        return [r for r in near if r.cand.start < c.end and c.start < r.cand.end]
+
+
 OUTRANK_MARGIN = 0.1
 """How much more probable than every rule mention it overlaps a candidate the rules did not give must be to be ranked
 with the rules' mentions (``_outranking``): the rules' span then has the wrong boundary ("Language backbone: Llama 2
@@ -518,17 +536,15 @@ def _outranking(picks: list[Typed], texts: list[str] | None = None) -> set[int]:
     is at least ``OUTRANK_BAR`` probable and more probable by ``OUTRANK_MARGIN`` than every rule mention it overlaps
     (and there is one), none of them forced, of a class in ``OUTRANK_HELD`` or the same name with its short form in
     brackets (:func:`_with_short_form`). A paper's title overlaps only papers."""
-    rules = sorted((t for t in picks if t.cand.rule_cls), key=lambda t: t.cand.start)
-    if not rules:
+    rules = _RuleSpans.of(picks)
+    if not rules.picks:
         return set()
-    starts = [t.cand.start for t in rules]
     out = set()
     for t in picks:
         c = t.cand
         if c.rule_cls or t.prob < OUTRANK_BAR:
             continue
-        near = rules[max(0, bisect_left(starts, c.start) - 8):bisect_left(starts, c.end)]
-        inside = [r for r in near if r.cand.start < c.end and c.start < r.cand.end and (r.cls == "Paper") == (t.cls == "Paper")]
+        inside = [r for r in rules.overlapping(c) if (r.cls == "Paper") == (t.cls == "Paper")]
         if inside and all(not r.cand.forced and r.cls not in OUTRANK_HELD and t.prob - r.prob >= OUTRANK_MARGIN
                           and not _with_short_form(r.cand, c, texts) for r in inside):
             out.add(id(t))
@@ -656,10 +672,9 @@ def _longer_names(picks: list[Typed], threshold: float, texts: list[str] | None 
     name-shape mentions of its own class and overlaps no other rule mention: it stands in for them (a name the
     shape rule cut short), and is ranked with the rules' mentions. A lexicon's organization that opens a longer
     organization is replaced the same way (``_shorter``)."""
-    rules = sorted((t for t in picks if t.cand.rule_cls), key=lambda t: t.cand.start)
-    if not rules:
+    rules = _RuleSpans.of(picks)
+    if not rules.picks:
         return picks
-    starts = [t.cand.start for t in rules]
     drop: set[int] = set()
     out = []
     for t in picks:
@@ -668,8 +683,7 @@ def _longer_names(picks: list[Typed], threshold: float, texts: list[str] | None 
         if c.rule_cls or t.prob < bar or (t.cls not in _EXTENSIBLE and t.cls != "Organization"):
             out.append(t)
             continue
-        near = rules[max(0, bisect_left(starts, c.start) - 8):bisect_left(starts, c.end)]
-        inside = [r for r in near if r.cand.start < c.end and c.start < r.cand.end]
+        inside = rules.overlapping(c)
         if inside and not _joined(texts, c) and all(c.start <= r.cand.start and r.cand.end <= c.end and (r.cand.start, r.cand.end) != (c.start, c.end)
                           and r.cls == t.cls and _shorter(r.cand, c, t.cls, texts) for r in inside):
             drop |= {id(r) for r in inside}
