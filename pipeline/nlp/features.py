@@ -134,7 +134,7 @@ def known_classes() -> dict[str, tuple[str, ...]]:
 _FIRST_PART = re.compile(r"[\s-]")
 
 
-@lru_cache(maxsize=1 << 12)  # (pure: the lexicon is read once)
+@lru_cache(maxsize=1 << 16)  # (pure: the lexicon is read once)
 def _known_name(text: str, canonical: str) -> tuple[str, ...]:
     """Whether the lexicon knows a span's name (``lex=``), or the name's first part before a space or hyphen
     (``lex_part=``: "ImageNet-R", "Llama 2 13B Chat"): a curated name is no guess from its shape, and the name
@@ -147,7 +147,7 @@ def _known_name(text: str, canonical: str) -> tuple[str, ...]:
     return tuple(f"lex_part={cls}" for cls in known.get(norm(part), ())) if part != text else ()
 
 
-@lru_cache(maxsize=1 << 12)  # (pure: the gazetteer is read once)
+@lru_cache(maxsize=1 << 16)  # (pure: the gazetteer is read once)
 def _gazetteer(text: str, tokens: bool) -> tuple[str, ...]:
     """The classes a public list of the world's names knows a span's text as (``gaz=``), apart for a name of one
     token (``gaz1=``: "Meta", "Mila" are words more often than a multi-word name is), so the decision learns how far
@@ -158,7 +158,7 @@ def _gazetteer(text: str, tokens: bool) -> tuple[str, ...]:
     return tuple(f"gazi={cls}" for cls in gazetteer_classes_folded(text))  # in another case only
 
 
-@lru_cache(maxsize=1 << 12)  # a name's words, the same wherever it is written
+@lru_cache(maxsize=1 << 16)  # a name's words, the same wherever it is written
 def _gazetteer_parts(texts: tuple[str, ...]) -> tuple[str, ...]:
     """The classes of the longest gazetteer name a span starts with (``gaz_head=``: "Google Research", "SQuAD
     v2") and of the longest it ends with (``gaz_tail=``: "Department of Physics, Stanford University"), shorter than
@@ -257,17 +257,14 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     words, texts, n = lay.words, lay.texts, len(lay.words)
     f = [f"src={x}" for x in (c.source, *c.also)] + [f"n={_bucket(c.end - c.start)}"]
     f += [f"lic={x}" for x in c.licences]
-    f += _known_name(text, c.canonical)
-    f += _gazetteer(text, c.end - c.start > 1)
-    f += _gazetteer_parts(tuple(texts[c.start:c.end]))
+    known, written = _name_features(text, tuple(texts[c.start:c.end]), c.canonical)
+    f += known
     if c.rule_cls:
         f += [f"rc={c.rule_cls}", f"rr={c.rule}", f"rrp={c.rule.split('.')[0]}"]
     key = norm(text)
     f += [f"doc_rc={cls}" for cls in sorted(ctx["rule_classes"].get(norm(c.canonical or text), ()))]
     f += ctx["around"].get(key, ())
-    f += _surface(text, c.end - c.start > 1)
-    f += _words_in(tuple(texts[c.start:c.end]))
-    f += _english(tuple(texts[c.start:c.end]))
+    f += written
     got = ctx.get("near", {}).get((c.start, c.end))  # what doc_context read around the span already
     if got is None:
         root = span_root(lay, c.start, c.end)
@@ -298,13 +295,23 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> l
     return f
 
 
-@lru_cache(maxsize=1 << 12)  # the same runs of words recur: names, and what stands between two
+@lru_cache(maxsize=1 << 16)  # a name recurs within and across documents
+def _name_features(text: str, texts: tuple[str, ...], canonical: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a span's own text, tokens (``texts``) and canonical name say, wherever it is written: whether the lexicon
+    and the gazetteer know it (and its parts), then its letters, its words and whether they are English (one cache
+    lookup for the six)."""
+    tokens = len(texts) > 1
+    return (_known_name(text, canonical) + _gazetteer(text, tokens) + _gazetteer_parts(texts),
+            _surface(text, tokens) + _words_in(texts) + _english(texts))
+
+
+@lru_cache(maxsize=1 << 16)  # the same runs of words recur: names, and what stands between two
 def _lower_words(texts: tuple[str, ...]) -> tuple[str, ...]:
     """The distinct lower-case words among ``texts`` as features see them (:func:`word_of`), sorted."""
     return tuple(sorted({word_of(t) for t in texts if t.isalpha() and t.islower()}))
 
 
-@lru_cache(maxsize=1 << 12)  # a name's features of its own words, the same wherever it is written
+@lru_cache(maxsize=1 << 16)  # a name's features of its own words, the same wherever it is written
 def _words_in(texts: tuple[str, ...]) -> tuple[str, ...]:
     """What a span's tokens (``texts``) say: its lower-case words, the common words written capitalised in it
     (:func:`_name_words`), its last word (or a capitalised one's suffix) and its first."""
@@ -315,7 +322,7 @@ def _words_in(texts: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f)
 
 
-@lru_cache(maxsize=1 << 12)  # a name's features of its words, the same wherever it is written
+@lru_cache(maxsize=1 << 16)  # a name's features of its words, the same wherever it is written
 def _english(texts: tuple[str, ...]) -> tuple[str, ...]:
     """Whether a span's words are English words (:func:`~pipeline.nlp.english.word_kind`): a capitalised word no
     dictionary holds is a coined name ("Demucs", "Yandex", "QuickDraw" a blend of two), a run of capitalised
@@ -347,7 +354,7 @@ def _english(texts: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f)
 
 
-@lru_cache(maxsize=1 << 12)  # a name's features of its own letters, the same wherever it is written
+@lru_cache(maxsize=1 << 16)  # a name's features of its own letters, the same wherever it is written
 def _surface(text: str, tokens: bool) -> tuple[str, ...]:
     """What a span's text says by its letters alone: its shape (``multi`` for several tokens, ``tokens``, or
     words), digits, camel case, a hyphen, a colon, unbalanced brackets, an acronym."""
@@ -430,11 +437,11 @@ def occurrence_features(keys: list[str], feats: list[list[str]]) -> list[list[st
     """Each candidate's features (``feats``, extended in place), with ``occ_`` and every typing feature
     (``_TYPING``) of any candidate of the same name (``keys``: each candidate's normalised text) in the document:
     "the X dataset" once, "X" alone in a list elsewhere, and the list's X is the dataset too."""
-    # the prefixes tested once per distinct feature of the document, not once per feature of each candidate
-    typing = set(filter(_IS_TYPING, set().union(*feats)))
+    # each feature looked up in the prefix test's memo (a C-level filter): cheaper than a set of the document's
+    # features made first and intersected with each candidate's
     said: dict[str, set[str]] = defaultdict(set)
     for key, f in zip(keys, feats):
-        said[key].update(typing.intersection(f))
+        said[key].update(filter(_IS_TYPING, f))
     # one list per name, shared by its candidates (their strings made, and hashed when scored, once)
     occ = {key: ["occ_" + x for x in sorted(s)[:_OCCURRENCES]] for key, s in said.items()}
     for key, f in zip(keys, feats):
