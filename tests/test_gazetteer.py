@@ -184,3 +184,13 @@ def test_a_card_name_its_long_form_and_a_device_and_its_chip():
             '10.5, (3, 4), "iPad Air (3rd generation)", 264, False, 1, "a12XBionic", False)')
     m = tool._APPLE_DEVICE.search(line)
     assert m.group(1) == "iPad Air (3rd generation)" and m.group(2) == "a12XBionic"
+
+
+def test_a_model_list_and_a_title_give_names():
+    tool = _tool()
+    assert tool._sizes("Qwen2-0.5B|1.5B|7B") == {"Qwen2", "Qwen2-0.5B", "Qwen2-1.5B", "Qwen2-7B"}
+    assert tool._sizes("Pythia-1|2.8|12B") == {"Pythia", "Pythia-1B", "Pythia-2.8B", "Pythia-12B"}
+    methods, datasets = tool.title_names({"LIMA: Less Is More for Alignment", "SQuAD: 100,000+ Questions for "
+                                          "Machine Comprehension of Text, a Dataset", "Attention Is All You Need",
+                                          "Scaling laws: a study"})
+    assert methods == {"LIMA"} and datasets == {"SQuAD"}
