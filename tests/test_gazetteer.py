@@ -120,3 +120,77 @@ def test_a_name_written_in_another_case_is_a_weaker_feature(found):
     got = found("We tune the hyperparameters with OPTUNA and evaluate on HellaSwag.")
     assert "gazi=Method" in got["OPTUNA"][0] and not any(f.startswith("gaz1") for f in got["OPTUNA"][0])
     assert "gaz1=Dataset" in got["HellaSwag"][0] and not any(f.startswith("gazi") for f in got["HellaSwag"][0])
+
+
+def test_paper_titles_and_hardware_are_classed(found):
+    """Titles of papers (the model zoos' and data sets' citations) and hardware (a GPU list, the model zoos'
+    training resources) are lists of their own, each class a feature of its own."""
+    assert "Paper" in gazetteer_classes("Deep Residual Learning for Image Recognition")
+    assert "Hardware" in gazetteer_classes("NVIDIA A100") and "Hardware" in gazetteer_classes("A100")
+    got = found("All models are trained on NVIDIA A100 GPUs with Deep Residual Learning for Image Recognition.")
+    assert "gaz=Hardware" in got["NVIDIA A100"][0]
+    assert "gaz=Paper" in got["Deep Residual Learning for Image Recognition"][0]
+
+
+def _tool():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "tools" / "gazetteer.py"
+    spec = importlib.util.spec_from_file_location("gazetteer_tool", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_model_index_gives_methods_data_sets_papers_and_hardware():
+    tool = _tool()
+    got = tool.model_index_names(
+        "Collections:\n  - Name: Faster R-CNN\n    Metadata:\n      Training Data: COCO\n"
+        "      Training Techniques:\n        - SGD with Momentum\n      Training Resources: 8x V100 GPUs\n"
+        "      Architecture:\n        - FPN\n    Paper:\n      Title: 'Faster R-CNN: Towards Real-Time Object'\n"
+        "Models:\n  - Name: faster_rcnn_r50\n    Results:\n      - Dataset: Pascal VOC\n")
+    assert got["methods"] == {"Faster R-CNN", "SGD with Momentum", "FPN"}
+    assert got["datasets"] == {"COCO", "Pascal VOC"}
+    assert got["papers"] == {"Faster R-CNN: Towards Real-Time Object"}
+    assert got["hardware"] == {"V100", "V100 GPU"}
+    assert tool._devices("8x GPUs") == set() and tool._devices("4x NVIDIA Titan Xp GPUs (b64)") == {
+        "NVIDIA Titan Xp", "NVIDIA Titan Xp GPU"}
+
+
+def test_a_zoo_readme_title_is_a_method_or_a_data_set():
+    tool = _tool()
+    got = tool.zoo_readme_names("# PointPillars: Fast Encoders\n\n> [PointPillars: Fast Encoders](https://x)\n\n"
+                                "<!-- [ALGORITHM] -->\n")
+    assert got == {"methods": {"PointPillars"}, "datasets": set(), "papers": {"PointPillars: Fast Encoders"}}
+    assert tool.zoo_readme_names("# COCO (ECCV'2014)\n\n<!-- [DATASET] -->\n")["datasets"] == {"COCO"}
+
+
+def test_a_data_set_builder_is_named_as_its_description_writes_it():
+    tool = _tool()
+    assert tool._dataset_name_as_written("cifar10", "The CIFAR-10 dataset consists of cifar10 images.") == {"CIFAR-10"}
+    assert tool._dataset_name_as_written("squad", "Stanford Question Answering Dataset (SQuAD) is ...") == {"SQuAD"}
+    assert tool.keep_title("Deep Residual Learning for Image Recognition") and not tool.keep_title("ResNet")
+
+
+def test_a_card_name_its_long_form_and_a_device_and_its_chip():
+    tool = _tool()
+    assert tool._expanded("MATH (Mathematics Aptitude Test of Heuristics)") == {
+        "MATH (Mathematics Aptitude Test of Heuristics)", "MATH", "Mathematics Aptitude Test of Heuristics"}
+    assert tool._expanded("PersiNLU (Reading Comprehension)") == {"PersiNLU (Reading Comprehension)", "PersiNLU"}
+    assert tool._GENERIC_TITLE.fullmatch("Image-to-image") and tool._GENERIC_TITLE.fullmatch("ControlNet with Flux.1")
+    assert not tool._GENERIC_TITLE.fullmatch("Stable Diffusion XL")
+    line = ('Device("iPadAir3", "Device is an [iPad Air (3rd generation)](https://x)", "https://y.jpg", ["iPad11,3"], '
+            '10.5, (3, 4), "iPad Air (3rd generation)", 264, False, 1, "a12XBionic", False)')
+    m = tool._APPLE_DEVICE.search(line)
+    assert m.group(1) == "iPad Air (3rd generation)" and m.group(2) == "a12XBionic"
+
+
+def test_a_model_list_and_a_title_give_names():
+    tool = _tool()
+    assert tool._sizes("Qwen2-0.5B|1.5B|7B") == {"Qwen2", "Qwen2-0.5B", "Qwen2-1.5B", "Qwen2-7B"}
+    assert tool._sizes("Pythia-1|2.8|12B") == {"Pythia", "Pythia-1B", "Pythia-2.8B", "Pythia-12B"}
+    methods, datasets = tool.title_names({"LIMA: Less Is More for Alignment", "SQuAD: 100,000+ Questions for "
+                                          "Machine Comprehension of Text, a Dataset", "Attention Is All You Need",
+                                          "Scaling laws: a study"})
+    assert methods == {"LIMA"} and datasets == {"SQuAD"}

@@ -1,6 +1,7 @@
-"""General-knowledge names (``patterns/gazetteer.json``: organisations, methods, data sets from public lists of the
-world, ``tools/gazetteer.py``) found in a document, as evidence for the trained decision: a span that writes one is
-a mention candidate (source ``gaz``) and has the name's classes as features (``gaz=``), never a decision."""
+"""General-knowledge names (``patterns/gazetteer.json``: organisations, methods, data sets, paper titles and
+hardware from public lists of the world, ``tools/gazetteer.py``) found in a document, as evidence for the trained
+decision: a span that writes one is a mention candidate (source ``gaz``) and has the name's classes as features
+(``gaz=``), never a decision."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ __all__ = ["Gazetteer", "gazetteer", "gazetteer_key", "gazetteer_spans", "gazett
 
 GAZETTEER = Path(__file__).parent / "patterns" / "gazetteer.json"
 LISTS = (("organizations", "Organization"), ("organization_acronyms", "OrganizationAcronym"),
-         ("methods", "Method"), ("datasets", "Dataset"))
+         ("methods", "Method"), ("datasets", "Dataset"), ("papers", "Paper"), ("hardware", "Hardware"))
 """The gazetteer's lists and the class each names (an organisation's acronym apart: four letters are often
-something else)."""
+something else). Each class is a feature of its own (``gaz=Paper``, ``gaz1=Hardware``), learnt by the decision."""
 
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _HEAD = 4
