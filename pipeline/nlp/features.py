@@ -134,7 +134,6 @@ def known_classes() -> dict[str, tuple[str, ...]]:
 _FIRST_PART = re.compile(r"[\s-]")
 
 
-@lru_cache(maxsize=1 << 16)  # (pure: the lexicon is read once)
 def _known_name(text: str, canonical: str) -> tuple[str, ...]:
     """Whether the lexicon knows a span's name (``lex=``), or the name's first part before a space or hyphen
     (``lex_part=``: "ImageNet-R", "Llama 2 13B Chat"): a curated name is no guess from its shape, and the name
@@ -147,7 +146,6 @@ def _known_name(text: str, canonical: str) -> tuple[str, ...]:
     return tuple(f"lex_part={cls}" for cls in known.get(norm(part), ())) if part != text else ()
 
 
-@lru_cache(maxsize=1 << 16)  # (pure: the gazetteer is read once)
 def _gazetteer(text: str, tokens: bool) -> tuple[str, ...]:
     """The classes a public list of the world's names knows a span's text as (``gaz=``), apart for a name of one
     token (``gaz1=``: "Meta", "Mila" are words more often than a multi-word name is), so the decision learns how far
@@ -158,7 +156,6 @@ def _gazetteer(text: str, tokens: bool) -> tuple[str, ...]:
     return tuple(f"gazi={cls}" for cls in gazetteer_classes_folded(text))  # in another case only
 
 
-@lru_cache(maxsize=1 << 16)  # a name's words, the same wherever it is written
 def _gazetteer_parts(texts: tuple[str, ...]) -> tuple[str, ...]:
     """The classes of the longest gazetteer name a span starts with (``gaz_head=``: "Google Research", "SQuAD
     v2") and of the longest it ends with (``gaz_tail=``: "Department of Physics, Stanford University"), shorter than
@@ -311,7 +308,6 @@ def _lower_words(texts: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted({word_of(t) for t in texts if t.isalpha() and t.islower()}))
 
 
-@lru_cache(maxsize=1 << 16)  # a name's features of its own words, the same wherever it is written
 def _words_in(texts: tuple[str, ...]) -> tuple[str, ...]:
     """What a span's tokens (``texts``) say: its lower-case words, the common words written capitalised in it
     (:func:`_name_words`), its last word (or a capitalised one's suffix) and its first."""
@@ -322,7 +318,6 @@ def _words_in(texts: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f)
 
 
-@lru_cache(maxsize=1 << 16)  # a name's features of its words, the same wherever it is written
 def _english(texts: tuple[str, ...]) -> tuple[str, ...]:
     """Whether a span's words are English words (:func:`~pipeline.nlp.english.word_kind`): a capitalised word no
     dictionary holds is a coined name ("Demucs", "Yandex", "QuickDraw" a blend of two), a run of capitalised
@@ -354,7 +349,6 @@ def _english(texts: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f)
 
 
-@lru_cache(maxsize=1 << 16)  # a name's features of its own letters, the same wherever it is written
 def _surface(text: str, tokens: bool) -> tuple[str, ...]:
     """What a span's text says by its letters alone: its shape (``multi`` for several tokens, ``tokens``, or
     words), digits, camel case, a hyphen, a colon, unbalanced brackets, an acronym."""
