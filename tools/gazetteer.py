@@ -138,16 +138,8 @@ def ror_names(repo: Path) -> tuple[set[str], set[str]]:
         rid = parts[1][:-5]
         if rid not in newest or newest[rid][0] < version:
             newest[rid] = (version, meta.split()[2])
-    blobs = "\n".join(b for _, b in sorted(newest.values(), key=lambda x: x[1])) + "\n"
-    raw = subprocess.run(["git", "--git-dir", str(repo), "cat-file", "--batch"], input=blobs.encode(), check=True,
-                         capture_output=True).stdout
     names, acronyms = set(), set()
-    pos = 0
-    while pos < len(raw):
-        header_end = raw.index(b"\n", pos)
-        size = int(raw[pos:header_end].split()[2])
-        body = raw[header_end + 1:header_end + 1 + size]
-        pos = header_end + 1 + size + 1
+    for body in _batch(repo, [b for _, b in sorted(newest.values(), key=lambda x: x[1])]):
         try:
             rec = json.loads(body)
         except ValueError:
@@ -405,10 +397,10 @@ def model_zoo_names(repo: Path) -> dict[str, set[str]]:
     return out
 
 
-def _blobs(repo: Path, paths: list[str], rev: str = "HEAD") -> list[str]:
-    """The text of each path at ``rev``, read in one ``git cat-file --batch``."""
+def _batch(repo: Path, objects: list[str]) -> list[bytes]:
+    """The content of each object (a blob's id, or ``rev:path``) that exists, read in one ``git cat-file --batch``."""
     raw = subprocess.run(["git", "--git-dir", str(repo), "cat-file", "--batch"], check=True, capture_output=True,
-                         input="".join(f"{rev}:{p}\n" for p in paths).encode()).stdout
+                         input="".join(f"{o}\n" for o in objects).encode()).stdout
     out, pos = [], 0
     while pos < len(raw):
         header_end = raw.index(b"\n", pos)
@@ -417,9 +409,14 @@ def _blobs(repo: Path, paths: list[str], rev: str = "HEAD") -> list[str]:
             pos = header_end + 1
             continue
         size = int(header[2])
-        out.append(raw[header_end + 1:header_end + 1 + size].decode("utf-8", "replace"))
+        out.append(raw[header_end + 1:header_end + 1 + size])
         pos = header_end + 1 + size + 1
     return out
+
+
+def _blobs(repo: Path, paths: list[str], rev: str = "HEAD") -> list[str]:
+    """The text of each path at ``rev`` (:func:`_batch`)."""
+    return [b.decode("utf-8", "replace") for b in _batch(repo, [f"{rev}:{p}" for p in paths])]
 
 
 _VARIANT = re.compile(r"[A-Z]\d+(?:-[A-Z]\d+)?")
