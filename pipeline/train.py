@@ -477,7 +477,9 @@ def train(out: Path | None = None, root: Path = ROOT, log=None) -> dict:
 
 # ----------------------------------------------------------------------------- leave one set out
 
-def _score_set(docs: list[PreparedDoc], models, gold: dict, **thresholds) -> dict:
+def score_set(docs: list[PreparedDoc], models, gold: dict, **thresholds) -> dict:
+    """Decide the prepared documents with ``models`` (the rules alone when None), resolve them into one graph and
+    score it against ``gold``."""
     import tempfile
 
     from .evaluate import evaluate
@@ -513,14 +515,14 @@ def cross_validate(root: Path = ROOT, only: list[str] | None = None, log=None, r
             continue
         t = time.perf_counter()
         models = None if rules_only else fit_models([d for d in prepared.docs if d.set_name != s.name])
-        results[s.name] = _score_set([d for d in prepared.docs if d.set_name == s.name], models, prepared.golds[s.name])
+        results[s.name] = score_set([d for d in prepared.docs if d.set_name == s.name], models, prepared.golds[s.name])
         if log:
             e, r = results[s.name]["entities"]["overall"], results[s.name]["relations"]["overall"]
             log(f"held out {s.name}: entities {e['f1']:.3f} relations {r['f1']:.3f} ({time.perf_counter() - t:.1f} s)")
-    return {"sets": results, "pooled": _pool(results)}
+    return {"sets": results, "pooled": pool_scores(results)}
 
 
-def _pool(results: dict) -> dict:
+def pool_scores(results: dict) -> dict:
     from .evaluate import prf
 
     pooled = {}
