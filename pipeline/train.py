@@ -477,9 +477,9 @@ def train(out: Path | None = None, root: Path = ROOT, log=None) -> dict:
 
 # ----------------------------------------------------------------------------- leave one set out
 
-def score_set(docs: list[PreparedDoc], models, gold: dict, **thresholds) -> dict:
+def score_set(docs: list[PreparedDoc], models, gold: dict, keep: Path | None = None, **thresholds) -> dict:
     """Decide the prepared documents with ``models`` (the rules alone when None), resolve them into one graph and
-    score it against ``gold``."""
+    score it against ``gold`` (the graph is written to ``keep`` when given, to read its misses)."""
     import tempfile
 
     from .evaluate import evaluate
@@ -499,7 +499,7 @@ def score_set(docs: list[PreparedDoc], models, gold: dict, **thresholds) -> dict
         decision = decide(d.doc, models, d.lay, d.cands, d.mfeats, d.rule_rels, **thresholds)
         extractions.append(extract(d.document, apply_decision(d.doc, d.lay, decision)))
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "graph.ttl"
+        path = keep or Path(tmp) / "graph.ttl"
         path.write_bytes(turtle_bytes(to_graph(resolve(extractions))))
         return evaluate(path, gold)
 

@@ -12,7 +12,7 @@ not fall beyond theirs. The held-out sets are measured only after a change is ke
 
 Usage::
 
-    python tools/selection.py OUT.json [--decide '{"joint_bar": 0.5}'] [--style-weight 3]
+    python tools/selection.py OUT.json [--decide '{"joint_bar": 0.5}'] [--style-weight 3] [--keep DIR]
 
 prints one line per measure (entity and relation F1, P, R) and writes every set's and the pooled scores, per class
 and property, to OUT.json. About 12 minutes on two cores (one parse of every set, five trainings).
@@ -38,11 +38,11 @@ def folds(names: list[str]) -> tuple[list[str], list[str]]:
     return readable[0::2], readable[1::2]
 
 
-def _score(prepared, left_out: list[str], decide: dict, style_weight: float) -> dict:
-    """Train without ``left_out`` and score each set of it."""
+def _score(prepared, left_out: list[str], decide: dict, style_weight: float, keep: Path | None) -> dict:
+    """Train without ``left_out`` and score each set of it (its graph kept in ``keep/<set>.ttl`` when given)."""
     models = train.fit_models([d for d in prepared.docs if d.set_name not in left_out], style_weight)
     return {name: train.score_set([d for d in prepared.docs if d.set_name == name], models, prepared.golds[name],
-                                   **decide)
+                                   keep=keep / f"{name}.ttl" if keep else None, **decide)
             for name in left_out}
 
 
@@ -52,7 +52,7 @@ def _line(label: str, pooled: dict) -> str:
             f"relations {r['f1']:.4f} (P {r['precision']:.3f} R {r['recall']:.3f})")
 
 
-def run(decide: dict, style_weight: float, log=print) -> dict:
+def run(decide: dict, style_weight: float, keep: Path | None = None, log=print) -> dict:
     sets = train.annotated_sets()
     prepared = train.prepare(sets, log=None)
     names = [s.name for s in sets]
@@ -60,12 +60,12 @@ def run(decide: dict, style_weight: float, log=print) -> dict:
     t = time.perf_counter()
     results = {}
     for half in folds(names):
-        results.update(_score(prepared, half, decide, style_weight))
+        results.update(_score(prepared, half, decide, style_weight, keep))
     out["two_folds"] = {"sets": results, "pooled": train.pool_scores(results)}
     results = {}
     for name in SELECTION:
         if name in names:
-            results.update(_score(prepared, [name], decide, style_weight))
+            results.update(_score(prepared, [name], decide, style_weight, keep))
     out["selection"] = {"sets": results, "pooled": train.pool_scores(results)}
     for key in ("two_folds", "selection"):
         log(_line(key, out[key]["pooled"]))
@@ -78,8 +78,11 @@ def main(argv=None) -> int:
     ap.add_argument("out", type=Path, help="where to write the scores (JSON)")
     ap.add_argument("--decide", default="{}", help="keywords for classify.decide, as JSON (thresholds, bars)")
     ap.add_argument("--style-weight", type=float, default=train.STYLE_WEIGHT)
+    ap.add_argument("--keep", type=Path, help="a folder to write each scored set's graph to (SET.ttl), to read misses")
     args = ap.parse_args(argv)
-    out = run(json.loads(args.decide), args.style_weight)
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
+    out = run(json.loads(args.decide), args.style_weight, args.keep)
     args.out.write_text(json.dumps(out, indent=1, sort_keys=True), "utf-8")
     return 0
 
