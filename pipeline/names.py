@@ -21,7 +21,7 @@ ACRONYM_MAX = 8
 @lru_cache(maxsize=1 << 15)  # called for every name of every mention, several times: pure, so remember
 # (32,768 names: a document's names are normalised together, so a bounded cache keeps them, and memory stays flat)
 def norm(name: str) -> str:
-    """Normalise a name for identity: NFKC, case-folded, no leading "the", letters and digits only.
+    """Normalise a name for identity: NFKC without accents, case-folded, no leading "the", letters and digits only.
 
     Examples
     --------
@@ -29,9 +29,17 @@ def norm(name: str) -> str:
     True
     >>> norm("Mix-of-Adapters") == norm("Mix of Adapters")
     True
+    >>> norm("ETH Zürich") == norm("ETH Zurich")
+    True
     """
-    s = (name if name.isascii() else unicodedata.normalize("NFKC", name)).casefold().strip()  # ASCII is NFKC already
+    s = (name if name.isascii() else _unaccented(name)).casefold().strip()  # ASCII has nothing to fold
     return _NOT_ALNUM.sub("", _THE.sub("", s, count=1))
+
+
+def _unaccented(name: str) -> str:
+    """NFKC without accents: the letters of "ETH Zürich", "Université de Montréal", "Technische Universität
+    München" as the same names are written in ASCII ("ETH Zurich"), so both spellings are one entity."""
+    return unicodedata.normalize("NFKC", "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)))
 
 
 _THE = re.compile(r"^the\s+")
