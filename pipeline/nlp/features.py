@@ -268,7 +268,7 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict, own:
     """The features of one mention candidate: its own (``own``, made when not given: :func:`own_features`), then
     what the document and the words around it say."""
     text = lay.text[c.start_char:c.end_char]
-    words, n = lay.words, len(lay.words)
+    words = lay.words
     f = list(own) if own is not None else own_features(lay, c)
     key = norm(text)
     f += [f"doc_rc={cls}" for cls in sorted(ctx["rule_classes"].get(norm(c.canonical or text), ()))]
