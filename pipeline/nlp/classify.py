@@ -705,9 +705,13 @@ def _longer_names(picks: list[Typed], threshold: float, texts: list[str] | None 
 SCREEN_BAR = 0.05
 """A candidate the rules did not give goes on to the mention model only when the screen (a linear model over its own
 features, ``features.own_features``) rates some class this probable: the full features (the words around it, the
-document's other occurrences, lists, tables) are computed for the survivors only. Measured with the mention model
-before the screen: 73% of the candidates of 1,000 generated documents were ones no rule gave that the model rated
-below 0.05 for every class, and none of those could be kept (``WEAK_BAR`` 0.5, ``LIST_BAR`` 0.3)."""
+document's other occurrences, lists, tables) are computed for the survivors only. Before the screen, of the
+candidates of 300 generated documents (``mlkg generate``) 75.0% were ones no rule gave, and the mention model rated
+73% of those below 0.05 for every class (54.9% of all; ``WEAK_BAR`` 0.5 and ``LIST_BAR`` 0.3 keep none of them).
+With the screen, 1,000 generated documents: 29,085 of 61,591 candidates survive (47.2%); on the 300, of the
+candidates it drops the old model rated 1,487 at 0.05 or more for some class and kept none, and 4,624 of 4,630 typed
+mentions are the same. The mention stage (features and model) of 1,000 documents, both ways in one process,
+interleaved, eight passes each: 3.29 -> 1.87 s of CPU (medians 3.44 -> 2.16)."""
 
 
 def screened(cands: list[MentionCandidate], own_rows: list[list[str]], screen: Model | None) -> list[int]:
