@@ -480,7 +480,7 @@ def train(
     summary = run(out, log=lambda m: typer.echo(m, err=True))
     typer.echo(f"trained on {summary['documents']} documents of {len(summary['sets'])} sets "
                f"({', '.join(summary['sets'])}): {summary['mention_features']} mention and "
-               f"{summary['relation_features']} relation features -> {summary['path']}")
+               f"{summary['relation_features']} relation and {summary['screen_features']} screen features -> {summary['path']}")
 
 
 @app.command()

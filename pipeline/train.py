@@ -22,7 +22,7 @@ from .model import Document
 from .resolve import norm
 from .vocab import ENTITY_CLASSES, RELATIONS, local_name
 
-__all__ = ["AnnotatedSet", "HELD_OUT", "annotated_sets", "Prepared", "prepare", "fit_models", "train", "cross_validate",
+__all__ = ["AnnotatedSet", "HELD_OUT", "annotated_sets", "Prepared", "prepare", "fit_screen", "fit_models", "train", "cross_validate",
            "format_cross_validation"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,7 +65,8 @@ class PreparedDoc:
     doc: object
     lay: object
     cands: list
-    mfeats: list[list[str]]
+    owns: list[list[str]]
+    """Each candidate's own features (``features.own_features``): what the screen is trained on."""
     mlabels: numpy.ndarray
     rule_rels: list
     rule_spans: list = field(default_factory=list)
@@ -78,6 +79,9 @@ class PreparedDoc:
     gold_rels: set = field(default_factory=set)
     evidence: dict = field(default_factory=dict)
     """Where each gold relation's evidence stands in the text (character spans), when it was found."""
+    screened: tuple = ()
+    """The last survivors of a screen (``classify.screened_features``): (their indices, their full features), kept
+    while another fold's screen lets the same candidates through."""
 
 
 @dataclass
@@ -147,7 +151,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
     from .nlp import load_nlp
     from .nlp.candidates import layout, mention_candidates
     from .nlp.extract import doc_of
-    from .nlp.features import mentions_features
+    from .nlp.features import own_features
 
     nlp = nlp or load_nlp()
     golds = {s.name: json.loads(s.gold.read_text("utf-8")) for s in sets}
@@ -161,7 +165,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
             names, untitled, rels, evidence = _gold_index(golds[s.name], name)
             lay = layout(doc)
             cands = mention_candidates(doc, lay)
-            mfeats = mentions_features(doc, lay, cands)
+            owns = [own_features(lay, c) for c in cands]
             ml = numpy.zeros((len(cands), len(CLASSES)))
             ids: list[set[str]] = []
             for k, c in enumerate(cands):
@@ -173,7 +177,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
                         got |= hit
                 ids.append(got)
             rule_rels = list(doc._.mlkg_relations or ())
-            pd = PreparedDoc(s.name, document, doc, lay, cands, mfeats, ml, rule_rels, list(doc.spans["mlkg_mentions"]),
+            pd = PreparedDoc(s.name, document, doc, lay, cands, owns, ml, rule_rels, list(doc.spans["mlkg_mentions"]),
                              ids=ids, untitled=untitled, gold_rels=rels,
                              evidence=_evidence_spans(lay.text, evidence) if EVIDENCE_LABELS else {})
             pair_rows(pd)
@@ -435,11 +439,38 @@ MENTION_DEEP: dict = {}
 relation F1 0.6103 -> 0.6096 on the two folds (a wash), and would double the training time."""
 
 
-def fit_mentions(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT):
-    """The mention model from the prepared documents ``docs``."""
-    mw = numpy.concatenate([numpy.full(len(d.mfeats), _set_weight(d.set_name, style_weight)) for d in docs])
-    mrows = [f for d in docs for f in d.mfeats]
+def _weights(docs: list[PreparedDoc], sizes: list[int], style_weight: float) -> numpy.ndarray:
+    """Each row's weight (``STYLE_WEIGHT`` for a real-* set's), ``sizes`` rows per document."""
+    return numpy.concatenate([numpy.full(n, _set_weight(d.set_name, style_weight)) for d, n in zip(docs, sizes)]) \
+        if docs else numpy.zeros(0)
+
+
+def fit_screen(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT):
+    """The screen (``classify.screened``) from every candidate's own features, with the mention model's labels and
+    row weights."""
+    mw = _weights(docs, [len(d.owns) for d in docs], style_weight)
+    rows = [f for d in docs for f in d.owns]
     my = numpy.concatenate([d.mlabels for d in docs]) if docs else numpy.zeros((0, len(CLASSES)))
+    return _fit(*_stack(rows, my, numpy.ones_like(my) * mw[:, None]), CLASSES)
+
+
+def _survivors(d: PreparedDoc, screen) -> tuple[list[int], list[list[str]]]:
+    """The candidates of ``d`` that ``screen`` lets through and their full features, as the build computes them."""
+    from .nlp.classify import screened, screened_features
+
+    keep = screened(d.cands, d.owns, screen)
+    if not d.screened or d.screened[0] != keep:
+        d.screened = screened_features(d.doc, d.lay, d.cands, screen, d.owns)
+    return d.screened
+
+
+def fit_mentions(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT, screen=None):
+    """The mention model from the prepared documents ``docs``: from the candidates that pass ``screen`` only (all
+    without one), as at run time."""
+    kept = [_survivors(d, screen) for d in docs]
+    mw = _weights(docs, [len(k) for k, _ in kept], style_weight)
+    mrows = [f for _, rows in kept for f in rows]
+    my = numpy.concatenate([d.mlabels[k] for d, (k, _) in zip(docs, kept)]) if docs else numpy.zeros((0, len(CLASSES)))
     return _fit(*_stack(mrows, my, numpy.ones_like(my) * mw[:, None]), CLASSES, **MENTION_DEEP)
 
 
@@ -452,11 +483,13 @@ def fit_relations(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT):
     return _fit(*_stack(rrows, ry, rm), PROPERTIES, **REL_DEEP)
 
 
-def fit_models(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT):
-    """Both models from the prepared documents ``docs``."""
+def fit_models(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT, screen: bool = True):
+    """The three models from the prepared documents ``docs``: the screen on every candidate, the mention model on
+    the candidates it lets through, the relation model (``screen`` False: the two models of before, no screen)."""
     from .nlp.classify import Models
 
-    return Models(fit_mentions(docs, style_weight), fit_relations(docs, style_weight))
+    first = fit_screen(docs, style_weight) if screen else None
+    return Models(fit_mentions(docs, style_weight, first), fit_relations(docs, style_weight), first)
 
 
 def train(out: Path | None = None, root: Path = ROOT, log=None) -> dict:
@@ -472,7 +505,8 @@ def train(out: Path | None = None, root: Path = ROOT, log=None) -> dict:
     target.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n", "utf-8")
     load_models.cache_clear()
     return {"sets": [s.name for s in sets], "documents": len(prepared.docs), "path": str(target),
-            "mention_features": len(models.mentions.weights), "relation_features": len(models.relations.weights)}
+            "mention_features": len(models.mentions.weights), "relation_features": len(models.relations.weights),
+            "screen_features": len(models.screen.weights) if models.screen is not None else 0}
 
 
 # ----------------------------------------------------------------------------- leave one set out
@@ -496,7 +530,8 @@ def score_set(docs: list[PreparedDoc], models, gold: dict, keep: Path | None = N
             d.doc._.mlkg_relations = d.rule_rels
             extractions.append(extract(d.document, d.doc))
             continue
-        decision = decide(d.doc, models, d.lay, d.cands, d.mfeats, d.rule_rels, **thresholds)
+        survivors, mfeats = _survivors(d, models.screen)  # (not ``keep``: the graph's path)
+        decision = decide(d.doc, models, d.lay, [d.cands[k] for k in survivors], mfeats, d.rule_rels, **thresholds)
         extractions.append(extract(d.document, apply_decision(d.doc, d.lay, decision)))
     with tempfile.TemporaryDirectory() as tmp:
         path = keep or Path(tmp) / "graph.ttl"

@@ -26,7 +26,7 @@ from .relations.common import compared_against
 from .subjects import subject_features
 from .text import CELL_BREAK, MARK
 
-__all__ = ["mention_features", "mentions_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "conjuncts", "negated_between", "verb_classes"]
+__all__ = ["own_features", "mention_features", "mentions_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "conjuncts", "negated_between", "verb_classes"]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -248,20 +248,31 @@ def _marker_end(lay: Layout, line: int, start: int, end: int) -> int:
     return got
 
 
-def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
-    """The features of one mention candidate."""
+def own_features(lay: Layout, c: MentionCandidate) -> list[str]:
+    """The features of a candidate's own text, wherever it stands: where it came from, its length, what the rules
+    gave it, and what its name says (:func:`_name_features`: the lexicon, the gazetteer, its letters and words, the
+    dictionary; cached per name). What the screen (``classify.screened``) reads, and how every row of
+    :func:`mention_features` starts."""
     text = lay.text[c.start_char:c.end_char]
-    words, texts, n = lay.words, lay.texts, len(lay.words)
     f = [f"src={x}" for x in (c.source, *c.also)] + [f"n={_bucket(c.end - c.start)}"]
     f += [f"lic={x}" for x in c.licences]
-    known, written = _name_features(text, tuple(texts[c.start:c.end]), c.canonical)
+    known, written = _name_features(text, tuple(lay.texts[c.start:c.end]), c.canonical)
     f += known
     if c.rule_cls:
         f += [f"rc={c.rule_cls}", f"rr={c.rule}", f"rrp={c.rule.split('.')[0]}"]
+    f += written
+    return f
+
+
+def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict, own: list[str] | None = None) -> list[str]:
+    """The features of one mention candidate: its own (``own``, made when not given: :func:`own_features`), then
+    what the document and the words around it say."""
+    text = lay.text[c.start_char:c.end_char]
+    words = lay.words
+    f = list(own) if own is not None else own_features(lay, c)
     key = norm(text)
     f += [f"doc_rc={cls}" for cls in sorted(ctx["rule_classes"].get(norm(c.canonical or text), ()))]
     f += ctx["around"].get(key, ())
-    f += written
     got = ctx.get("near", {}).get((c.start, c.end))  # what doc_context read around the span already
     if got is None:
         root = span_root(lay, c.start, c.end)
@@ -390,11 +401,14 @@ def _title_shape(text: str) -> tuple[str, ...]:
     return tuple(f)
 
 
-def mentions_features(doc: Doc, lay: Layout, cands: list[MentionCandidate]) -> list[list[str]]:
-    """The features of every mention candidate of one document, each with what the other occurrences of its name
-    say of their class (:func:`occurrence_features`)."""
+def mentions_features(doc: Doc, lay: Layout, cands: list[MentionCandidate],
+                      owns: list[list[str]] | None = None) -> list[list[str]]:
+    """The features of every mention candidate of one document (each row starting with its own features ``owns``,
+    made when not given), each with what the other occurrences of its name say of their class
+    (:func:`occurrence_features`)."""
     ctx = doc_context(doc, lay, cands)
-    return occurrence_features(ctx["keys"], [mention_features(doc, lay, c, ctx) for c in cands])
+    owns = owns if owns is not None else [None] * len(cands)
+    return occurrence_features(ctx["keys"], [mention_features(doc, lay, c, ctx, o) for c, o in zip(cands, owns)])
 
 
 _TYPING = ("ctx_b=", "ctx_a=", "cop_class=", "colon_class=", "appos_noun=", "score_prep=", "score_after",
