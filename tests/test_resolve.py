@@ -24,6 +24,8 @@ def _ex(doc_id, *mentions):
     (_m("d1", "Cut Cross-Entropy (CCE)", canonical="Cut Cross-Entropy", aliases=("CCE",)), _m("d1", "CCE")),
     (_m("d1", "ICLR", MLKG.Venue, canonical="ICLR 2025"),
      _m("d2", "Thirteenth International Conference on Learning Representations", MLKG.Venue, canonical="ICLR 2025")),
+    (_m("d1", "Kvarnby Universität Zürich", MLKG.Organization), _m("d2", "Kvarnby Universitat Zurich", MLKG.Organization)),
+    (_m("d1", "Élan-Net"), _m("d2", "Elan-Net")),
 ])
 def test_resolve_merges(a, b):
     res = resolve([_ex("d1", a), _ex("d2", b)])
@@ -150,6 +152,9 @@ _ORG = MLKG.Organization
 @pytest.mark.parametrize("a,b,rule", [
     (_m("d1", "Zorblat University", _ORG), _m("d2", "Zorblat", _ORG), "organisation-suffix"),
     (_m("d1", "Brevik National Laboratories", _ORG), _m("d2", "Brevik", _ORG), "organisation-suffix"),
+    (_m("d1", "Zorblat Systems", _ORG), _m("d2", "Zorblat", _ORG), "organisation-suffix"),
+    (_m("d1", "Zorblat Group", _ORG), _m("d2", "Zorblat", _ORG), "organisation-suffix"),
+    (_m("d1", "Zorblat Technologies", _ORG), _m("d2", "Zorblat", _ORG), "organisation-suffix"),
     (_m("d1", "GigaNets"), _m("d2", "GigaNet"), "plural"),
     (_m("d1", "Quokka 1.0"), _m("d2", "Quokka"), "variant-suffix"),
     (_m("d1", "FooBench v1.0", MLKG.Dataset), _m("d2", "FooBench", MLKG.Dataset), "variant-suffix"),
