@@ -12,7 +12,7 @@ not fall beyond theirs. The held-out sets are measured only after a change is ke
 
 Usage::
 
-    python tools/selection.py OUT.json [--decide '{"joint_bar": 0.5}'] [--style-weight 3] [--keep DIR]
+    python tools/selection.py OUT.json [--decide '[{}, {"joint_bar": 0.4}]'] [--style-weight 3] [--keep DIR]
 
 prints one line per measure (entity and relation F1, P, R) and writes every set's and the pooled scores, per class
 and property, to OUT.json. About 12 minutes on two cores (one parse of every set, five trainings).
@@ -38,12 +38,14 @@ def folds(names: list[str]) -> tuple[list[str], list[str]]:
     return readable[0::2], readable[1::2]
 
 
-def _score(prepared, left_out: list[str], decide: dict, style_weight: float, keep: Path | None) -> dict:
-    """Train without ``left_out`` and score each set of it (its graph kept in ``keep/<set>.ttl`` when given)."""
+def _score(prepared, left_out: list[str], decides: list[dict], style_weight: float, keep: Path | None) -> list[dict]:
+    """Train without ``left_out`` and score each set of it, once per decision setting of ``decides`` with the same
+    models (the first setting's graphs kept in ``keep/<set>.ttl`` when given)."""
     models = train.fit_models([d for d in prepared.docs if d.set_name not in left_out], style_weight)
-    return {name: train.score_set([d for d in prepared.docs if d.set_name == name], models, prepared.golds[name],
-                                   keep=keep / f"{name}.ttl" if keep else None, **decide)
-            for name in left_out}
+    return [{name: train.score_set([d for d in prepared.docs if d.set_name == name], models, prepared.golds[name],
+                                   keep=keep / f"{name}.ttl" if keep and i == 0 else None, **decide)
+             for name in left_out}
+            for i, decide in enumerate(decides)]
 
 
 def _line(label: str, pooled: dict) -> str:
@@ -52,23 +54,25 @@ def _line(label: str, pooled: dict) -> str:
             f"relations {r['f1']:.4f} (P {r['precision']:.3f} R {r['recall']:.3f})")
 
 
-def run(decide: dict, style_weight: float, keep: Path | None = None, log=print) -> dict:
+def run(decides: list[dict], style_weight: float, keep: Path | None = None, log=print) -> list[dict]:
+    """The two measures for each decision setting of ``decides`` (the same fits for all)."""
     sets = train.annotated_sets()
     prepared = train.prepare(sets, log=None)
     names = [s.name for s in sets]
-    out = {}
     t = time.perf_counter()
-    results = {}
-    for half in folds(names):
-        results.update(_score(prepared, half, decide, style_weight, keep))
-    out["two_folds"] = {"sets": results, "pooled": train.pool_scores(results)}
-    results = {}
-    for name in SELECTION:
-        if name in names:
-            results.update(_score(prepared, [name], decide, style_weight, keep))
-    out["selection"] = {"sets": results, "pooled": train.pool_scores(results)}
-    for key in ("two_folds", "selection"):
-        log(_line(key, out[key]["pooled"]))
+    groups = {"two_folds": folds(names), "selection": [[n] for n in SELECTION if n in names]}
+    out = [{} for _ in decides]
+    for key, left_outs in groups.items():
+        results = [{} for _ in decides]
+        for left_out in left_outs:
+            for i, scored in enumerate(_score(prepared, left_out, decides, style_weight, keep)):
+                results[i].update(scored)
+        for i, r in enumerate(results):
+            out[i][key] = {"sets": r, "pooled": train.pool_scores(r)}
+    for decide, o in zip(decides, out):
+        log(json.dumps(decide, sort_keys=True))
+        for key in groups:
+            log("  " + _line(key, o[key]["pooled"]))
     log(f"({time.perf_counter() - t:.0f} s of training and scoring)")
     return out
 
@@ -76,13 +80,15 @@ def run(decide: dict, style_weight: float, keep: Path | None = None, log=print) 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path, help="where to write the scores (JSON)")
-    ap.add_argument("--decide", default="{}", help="keywords for classify.decide, as JSON (thresholds, bars)")
+    ap.add_argument("--decide", default="{}", help="keywords for classify.decide, as JSON (thresholds, bars), or a "
+                    "list of such settings, each scored with the same models")
     ap.add_argument("--style-weight", type=float, default=train.STYLE_WEIGHT)
     ap.add_argument("--keep", type=Path, help="a folder to write each scored set's graph to (SET.ttl), to read misses")
     args = ap.parse_args(argv)
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-    out = run(json.loads(args.decide), args.style_weight, args.keep)
+    decide = json.loads(args.decide)
+    out = run(decide if isinstance(decide, list) else [decide], args.style_weight, args.keep)
     args.out.write_text(json.dumps(out, indent=1, sort_keys=True), "utf-8")
     return 0
 
