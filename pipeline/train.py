@@ -460,7 +460,7 @@ def _survivors(d: PreparedDoc, screen) -> tuple[list[int], list[list[str]]]:
 
     keep = screened(d.cands, d.owns, screen)
     if not d.screened or d.screened[0] != keep:
-        d.screened = screened_features(d.doc, d.lay, d.cands, screen, d.owns)
+        d.screened = screened_features(d.doc, d.lay, d.cands, screen, d.owns, keep)
     return d.screened
 
 

@@ -728,12 +728,15 @@ def screened(cands: list[MentionCandidate], own_rows: list[list[str]], screen: M
 
 
 def screened_features(doc: Doc, lay: Layout, cands: list[MentionCandidate], screen: Model | None,
-                      own_rows: list[list[str]] | None = None) -> tuple[list[int], list[list[str]]]:
-    """The survivors of ``screened`` and their full features (``features.mentions_features`` over the survivors
-    alone: what the build decides on and what the mention model is trained on)."""
+                      own_rows: list[list[str]] | None = None,
+                      keep: list[int] | None = None) -> tuple[list[int], list[list[str]]]:
+    """The survivors of ``screened`` (``keep``, when the caller has them already) and their full features
+    (``features.mentions_features`` over the survivors alone: what the build decides on and what the mention model is
+    trained on)."""
     if own_rows is None:
         own_rows = [own_features(lay, c) for c in cands]
-    keep = screened(cands, own_rows, screen)
+    if keep is None:
+        keep = screened(cands, own_rows, screen)
     return keep, mentions_features(doc, lay, [cands[k] for k in keep], [own_rows[k] for k in keep])
 
 
