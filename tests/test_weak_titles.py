@@ -73,3 +73,17 @@ def test_relations_to_a_weak_name_do_not_count_for_a_doubted_title():
     rels = [(0, "affiliatedWith", 1, sure, PairCandidate(0, 1, "sentence")),
             (0, "presentedAt", 2, sure, PairCandidate(0, 2, "sentence"))]
     assert [t.cls for t in _without_weak(ts, rels, 0.8, 0.5).typed] == ["Venue"]
+
+
+def test_two_mentions_of_one_name_are_one_fact_about_a_doubted_title():
+    """A blog's section heading tied to the blog's organization through two of its mentions goes: one name."""
+    sure = max(TITLE_REL_BAR, 0.98)
+
+    def org(i):
+        return Typed(MentionCandidate(i, i + 1, 10 * i, 10 * i + 5, "rule", "Organization", "org.lexicon", "Apple"),
+                     "Organization", 1.0)
+
+    ts = [_typed(0, "Paper", 0.3), org(1), org(2)]
+    rels = [(0, "affiliatedWith", 1, sure, PairCandidate(0, 1, "entry")),
+            (0, "affiliatedWith", 2, sure, PairCandidate(0, 2, "paragraph"))]
+    assert [t.cls for t in _without_weak(ts, rels, 0.8, 0.5).typed] == ["Organization", "Organization"]
