@@ -40,3 +40,35 @@ def test_a_name_before_a_colon_is_no_label():
     assert not _labelled(MentionCandidate(0, 6, 0, 40, "shape"), MentionCandidate(2, 6, 10, 40, "rule", "Paper"), texts)
     texts = ["Latent", "Consistency", "Models", ":", "Fast", "Sampling"]  # three words: a name
     assert not _labelled(MentionCandidate(0, 6, 0, 40, "shape"), MentionCandidate(4, 6, 20, 40, "rule", "Paper"), texts)
+
+
+def _titles(text: str) -> set[str]:
+    from pipeline.nlp.rules import load_rules
+    from pipeline.nlp.titles import paper_titles
+
+    lines, pos = [], 0
+    for line in text.split("\n"):  # one sentence a line: what the parse gives these texts
+        lines.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    return {f.canonical for f in paper_titles(text, lines, load_rules())}
+
+
+def test_a_programmes_numbered_talk_label_is_no_part_of_the_title():
+    text = ("## Agenda\n**10:00 — Doors, coffee**\n\n"
+            "**10:15 — Talk 1: MathDial: A Dialogue Tutoring Dataset with Rich Pedagogical Properties**\n"
+            "Accepted at Findings of EMNLP 2023. Real teachers were paired with an LLM.\n")
+    assert _titles(text) == {"MathDial: A Dialogue Tutoring Dataset with Rich Pedagogical Properties"}
+
+
+def test_a_quoted_title_that_opens_with_a_label_word_keeps_it():
+    text = 'Reading: "Tutorial: Brain-Inspired Computing using Phase-Change Memory Devices" (Journal of Applied Physics, 2018).\n'
+    assert _titles(text) == {"Tutorial: Brain-Inspired Computing using Phase-Change Memory Devices"}
+
+
+def test_a_reference_managers_title_field_and_an_emphasised_label_give_the_title():
+    text = ("%0 Conference Paper\n%T Variational Transformer Networks for Layout Generation\n%A Arroyo, Diego Martin\n"
+            "%B CVPR 2021\n\nTY  - CONF\nTI  - LayoutTransformer: Layout generation and completion with self-attention\n")
+    assert _titles(text) == {"Variational Transformer Networks for Layout Generation",
+                             "LayoutTransformer: Layout generation and completion with self-attention"}
+    text = "**Paper:** Effective Whole-body Pose Estimation with Two-stage Distillation\n**Code:** on GitHub\n"
+    assert _titles(text) == {"Effective Whole-body Pose Estimation with Two-stage Distillation"}
