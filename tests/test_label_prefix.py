@@ -72,3 +72,9 @@ def test_a_reference_managers_title_field_and_an_emphasised_label_give_the_title
                              "LayoutTransformer: Layout generation and completion with self-attention"}
     text = "**Paper:** Effective Whole-body Pose Estimation with Two-stage Distillation\n**Code:** on GitHub\n"
     assert _titles(text) == {"Effective Whole-body Pose Estimation with Two-stage Distillation"}
+
+
+def test_a_timed_slots_label_is_no_part_of_the_title():
+    text = ("Agenda\n10:00 — Doors, coffee\n10:15 — Talk 1: MathDial: A Dialogue Tutoring Dataset with Rich Pedagogical "
+            "Properties\nAccepted at Findings of EMNLP 2023. Real teachers were paired.\n")
+    assert _titles(text) == {"MathDial: A Dialogue Tutoring Dataset with Rich Pedagogical Properties"}

@@ -64,7 +64,8 @@ class _Titles:
     def add(self, a: int, b: int, rule: str, need_colon: bool = False, min_caps: int = 2, labelled: bool = False) -> None:
         """Keep the title at ``[a, b)`` (its quotes dropped) if it has three words, ``min_caps`` capitalised (two
         unless a label says it is a title), and opens with none of the words that open sentences ("This", "We",
-        "In") or an organization. With ``labelled``, a line's label before it is no part of it (``_after_label``)."""
+        "In") or an organization. With ``labelled`` or after a time of day, a line's label before it is no part of it
+        (``_after_label``)."""
         text, rules, out = self.text, self.rules, self.out
         while a < b and text[a] in "“”\"":  # the quotes around a title are not part of it
             a += 1
@@ -80,8 +81,8 @@ class _Titles:
         slot = _TIME_SLOT.match(text, a, b)  # a programme's time of day opens no title ("14:20 - Name: Subtitle")
         if slot:
             a = slot.end()
-        if labelled and (after := _after_label(text[a:b], a))[0] + len(after[1]) == b:
-            a = after[0]  # "**10:15 — Talk 1: Name: Subtitle**" (a label's quoted title is no span of its own here)
+        if (labelled or slot) and (after := _after_label(text[a:b], a))[0] + len(after[1]) == b:
+            a = after[0]  # "10:15 — Talk 1: Name: Subtitle" (a label's quoted title is no span of its own here)
         title = " ".join(text[a:b].split())  # a title wrapped onto a second line is one line
         if need_colon and ":" not in title:
             return
