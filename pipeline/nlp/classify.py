@@ -10,6 +10,7 @@ runs after the rules: it replaces ``doc.spans["mlkg_mentions"]`` with the mentio
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
@@ -577,10 +578,29 @@ def _outranking(picks: list[Typed], texts: list[str] | None = None) -> set[int]:
         if c.rule_cls or t.prob < OUTRANK_BAR:
             continue
         inside = [r for r in rules.overlapping(c) if (r.cls == "Paper") == (t.cls == "Paper")]
-        if inside and all(not r.cand.forced and r.cls not in OUTRANK_HELD and t.prob - r.prob >= OUTRANK_MARGIN
+        if inside and not any(_labelled(c, r.cand, texts) for r in inside) and all(not r.cand.forced and r.cls not in OUTRANK_HELD and t.prob - r.prob >= OUTRANK_MARGIN
                           and not _with_short_form(r.cand, c, texts) for r in inside):
             out.add(id(t))
     return out
+
+
+_LINE_LABEL = re.compile(r"[*_ \t]*([A-Za-z][\w-]*(?:[ \t]+[A-Za-z][\w-]*)?)([ \t]+\d{1,3}[a-z]?)?[ \t]*[*_]*[ \t]*:[ \t*_]*")
+"""A line's label in tokens: a word or two, perhaps a number, then a colon, markdown emphasis around it ("Paper:",
+"Talk 4:", "**Paper:**")."""
+
+
+def _labelled(c: MentionCandidate, r: MentionCandidate, texts: list[str] | None) -> bool:
+    """Whether the learned span ``c`` is the rule's span ``r`` with a line's label before it ("Paper: Effective
+    Whole-body ...", "Talk 4: Name", "**Keynote:** Name"): a label of ``line_labels`` in ``features.json`` or a
+    capitalised word with a number. The rule's span, which starts after the label, has the name's boundary."""
+    if texts is None or not c.start < r.start <= c.end:
+        return False
+    m = _LINE_LABEL.fullmatch(" ".join(t for t in texts[c.start:r.start] if t.strip()))
+    if not m:
+        return False
+    words = m.group(1).split()
+    return (any(w.lower() in lexicon()["line_labels"] for w in words)
+            or (m.group(2) is not None and len(words) == 1 and words[0][0].isupper()))
 
 
 def _with_short_form(r: MentionCandidate, c: MentionCandidate, texts: list[str] | None) -> bool:

@@ -61,10 +61,11 @@ class _Titles:
         self.fw = rules.function_words
         self.confs = frozenset(rules.conf_acronyms)
 
-    def add(self, a: int, b: int, rule: str, need_colon: bool = False, min_caps: int = 2) -> None:
+    def add(self, a: int, b: int, rule: str, need_colon: bool = False, min_caps: int = 2, labelled: bool = False) -> None:
         """Keep the title at ``[a, b)`` (its quotes dropped) if it has three words, ``min_caps`` capitalised (two
         unless a label says it is a title), and opens with none of the words that open sentences ("This", "We",
-        "In") or an organization."""
+        "In") or an organization. With ``labelled`` or after a time of day, a line's label before it is no part of it
+        (``_after_label``)."""
         text, rules, out = self.text, self.rules, self.out
         while a < b and text[a] in "“”\"":  # the quotes around a title are not part of it
             a += 1
@@ -80,6 +81,8 @@ class _Titles:
         slot = _TIME_SLOT.match(text, a, b)  # a programme's time of day opens no title ("14:20 - Name: Subtitle")
         if slot:
             a = slot.end()
+        if (labelled or slot) and (after := _after_label(text[a:b], a))[0] + len(after[1]) == b:
+            a = after[0]  # "10:15 — Talk 1: Name: Subtitle" (a label's quoted title is no span of its own here)
         title = " ".join(text[a:b].split())  # a title wrapped onto a second line is one line
         if need_colon and ":" not in title:
             return
@@ -199,7 +202,7 @@ def _titles_on_lines(t: _Titles) -> None:
         line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) if "\n" in text[m.end():] else len(text)]
         if (_PAPER_LINE.search(line) or (m.group(0)[0] in "“\"" and _NAMED_TITLE.match(m.group(1)))) \
                 and title_like(m.group(1), fw):
-            add(m.start(1), m.end(1), "paper.emphasised_title")
+            add(m.start(1), m.end(1), "paper.emphasised_title", labelled=m.group(0)[0] not in "“\"")
         elif m.group(0)[0] in "“\"" and _quoted_title(text, m, line):
             add(m.start(1), m.end(1), "paper.emphasised_title", min_caps=1)
     # a title on a line of its own, perhaps as a list item: with a colon or a question mark, or followed by
@@ -352,12 +355,13 @@ def _untagged(start: int, title: str) -> tuple[int, str]:
     return start, title
 
 
-_LABEL = re.compile(r"((?:[A-Za-z][\w-]*[ \t]+){0,2}[A-Za-z][\w-]*)[ \t]*:[ \t]+(?=\S)")
+_LABEL = re.compile(r"((?:[A-Za-z][\w-]*[ \t]+){0,2}[A-Za-z][\w-]*)(?:[ \t]+\d{1,3}[a-z]?)?[ \t]*:[ \t]+(?=\S)")
+"""A line's label: a word or three, perhaps numbered ("Oral:", "Technical report:", "Talk 4:"), and a colon."""
 _QUOTED = re.compile(r"[\"“]([^\"“”\n]{8,220})[\"”]")
 
 
 def _after_label(title: str, at: int) -> tuple[int, str]:
-    """A title line's text after a label of its kind ("Oral: ", "Room: ", "Technical report: "; a word of
+    """A title line's text after a label of its kind ("Oral: ", "Room: ", "Technical report: ", "Talk 4: "; a word of
     ``line_labels`` in ``features.json``), and where it starts: a title in quotes after the label is the words
     inside them. A line with no such label is returned as it is ("FPTQuant: Function-Preserving ...")."""
     m = _LABEL.match(title)
