@@ -42,15 +42,7 @@ def test_a_name_before_a_colon_is_no_label():
     assert not _labelled(MentionCandidate(0, 6, 0, 40, "shape"), MentionCandidate(4, 6, 20, 40, "rule", "Paper"), texts)
 
 
-def _titles(text: str) -> set[str]:
-    from pipeline.nlp.rules import load_rules
-    from pipeline.nlp.titles import paper_titles
-
-    lines, pos = [], 0
-    for line in text.split("\n"):  # one sentence a line: what the parse gives these texts
-        lines.append((pos, pos + len(line)))
-        pos += len(line) + 1
-    return {f.canonical for f in paper_titles(text, lines, load_rules())}
+from test_nlp_mention_rules import _titles  # noqa: E402  (the title rules over one sentence a line)
 
 
 def test_a_programmes_numbered_talk_label_is_no_part_of_the_title():
