@@ -4,6 +4,7 @@ import numpy
 
 from pipeline.nlp.candidates import MentionCandidate
 from pipeline.nlp.classify import _labelled, select
+from test_nlp_mention_rules import _titles  # the title rules over one sentence a line
 
 LABELS = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
 
@@ -40,9 +41,6 @@ def test_a_name_before_a_colon_is_no_label():
     assert not _labelled(MentionCandidate(0, 6, 0, 40, "shape"), MentionCandidate(2, 6, 10, 40, "rule", "Paper"), texts)
     texts = ["Latent", "Consistency", "Models", ":", "Fast", "Sampling"]  # three words: a name
     assert not _labelled(MentionCandidate(0, 6, 0, 40, "shape"), MentionCandidate(4, 6, 20, 40, "rule", "Paper"), texts)
-
-
-from test_nlp_mention_rules import _titles  # noqa: E402  (the title rules over one sentence a line)
 
 
 def test_a_programmes_numbered_talk_label_is_no_part_of_the_title():
