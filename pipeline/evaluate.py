@@ -37,25 +37,19 @@ def prf(tp: int, fp: int, fn: int) -> dict:
     return {"tp": tp, "fp": fp, "fn": fn, "precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4)}
 
 
-def evaluate(graph_path: Path, gold: dict) -> dict:
-    """Precision, recall and F1 per class and property, and every miss and false positive.
-
-    Matching follows the gold format's rules: normalised names, one-to-one entity matching (a second
-    graph entity for one gold entity is a duplicate), untitled papers matched by what they introduce,
-    optional gold items counted neither way.
-    """
-    from .errors import InputError
-
-    if not Path(graph_path).is_file():
-        raise InputError(f"{graph_path}: no graph there; run `mlkg build` first")
-    g = Dataset(default_union=True)
-    g.parse(str(graph_path), format="turtle")
+def _graph_entities(g: Dataset) -> dict[URIRef, tuple[str, set[str]]]:
+    """Every typed entity of the graph: its class and its normalised names (label and alt labels)."""
     ents: dict[URIRef, tuple[str, set[str]]] = {}
     for cls in CLASSES:
         for e in g.subjects(RDF.type, MLKG[cls]):
             if isinstance(e, URIRef) and e not in ents:
                 names = {_norm(str(o)) for p in (RDFS.label, SKOS.altLabel) for o in g.objects(e, p)}
                 ents[e] = (cls, {n for n in names if n})
+    return ents
+
+
+def _gold_index(gold: dict) -> dict[tuple[str, str], list[str]]:
+    """(class, normalised name) -> the ids of the titled gold entities called so (label or alias)."""
     index: dict[tuple[str, str], list[str]] = defaultdict(list)
     for e in gold["entities"]:
         if e.get("label") is None:
@@ -63,28 +57,37 @@ def evaluate(graph_path: Path, gold: dict) -> dict:
         for n in {_norm(e["label"]), *(_norm(a) for a in e.get("aliases", []))}:
             if n:
                 index[(e["type"], n)].append(e["id"])
+    return index
+
+
+def _take(cands: list[str], iri: URIRef, to_gold: dict[URIRef, str], matched: dict[str, list[URIRef]]) -> None:
+    """Match ``iri`` to the first free candidate (one-to-one), else to the first (a duplicate)."""
+    if cands:
+        free = [c for c in cands if not matched[c]]
+        gid = (free or cands)[0]
+        to_gold[iri] = gid
+        matched[gid].append(iri)
+
+
+def _match(g: Dataset, ents: dict, gold: dict) -> tuple[dict[URIRef, str], dict[str, list[URIRef]]]:
+    """Graph entity -> gold id, and gold id -> graph entities: by name, then untitled papers by what they introduce."""
+    index = _gold_index(gold)
     to_gold: dict[URIRef, str] = {}
     matched: dict[str, list[URIRef]] = defaultdict(list)
     for iri in sorted(ents, key=str):
         cls, names = ents[iri]
-        cands = sorted({gid for n in names for gid in index.get((cls, n), [])})
-        if cands:
-            free = [c for c in cands if not matched[c]]
-            gid = (free or cands)[0]
-            to_gold[iri] = gid
-            matched[gid].append(iri)
+        _take(sorted({gid for n in names for gid in index.get((cls, n), [])}), iri, to_gold, matched)
     key_of = {e["id"]: e["key"] for e in gold["entities"] if e.get("label") is None and e.get("key")}
     for iri in sorted(ents, key=str):
         if iri in to_gold or ents[iri][0] != "Paper":
             continue
         introduced = {to_gold.get(o) for o in g.objects(iri, MLKG.introduces)}
-        cands = sorted(gid for gid, key in key_of.items() if key in introduced)
-        if cands:
-            free = [c for c in cands if not matched[c]]
-            gid = (free or cands)[0]
-            to_gold[iri] = gid
-            matched[gid].append(iri)
-    by_id = {e["id"]: e for e in gold["entities"]}
+        _take(sorted(gid for gid, key in key_of.items() if key in introduced), iri, to_gold, matched)
+    return to_gold, matched
+
+
+def _entity_counts(g: Dataset, ents: dict, gold: dict, to_gold: dict, matched: dict) -> tuple[dict, dict]:
+    """Per class tp / fp / fn (optional gold entities count neither way), and the misses, false positives, duplicates."""
     ec = {c: {"tp": 0, "fp": 0, "fn": 0} for c in CLASSES}
     misses, fps, dups = [], [], []
     for e in gold["entities"]:
@@ -102,6 +105,12 @@ def evaluate(graph_path: Path, gold: dict) -> dict:
         if iri not in to_gold:
             ec[cls]["fp"] += 1
             fps.append(f"{cls}: {g.value(iri, RDFS.label)}")
+    return ec, {"entity_misses": sorted(misses), "entity_false_positives": sorted(fps), "entity_duplicates": dups}
+
+
+def _relation_counts(g: Dataset, ents: dict, gold: dict, to_gold: dict) -> tuple[dict, dict]:
+    """Per property tp / fp / fn over the graph's relations between matched ends, and the misses and false positives."""
+    by_id = {e["id"]: e for e in gold["entities"]}
     gold_rel = defaultdict(list)
     for r in gold["relations"]:
         gold_rel[(r["s"], r["p"], r["o"])].append(r)
@@ -126,15 +135,34 @@ def evaluate(graph_path: Path, gold: dict) -> dict:
             rc[key[1]]["fn"] += 1
             s, o = by_id[key[0]], by_id[key[2]]
             rmiss.append(f"{key[1]}: {s.get('label') or s['id']} -> {o.get('label') or o['id']}")
+    return rc, {"relation_misses": sorted(rmiss), "relation_false_positives": sorted(rfps)}
 
-    def total(c):
-        return prf(*(sum(v[k] for v in c.values()) for k in ("tp", "fp", "fn")))
 
+def _total(counts: dict) -> dict:
+    return prf(*(sum(v[k] for v in counts.values()) for k in ("tp", "fp", "fn")))
+
+
+def evaluate(graph_path: Path, gold: dict) -> dict:
+    """Precision, recall and F1 per class and property, and every miss and false positive.
+
+    Matching follows the gold format's rules: normalised names, one-to-one entity matching (a second
+    graph entity for one gold entity is a duplicate), untitled papers matched by what they introduce,
+    optional gold items counted neither way.
+    """
+    from .errors import InputError
+
+    if not Path(graph_path).is_file():
+        raise InputError(f"{graph_path}: no graph there; run `mlkg build` first")
+    g = Dataset(default_union=True)
+    g.parse(str(graph_path), format="turtle")
+    ents = _graph_entities(g)
+    to_gold, matched = _match(g, ents, gold)
+    ec, entity_explain = _entity_counts(g, ents, gold, to_gold, matched)
+    rc, relation_explain = _relation_counts(g, ents, gold, to_gold)
     return {
-        "entities": {"overall": total(ec), **{c: prf(**v) for c, v in ec.items()}},
-        "relations": {"overall": total(rc), **{p: prf(**v) for p, v in rc.items()}},
-        "explain": {"entity_misses": sorted(misses), "entity_false_positives": sorted(fps), "entity_duplicates": dups,
-                    "relation_misses": sorted(rmiss), "relation_false_positives": sorted(rfps)},
+        "entities": {"overall": _total(ec), **{c: prf(**v) for c, v in ec.items()}},
+        "relations": {"overall": _total(rc), **{p: prf(**v) for p, v in rc.items()}},
+        "explain": {**entity_explain, **relation_explain},
     }
 
 
