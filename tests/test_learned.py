@@ -1205,6 +1205,21 @@ def test_a_coined_name_is_no_english_word():
     assert runs("TV-L1 Zyntra-Net") == ["TV", "Zyntra", "Net"]
 
 
+def test_the_english_features_read_each_token_once_as_from_its_runs():
+    """``features._english`` reads each token's runs of letters from a cache per token (``_token_kinds``): the same
+    kinds, in the same order, as the runs of every token of the span read one by one, function words left out."""
+    from pipeline.nlp import features
+    from pipeline.nlp.candidates import lexicon
+    from pipeline.nlp.english import runs, word_kind
+
+    fw = lexicon()["function_words"]
+    for texts in (("TV-L1", "of", "Zyntra-Net"), ("QuickLens",), ("the", "of"), ("Llama", "2"), ("Studies", "in", "AI")):
+        expected = [word_kind(r) for t in texts for r in runs(t) if r.lower() not in fw]
+        assert [k for t in texts for k in features._token_kinds(t)] == expected
+        assert bool(features._english(texts)) == bool(expected)
+    assert features._english(("GLM-4",)) == ("eng1=upper_coined", "eng1d=upper_coined")
+
+
 def test_the_words_of_a_name_say_whether_it_is_coined(parse):
     """A coined single word in an unusual context ("Vorplex runs at 700 FPS"), against a capitalised common phrase
     in a heading ("Evolutionary Algorithms") and a coined word beside a dictionary word ("Hybrid Vorplex")."""

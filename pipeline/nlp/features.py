@@ -340,11 +340,9 @@ def _english(texts: tuple[str, ...]) -> tuple[str, ...]:
     (selection Method 0.757 -> 0.780), relation F1 0.5505 -> 0.5523 / 0.6122 -> 0.6185. The same crossed with the
     line's kind and the words next to it, or with the candidate's source, scored no higher (two-fold relation F1
     0.5460, 0.5415 against 0.5465 on the fast scorer)."""
-    fw = lexicon()["function_words"]
-    runs = [r for t in texts for r in letter_runs(t) if r.lower() not in fw]
-    if not runs:
+    kinds = [k for t in texts for k in _token_kinds(t)]
+    if not kinds:
         return ()
-    kinds = [word_kind(r) for r in runs]
     digit = any(ch.isdigit() for t in texts for ch in t)
     if len(kinds) == 1:
         one = "_".join(kinds[0])
@@ -358,6 +356,14 @@ def _english(texts: tuple[str, ...]) -> tuple[str, ...]:
     if digit:
         f.append(f"engmd={share}")
     return tuple(f)
+
+
+@lru_cache(maxsize=1 << 15)  # a token is a word of many names and candidates, in many documents
+def _token_kinds(token: str) -> tuple[tuple[str, str], ...]:
+    """:func:`~pipeline.nlp.english.word_kind` of each run of letters of ``token`` that is no function word, in
+    order: what :func:`_english` reads of the token, made once per distinct token rather than per span holding it."""
+    fw = lexicon()["function_words"]
+    return tuple(word_kind(r) for r in letter_runs(token) if r.lower() not in fw)
 
 
 def _surface(text: str, tokens: bool) -> tuple[str, ...]:
