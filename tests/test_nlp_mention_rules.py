@@ -728,3 +728,23 @@ def test_a_listed_organization_stops_at_a_line_that_opens_a_sentence():
     """A name after "co-authors from" does not run over a line break into the next sentence's first word."""
     got = _orgs("Ann Lee, Bo Chan, with co-authors from Calder Mellon University\nA single model handles ten tasks.")
     assert "Calder Mellon University" in got and not any(n.endswith(" A") for n in got), got
+
+
+@pytest.mark.parametrize("text", [
+    "Accepted at the Twenty-First Workshop on Efficient Models (EffML).",
+    "the twenty first   WORKSHOP  on Edge AI and the 3rd workshop on Tiny Models",
+    "fifth\n\nworkshop on a workshop on b; Workshop on Workshop on C",
+    "A workshop paper at ICLR (Tiny Papers); the workshop ended. 12th Workshop\ton\tRobots",
+    "no such event here",
+])
+def test_workshop_on_is_searched_from_its_words_with_the_matches_of_a_whole_scan(text):
+    """``workshop_mentions`` looks for "workshop on" and reads the pattern with its ordinal from a few words before
+    each (``venues._long_name_matches``): the same matches, ordinals and offsets as the pattern scanned at every
+    character."""
+    from pipeline.nlp import venues
+
+    def found(matches):
+        return [(m.span(), m.groupdict()) for m in matches]
+
+    assert found(venues._long_name_matches(text, venues._WORKSHOP_ON_BODY, venues._WORKSHOP_ON)) == \
+        found(venues._WORKSHOP_ON.finditer(text))

@@ -45,7 +45,8 @@ _PREFIX_WORDS = 6
 def _long_name_matches(text: str, body_re: re.Pattern, pat: re.Pattern):
     """``pat.finditer(text)``, where every match of ``pat`` holds a match of ``body_re`` after at most
     :data:`_PREFIX_WORDS` words: each search starts a few words before the next occurrence of the name itself
-    rather than trying the pattern's optional ordinals and years at every character of the text."""
+    (or of "workshop on") rather than trying the pattern's optional ordinals and years at every character of the
+    text."""
     pos, n = 0, len(text)
     while pos <= n:
         body = body_re.search(text, pos)
@@ -100,6 +101,10 @@ def conference_mentions(text: str, rules) -> list[Found]:
 
 _WORKSHOP = re.compile(_CUES["workshop"], re.I)
 _WORKSHOP_ON = re.compile(_CUES["workshop_on"].replace("{ord}", ORDINAL), re.I)
+_WORKSHOP_ON_BODY = re.compile("[Ww]orkshop" + _CUES["workshop_on"].split("[Ww]orkshop", 1)[1], re.I)
+"""What every match of ``_WORKSHOP_ON`` holds after its ordinal (two words at most): "workshop on ". The pattern is
+searched a few words before each (:func:`_long_name_matches`), not tried at every character with its ordinals
+ignoring case: the workshop rules over 200 generated documents 0.038 -> 0.021 s of CPU)."""
 _WORKSHOP_STOP = frozenset({_CUES["workshop_stop"]})
 """The word that ends a workshop's name ("Workshop on X at NeurIPS")."""
 _COMMA_NAME = re.compile(_CUES["workshop_comma_name"])
@@ -167,7 +172,7 @@ def workshop_mentions(text: str, rules, confs: list[Found]) -> list[Found]:
         return out
     out += _acronym_workshops(text, rules)
     fw = rules.function_words - _WORKSHOP_STOP
-    for m in _WORKSHOP_ON.finditer(text):
+    for m in _long_name_matches(text, _WORKSHOP_ON_BODY, _WORKSHOP_ON):
         span = scan_title(text, m.end(), fw, min_words=1, stop_words=_WORKSHOP_STOP,
                           fail_words=frozenset(rules.conf_acronyms))
         if not span:
