@@ -234,23 +234,10 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
         end = s + len(w.rstrip(",.;:!?\"”)")) if trail != "?" else e
         if trail.startswith("?"):
             end = s + len(w.rstrip(",.;:!\"”)"))
-            # a question with a subtitle: "How Much Do Encoders Remember? Probing Memorization in Image Models"
-            # (the next words up to punctuation or the end of the text are all title words, at least two)
-            j, n = i + 1, 0
-            while words.has(j):
-                if j >= MAX_TITLE_WORDS:
-                    return None
-                w2 = words[j][2]
-                c2 = w2.strip("“”\"'()").rstrip(",.;:?!")
-                if not c2 or c2 in fail_words or not _is_title_word(c2, function_words) or w2.startswith("(") \
-                        or (n == 0 and not c2[0].isupper()):
-                    n = -1
-                    break
-                n += 1
-                if w2[len(w2.rstrip(",.;:?!")):]:
-                    break
-                j += 1
-            if n >= 2 and (words.has(j) or not words.has(j + 1)):
+            goes_on = _subtitle_follows(words, i, function_words, fail_words)
+            if goes_on is None:
+                return None
+            if goes_on:
                 i += 1
                 continue
             break
@@ -258,23 +245,10 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
             i += 1
             continue
         if trail.startswith(","):
-            # look ahead: the segment up to the next punctuation must be title-case
-            j = i + 1
-            ok = words.has(j)
-            while words.has(j):
-                if j >= MAX_TITLE_WORDS:
-                    return None
-                w2 = words[j][2]
-                c2 = w2.strip("“”\"'()").rstrip(",.;:?!")
-                if c2.lower() in stop_words and j > i + 1:
-                    break
-                if c2 in fail_words or not _is_title_word(c2, function_words) or w2.startswith("("):
-                    ok = False
-                    break
-                if w2[len(w2.rstrip(",.;:?!")):]:
-                    break
-                j += 1
-            if not ok:
+            goes_on = _segment_after_comma(words, i, function_words, stop_words, fail_words)
+            if goes_on is None:
+                return None
+            if not goes_on:
                 break
             i += 1
             continue
@@ -283,15 +257,62 @@ def scan_title(text: str, pos: int, function_words: set[str], min_words: int = 3
         i += 1
     if end is None or count < min_words:
         return None
-    # drop trailing function words
-    span = text[words[0][0]:end]
+    return _without_trailing_function_words(text, words[0][0], end, function_words, min_words)
+
+
+def _subtitle_follows(words: "_Words", i: int, function_words: set[str], fail_words: frozenset[str]) -> bool | None:
+    """Whether a title goes on after word ``i``, which ends in "?": a question with a subtitle ("How Much Do Encoders
+    Remember? Probing Memorization in Image Models"), the next words up to punctuation or the end of the text all
+    title words, at least two. None: the look-ahead ran past ``MAX_TITLE_WORDS`` (no title starts there)."""
+    j, n = i + 1, 0
+    while words.has(j):
+        if j >= MAX_TITLE_WORDS:
+            return None
+        w2 = words[j][2]
+        c2 = w2.strip("“”\"'()").rstrip(",.;:?!")
+        if not c2 or c2 in fail_words or not _is_title_word(c2, function_words) or w2.startswith("(") \
+                or (n == 0 and not c2[0].isupper()):
+            return False
+        n += 1
+        if w2[len(w2.rstrip(",.;:?!")):]:
+            break
+        j += 1
+    return n >= 2 and (words.has(j) or not words.has(j + 1))
+
+
+def _segment_after_comma(words: "_Words", i: int, function_words: set[str], stop_words: frozenset[str],
+                         fail_words: frozenset[str]) -> bool | None:
+    """Whether a title goes on after word ``i``, which ends in a comma: the segment up to the next punctuation is
+    title-case ("Theory, Analysis, and Best Practices"). None: the look-ahead ran past ``MAX_TITLE_WORDS``."""
+    j = i + 1
+    ok = words.has(j)
+    while words.has(j):
+        if j >= MAX_TITLE_WORDS:
+            return None
+        w2 = words[j][2]
+        c2 = w2.strip("“”\"'()").rstrip(",.;:?!")
+        if c2.lower() in stop_words and j > i + 1:
+            break
+        if c2 in fail_words or not _is_title_word(c2, function_words) or w2.startswith("("):
+            return False
+        if w2[len(w2.rstrip(",.;:?!")):]:
+            break
+        j += 1
+    return ok
+
+
+def _without_trailing_function_words(text: str, start: int, end: int, function_words: set[str],
+                                     min_words: int) -> tuple[int, int] | None:
+    """The title ``text[start:end]`` without the function words it ends with; None when fewer than ``min_words``
+    words remain."""
+    span = text[start:end]
     toks = span.split()
     while toks and toks[-1].lower() in function_words:
         toks.pop()
     if len(toks) < min_words:
         return None
     trimmed = " ".join(toks)
-    return words[0][0], words[0][0] + len(span[: span.find(toks[-1]) + len(toks[-1])]) if trimmed else None
+    return start, start + len(span[: span.find(toks[-1]) + len(toks[-1])]) if trimmed else None
 
 
 def _initials(word: str) -> str:
