@@ -21,7 +21,7 @@ def evaluated_on(rd: Reader, sn: Sentence) -> None:
     """A dataset in an evaluation sentence, and its subject: the clause's method, a listed one, the method in
     focus, the paper."""
     dtext, cues, st, study_sents, add, negated = rd.dtext, rd.cues, rd.st, rd.study_sents, rd.add, rd.negated
-    sent, ms, text, s0, pidx, methods, datasets, anaphor_method = sn.sent, sn.ms, sn.text, sn.s0, sn.pidx, sn.methods, sn.datasets, sn.anaphor_method
+    sent, text, s0, pidx, methods, datasets = sn.sent, sn.text, sn.s0, sn.pidx, sn.methods, sn.datasets
     if STUDY.search(text):
         study_sents.setdefault(pidx, sent)
 
@@ -39,73 +39,98 @@ def evaluated_on(rd: Reader, sn: Sentence) -> None:
             if (trains or ends_in_word(dtext, d.start_char)) and trained_not_evaluated(dtext[s0:d.start_char], cues["evaluated"]) and \
                     EVALUATE_VERB.search(dtext[d.end_char:sent.end_char]):
                 continue  # "We pretrain X on LibriSpeech mixed with noise from MUSAN, and evaluate it on Y"
-            subjects = []
-            if fronted and clause_subj is not None and clause_subj.start_char > d.start_char:
-                subjects = [clause_subj]  # "Evaluated on X and Y, TAPO beats ...", "When training A on X, B reaches"
-            elif fronted and anaphor_method is not None and subject_is_anaphor(sent):
-                subjects = [anaphor_method]  # "Benchmarked on X and Y, it is 1.4x faster than Z"
-            elif fronted and clause_subj is None:
-                # no usable parse: the main clause starts after the fronted phrase's last dataset
-                last = max(x.end_char for x in datasets)
-                after = [m for m in methods if m.start_char > last]
-                named = [m for m in after if norm(canon(m)) in introduced(st)]
-                subjects = (named or after)[:1]
-            if not subjects:
-                subjects = listed_before(dtext, methods, d)  # "we benchmarked CLIP and DINOv2 on X"
-            if not subjects:
-                colon = [m for m in methods if m.start_char > d.end_char and re.match(r"\s*:", dtext[d.end_char:])]
-                subjects = colon  # "three encoders on X: A, B and C"
-            if not subjects and anaphor_method is not None and subject_is_anaphor(sent):
-                subjects = [anaphor_method]  # "It is benchmarked on X", "The student model is evaluated on X"
-            if not subjects:
-                subs = [m for m in methods if m.end_char <= d.start_char]
-                subjects = subs[:1]
-            if not subjects:
-                subjects = [m for m in methods if m.start_char > d.end_char
-                            and re.fullmatch(r",?\s+(?:including|such\s+as|e\.g\.,?)\s+(?:[^.;:()]|\.(?=\d))*",
-                                             dtext[d.end_char:m.start_char])]  # "LLMs on X, including A and B"
-            subj = subjects[0] if subjects else None
-            if subj is None and re.match(r"\s*On\b", text):
-                after = [m for m in methods if m.start_char > d.end_char]
-                subj = after[0] if after else None
-            if subj is None and re.match(r"\s*(?:It|They)\b", text):
-                subj = st.cur_method
-                if subj is None and st.cur_paper is not None and pidx - st.paper_para <= 1 \
-                        and not st.paper_methods.get(norm(canon(st.cur_paper))):
-                    subj = st.cur_paper  # "It reports results on X" of a study that introduces nothing
-            if subj is None:
-                ps = [m for m in ms if m.label_ == "Paper" and m.end_char <= d.start_char]
-                if ps:
-                    subj = ps[-1]
-                elif PAPER_ANAPHOR.search(text) and st.cur_paper is not None:
-                    subj = st.cur_paper  # "The paper reports results on X"
-                elif (WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and pidx in st.untitled:
-                    subj = st.untitled[pidx]
-                elif (WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and st.cur_paper is not None:
-                    subj = st.cur_paper  # "We report J&F scores on X" in the paragraph of a titled paper
-                elif re.match(r"\s*(?:[-*•]\s*)?(?:\(\w\)\s*)?(?:[A-Z][\w&-]*\s+)?(?:Performance|Accuracy|Results|results|Experiments|Evaluations?)\b", text):
-                    subj = st.cur_paper or st.cur_method  # "Experiments span X, Y and Z", "- FID results on X"
-            if subj is not None and subj.label_ == "Paper":
-                # the subject is the method where one is named, else the paper
-                intro = [m for m in st.paper_methods.get(norm(canon(subj)), []) if m.label_ == "Method"]
-                subj = intro[0] if intro else subj
+            subjects = _named_subjects(rd, sn, d, fronted, clause_subj)
+            subj = _subject(rd, sn, d, subjects)
             named = subjects if len(subjects) > 1 else [subj]
             first_named = min((x.start_char for x in named if x is not None), default=s0)
             for s_ in not_baselines(dtext, sn, named, clause_subj, first_named):
                 if s_ is None or negated(sent, s_.end_char if s_.end_char <= d.start_char else s0, d.start_char):
                     continue
                 add(s_, "evaluatedOn", d, sent, "evaluatedOn.cue", 0.75)
-            # a study comparing other people's models ("The authors benchmark A and B on X", "We compare A
-            # and B on X") is evaluated on X itself: the paper in focus, when it introduces no method of its own
-            # (a later dataset of the same list, "on A and B", counts with the first one's two subjects)
-            study = st.untitled.get(pidx) or st.cur_paper
             study_list = study_list or len(subjects) >= 2
-            if study_list and study is not None and study.label_ == "Paper" and (pidx - st.paper_para <= 1 or pidx in st.untitled) \
-                    and not [m for m in st.paper_methods.get(norm(canon(study)), []) if m.label_ == "Method"] \
-                    and _study_verb(text, study_verb) \
-                    and not any(norm(canon(x)) in introduced(st) for x in subjects) \
-                    and not negated(sent, s0, d.start_char):
-                add(study, "evaluatedOn", d, sent, "evaluatedOn.study", 0.7)
+            if study_list:
+                _study_evaluated_on(rd, sn, d, subjects, study_verb)
+
+
+def _named_subjects(rd: Reader, sn: Sentence, d, fronted, clause_subj) -> list:
+    """The methods an evaluation sentence names as evaluated on dataset ``d``: the main clause's subject after a fronted
+    phrase, the methods listed before it, after a colon, the anaphor's method, the last method before it, or those
+    after "including"; empty when none."""
+    dtext, sent, methods, datasets, anaphor_method = rd.dtext, sn.sent, sn.methods, sn.datasets, sn.anaphor_method
+    st = rd.st
+    subjects = []
+    if fronted and clause_subj is not None and clause_subj.start_char > d.start_char:
+        subjects = [clause_subj]  # "Evaluated on X and Y, TAPO beats ...", "When training A on X, B reaches"
+    elif fronted and anaphor_method is not None and subject_is_anaphor(sent):
+        subjects = [anaphor_method]  # "Benchmarked on X and Y, it is 1.4x faster than Z"
+    elif fronted and clause_subj is None:
+        # no usable parse: the main clause starts after the fronted phrase's last dataset
+        last = max(x.end_char for x in datasets)
+        after = [m for m in methods if m.start_char > last]
+        named = [m for m in after if norm(canon(m)) in introduced(st)]
+        subjects = (named or after)[:1]
+    if not subjects:
+        subjects = listed_before(dtext, methods, d)  # "we benchmarked CLIP and DINOv2 on X"
+    if not subjects:
+        colon = [m for m in methods if m.start_char > d.end_char and re.match(r"\s*:", dtext[d.end_char:])]
+        subjects = colon  # "three encoders on X: A, B and C"
+    if not subjects and anaphor_method is not None and subject_is_anaphor(sent):
+        subjects = [anaphor_method]  # "It is benchmarked on X", "The student model is evaluated on X"
+    if not subjects:
+        subs = [m for m in methods if m.end_char <= d.start_char]
+        subjects = subs[:1]
+    if not subjects:
+        subjects = [m for m in methods if m.start_char > d.end_char
+                    and re.fullmatch(r",?\s+(?:including|such\s+as|e\.g\.,?)\s+(?:[^.;:()]|\.(?=\d))*",
+                                     dtext[d.end_char:m.start_char])]  # "LLMs on X, including A and B"
+    return subjects
+
+
+def _subject(rd: Reader, sn: Sentence, d, subjects: list):
+    """The one subject of ``d``'s evaluation: the first named, else the method after a leading "On", the method in focus
+    for "It" / "They", the paper before it or in focus; a paper's method where it introduces one. None: no subject."""
+    st, text, ms, methods, pidx = rd.st, sn.text, sn.ms, sn.methods, sn.pidx
+    subj = subjects[0] if subjects else None
+    if subj is None and re.match(r"\s*On\b", text):
+        after = [m for m in methods if m.start_char > d.end_char]
+        subj = after[0] if after else None
+    if subj is None and re.match(r"\s*(?:It|They)\b", text):
+        subj = st.cur_method
+        if subj is None and st.cur_paper is not None and pidx - st.paper_para <= 1 \
+                and not st.paper_methods.get(norm(canon(st.cur_paper))):
+            subj = st.cur_paper  # "It reports results on X" of a study that introduces nothing
+    if subj is None:
+        ps = [m for m in ms if m.label_ == "Paper" and m.end_char <= d.start_char]
+        if ps:
+            subj = ps[-1]
+        elif PAPER_ANAPHOR.search(text) and st.cur_paper is not None:
+            subj = st.cur_paper  # "The paper reports results on X"
+        elif (WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and pidx in st.untitled:
+            subj = st.untitled[pidx]
+        elif (WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and st.cur_paper is not None:
+            subj = st.cur_paper  # "We report J&F scores on X" in the paragraph of a titled paper
+        elif re.match(r"\s*(?:[-*•]\s*)?(?:\(\w\)\s*)?(?:[A-Z][\w&-]*\s+)?(?:Performance|Accuracy|Results|results|Experiments|Evaluations?)\b", text):
+            subj = st.cur_paper or st.cur_method  # "Experiments span X, Y and Z", "- FID results on X"
+    if subj is not None and subj.label_ == "Paper":
+        # the subject is the method where one is named, else the paper
+        intro = [m for m in st.paper_methods.get(norm(canon(subj)), []) if m.label_ == "Method"]
+        subj = intro[0] if intro else subj
+    return subj
+
+
+def _study_evaluated_on(rd: Reader, sn: Sentence, d, subjects: list, study_verb: list) -> None:
+    """A study comparing other people's models ("The authors benchmark A and B on X", "We compare A and B on X") is
+    evaluated on X itself: the paper in focus, when it introduces no method of its own (called once the sentence has
+    named two subjects for one of its datasets: a later dataset of the same list, "on A and B", counts with the first
+    one's two subjects)."""
+    st, text, sent, s0, pidx, add, negated = rd.st, sn.text, sn.sent, sn.s0, sn.pidx, rd.add, rd.negated
+    study = st.untitled.get(pidx) or st.cur_paper
+    if study is not None and study.label_ == "Paper" and (pidx - st.paper_para <= 1 or pidx in st.untitled) \
+            and not [m for m in st.paper_methods.get(norm(canon(study)), []) if m.label_ == "Method"] \
+            and _study_verb(text, study_verb) \
+            and not any(norm(canon(x)) in introduced(st) for x in subjects) \
+            and not negated(sent, s0, d.start_char):
+        add(study, "evaluatedOn", d, sent, "evaluatedOn.study", 0.7)
 
 
 _STUDY_VERB = re.compile(r"\b(?:[Ww]e|[Tt]he\s+authors|[Tt]his\s+(?:paper|study|work)|[Tt]he\s+(?:paper|study))\s+(?:then\s+|also\s+)?"
