@@ -1,5 +1,5 @@
 """A name-shape mention the model vetoes, spared because a rule relates it, stays only while a relation to it stands
-that the relation model rates ``classify.SPARED_REL_BAR`` at least, or a rule's comparison (``_RULES_READ``)."""
+that the relation model rates ``classify.SPARED_REL_BAR`` at least, or a rule's comparison (``classify.SPARED_BY_RULES``)."""
 
 from __future__ import annotations
 
