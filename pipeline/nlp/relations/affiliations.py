@@ -13,8 +13,7 @@ from .reader import Reader, Sentence
 __all__ = ["affiliated_with"]
 
 _CUES = load_rules().cue_patterns["affiliations"]
-_JOINT = prefiltered(re.compile(
-    r"\b(?:joint\s+(?:research|work|project)|(?:a\s+)?collaboration|partnership)\s+(?:between|with)\s+"))
+_JOINT = prefiltered(re.compile(_CUES["joint"]))
 _AUTHORS_LINE = re.compile(_CUES["authors_line"])
 _FIELD_BREAK = re.compile(_CUES["field_break"])
 _COLLEAGUES_FROM = re.compile(_CUES["colleagues_from"])
@@ -62,7 +61,7 @@ def affiliated_with(rd: Reader, sn: Sentence) -> None:
             listed = cued is not None and o.start_char - cued.end_char <= 80 \
                 and _LIST_LINK.fullmatch(dtext, cued.end_char, o.start_char)
             cued = None
-            if re.search(re.escape(dtext[o.start_char:o.end_char]) + r"\s+(?:\w+\s+){0,2}(?:researchers|scientists|paper|authors)", text):
+            if re.search(re.escape(dtext[o.start_char:o.end_char]) + _CUES["people_after_org"], text):
                 add(p, "affiliatedWith", o, sent, "affiliatedWith.org_researchers", 0.7)
             elif _COLLEAGUES_FROM.search(before) or listed:
                 add(p, "affiliatedWith", o, sent, "affiliatedWith.colleagues_from", 0.7)

@@ -29,7 +29,10 @@ LINE_TITLE_RULES = {"paper.labelled_title", "paper.title_line", "paper.title_lin
 CLAUSE_BREAK = prefiltered(re.compile(_CUES["clause_break"]))
 NEGATION = prefiltered(re.compile(load_rules().cues["negation"], re.I))
 """A negation or hedge ("not", "fails to", "may", "plan to"): a relation stated under one is not asserted."""
-NOT_ONLY = re.compile(r"\bnot\s+(?:only|just|merely)\b")
+NOT_ONLY = re.compile(_CUES["not_only"])
+_LIST_LINK = re.compile(_CUES["list_link"])
+"""Between the names of a list: ", ", " and ", ", or "."""
+_ON_BEFORE_DATASET = re.compile(_CUES["on_before_dataset"])
 LIST_HEAD = re.compile(r"^\s*(?:[-•*]\s*)?(.{2,90}?)(?::\s|\s+[–—]\s+)")
 
 
@@ -134,7 +137,7 @@ def is_baseline(dtext: str, s0: int, m: Span, methods: list[Span]) -> bool:
     as a later member of a list ("3.5x faster than CMT, EfficientNet and ConvNeXt")."""
     first = m
     for x in reversed([y for y in methods if y.end_char <= m.start_char]):
-        if not re.fullmatch(r",\s*|,?\s+(?:and|or)\s+", dtext[x.end_char:first.start_char]):
+        if not _LIST_LINK.fullmatch(dtext[x.end_char:first.start_char]):
             break
         first = x
     return compared_against(dtext, s0, first.start_char)
@@ -202,11 +205,11 @@ def alone_in_paragraph(sent: Span, dtext: str) -> bool:
 def listed_before(dtext: str, methods: list[Span], d: Span) -> list[Span]:
     """Methods coordinated right before "on <dataset>": "we benchmarked CLIP and DINOv2 on X" gives both."""
     before = [m for m in methods if m.end_char <= d.start_char]
-    if not before or not re.fullmatch(r",?\s+on\s+(?:the\s+)?", dtext[before[-1].end_char:d.start_char]):
+    if not before or not _ON_BEFORE_DATASET.fullmatch(dtext[before[-1].end_char:d.start_char]):
         return []
     out = [before[-1]]
     for m in reversed(before[:-1]):
-        if not re.fullmatch(r",\s*|,?\s+(?:and|or)\s+", dtext[m.end_char:out[0].start_char]):
+        if not _LIST_LINK.fullmatch(dtext[m.end_char:out[0].start_char]):
             break
         out.insert(0, m)
     return out

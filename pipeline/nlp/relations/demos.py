@@ -5,11 +5,24 @@ from __future__ import annotations
 import re
 
 from ..discourse import canon
-from ..rules import norm
+from ..rules import load_rules, norm
 from .common import LIST_HEAD
 from .reader import Reader, Sentence
 
 __all__ = ["demos"]
+
+_CUES = load_rules().cue_patterns["demos"]
+_NEXT_DEMO = re.compile(_CUES["next_demo"])
+"""A sentence that goes on through a paragraph's demos: "The second shows X on Y", "Visitors can try ..."."""
+_SERVES_BEFORE = re.compile(_CUES["serves_before"])
+"""What a demoed method serves or runs is no demo of its own: "Kiln, which will serve Mixtral 8x22B"."""
+_THIS_WORK = re.compile(_CUES["this_work"])
+_BUILT_FOR_BEFORE = re.compile(_CUES["built_for_before"])
+_TRAINED_OR_RUN_BEFORE = re.compile(_CUES["trained_or_run_before"])
+_DEMO_RUNS_BEFORE = re.compile(_CUES["demo_runs_before"], re.I)
+_LIST_OPENER_END = re.compile(_CUES["list_opener_end"])
+_DEMO_WORD = re.compile(_CUES["demo_word"], re.I)
+_SHOWS_WORD = re.compile(_CUES["shows_word"])
 
 
 def demos(rd: Reader, sn: Sentence) -> object:
@@ -20,18 +33,16 @@ def demos(rd: Reader, sn: Sentence) -> object:
     # (the cue words are rule data; "demonstrations" alone are also what a robot learns from: "learns 12 tasks
     # from 20 demonstrations")
     demo = cues["demo"].search(text)
-    if not demo and st.demo_para == pidx and (methods or hardware) and re.match(
-            r"\s*(?:The\s+(?:first|second|third|fourth|other|last|next)\b|Another\b|A\s+(?:second|third)\b|Visitors\b|Attendees\b)", text):
+    if not demo and st.demo_para == pidx and (methods or hardware) and _NEXT_DEMO.match(text):
         demo = True  # "... two live demos at the booth. The first shows X running on a Pixel 10 Pro."
     if demo:
         venue = next((v for v in venues if v in confs), None) or event_span or (st.demo_venue if st.demo_para == pidx else None)
         st.demo_para, st.demo_venue = pidx, venue  # the demos that follow in this paragraph are at this venue
         # what a demoed method serves or runs is no demo of its own: "Kiln, which will serve Mixtral 8x22B"
-        subjects = [m for m in methods if not re.search(r"\b(?:serves?|serving|runs?|running|uses|using|hosts?|hosting)\s+(?:the\s+|an?\s+)?$",
-                                                        dtext[max(s0, m.start_char - 25):m.start_char])] or list(methods)
+        subjects = [m for m in methods if not _SERVES_BEFORE.search(dtext[max(s0, m.start_char - 25):m.start_char])] or list(methods)
         for p in [m for m in ms if m.label_ == "Paper"]:
             subjects += st.paper_methods.get(norm(canon(p)), [])[:1]
-        if not subjects and re.search(r"\b(?:[Tt]his|[Tt]he|[Oo]ur)\s+(?:work|method|model|technique|system)\b|\bThis\s+demo\b", text):
+        if not subjects and _THIS_WORK.search(text):
             if anaphor_method is not None:
                 subjects = [anaphor_method]
         if not subjects and st.demo_method is not None:
@@ -47,12 +58,10 @@ def demos(rd: Reader, sn: Sentence) -> object:
                     min(subjects, key=lambda x: abs(x.start_char - h.start_char) if x.doc is doc else 10**9)
                 if len(subjects) > 1 and nearest is not s:
                     continue
-                if re.search(r"(?:optimi[sz]ed|built|designed)\s+for\s+$", dtext[max(s0, h.start_char - 30):h.start_char]):
+                if _BUILT_FOR_BEFORE.search(dtext[max(s0, h.start_char - 30):h.start_char]):
                     add(s, "runsOn", h, sent, "runsOn.built_for", 0.8)
-                elif re.search(r"\b(?:(?:pre-?)?trained|training)\s+(?:\w+\s+){0,3}?(?:on|using|with)\s+(?:an?\s+|the\s+)?(?:[\w,-]+\s+){0,3}$"
-                               r"|\bruns?\s+(?:at\s+[\w.,]+\s+(?:[\w-]+\s+){0,3})?on\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}$",
-                               dtext[max(s0, h.start_char - 60):h.start_char]) and not re.search(
-                                   r"\b(?:demo|demos|it|visitors|attendees)\s+(?:\w+\s+){0,2}runs?\b", dtext[max(s0, h.start_char - 60):h.start_char], re.I):
+                elif _TRAINED_OR_RUN_BEFORE.search(dtext[max(s0, h.start_char - 60):h.start_char]) \
+                        and not _DEMO_RUNS_BEFORE.search(dtext[max(s0, h.start_char - 60):h.start_char]):
                     # "The model is trained on eight A100 GPUs and runs at 24 fps on a Jetson, and attendees can
                     # try it live": what it was trained or measured on, not the demo's device ("The demo runs on X" is)
                     add(s, "runsOn", h, sent, "runsOn.on_hardware", 0.7)
@@ -60,7 +69,7 @@ def demos(rd: Reader, sn: Sentence) -> object:
                     add(s, "demoedOn", h, sent, "demoedOn.demo_sentence", 0.75)
         if subjects:
             st.demo_method = subjects[0]
-        if re.search(r"(?:including:?|:)\s*$", text):
+        if _LIST_OPENER_END.search(text):
             st.demo_list = True
     elif st.demo_list and prev_sent is not None and para_of[prev_sent.start] != pidx and not LIST_HEAD.match(text):
         st.demo_list, st.demo_method = False, None
@@ -79,8 +88,8 @@ def demos(rd: Reader, sn: Sentence) -> object:
                     add(hs[0], "demoedOn", h, sent, "demoedOn.demo_list_item", 0.7)
         elif not head and st.demo_method is None:
             st.demo_list = False
-    if not demo and st.demo_list and st.demo_method is not None and hardware and re.search(r"\b(?:This\s+demo|demo)\b", text, re.I) is None:
-        if LIST_HEAD.match(text) is None and re.search(r"\b(?:showcase|shows?|running|viewing)\b", text):
+    if not demo and st.demo_list and st.demo_method is not None and hardware and _DEMO_WORD.search(text) is None:
+        if LIST_HEAD.match(text) is None and _SHOWS_WORD.search(text):
             for h in hardware:
                 add(st.demo_method, "demoedOn", h, sent, "demoedOn.demo_list_item", 0.7)
     return demo

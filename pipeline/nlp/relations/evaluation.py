@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..discourse import canon, introduced
-from ..rules import norm
+from ..rules import load_rules, norm
 from ..text import prefiltered
 from .common import (EVALUATE_VERB, PAPER_ANAPHOR, STUDY, TRAINING, WE, clause_subject, listed_before, not_baselines,
                      subject_is_anaphor, trained_not_evaluated, ends_in_word)
@@ -13,8 +13,16 @@ from .reader import Reader, Sentence
 
 __all__ = ["evaluated_on"]
 
-_FRONTED = re.compile(r"\s*(?:On|Across|Evaluated|Tested|Benchmarked|Measured|Measuring|Trained|Training|When|Applied\s+to)\b")
-_INTRODUCED_BEFORE = prefiltered(re.compile(r"(?:introduc\w*|propos\w*|releas\w*|present\w*)\s+(?:\w+\s+){0,3}$"))
+_CUES = load_rules().cue_patterns["evaluation"]
+_FRONTED = re.compile(_CUES["fronted"])
+"""A sentence that opens on its evaluation: "On X and Y, ...", "Benchmarked on X, ..."."""
+_INTRODUCED_BEFORE = prefiltered(re.compile(_CUES["introduced_before"]))
+_INCLUDING_AFTER = re.compile(_CUES["including_after"])
+_ON_FIRST = re.compile(_CUES["on_first"])
+_PRONOUN_FIRST = re.compile(_CUES["pronoun_first"])
+_THE_AUTHORS = re.compile(_CUES["the_authors"])
+_RESULTS_LINE = re.compile(_CUES["results_line"])
+"""A line about results that names no method: "Experiments span X, Y and Z", "- FID results on X"."""
 
 
 def evaluated_on(rd: Reader, sn: Sentence) -> None:
@@ -81,8 +89,7 @@ def _named_subjects(rd: Reader, sn: Sentence, d, fronted, clause_subj) -> list:
         subjects = subs[:1]
     if not subjects:
         subjects = [m for m in methods if m.start_char > d.end_char
-                    and re.fullmatch(r",?\s+(?:including|such\s+as|e\.g\.,?)\s+(?:[^.;:()]|\.(?=\d))*",
-                                     dtext[d.end_char:m.start_char])]  # "LLMs on X, including A and B"
+                    and _INCLUDING_AFTER.fullmatch(dtext[d.end_char:m.start_char])]  # "LLMs on X, including A and B"
     return subjects
 
 
@@ -91,10 +98,10 @@ def _subject(rd: Reader, sn: Sentence, d, subjects: list):
     for "It" / "They", the paper before it or in focus; a paper's method where it introduces one. None: no subject."""
     st, text, ms, methods, pidx = rd.st, sn.text, sn.ms, sn.methods, sn.pidx
     subj = subjects[0] if subjects else None
-    if subj is None and re.match(r"\s*On\b", text):
+    if subj is None and _ON_FIRST.match(text):
         after = [m for m in methods if m.start_char > d.end_char]
         subj = after[0] if after else None
-    if subj is None and re.match(r"\s*(?:It|They)\b", text):
+    if subj is None and _PRONOUN_FIRST.match(text):
         subj = st.cur_method
         if subj is None and st.cur_paper is not None and pidx - st.paper_para <= 1 \
                 and not st.paper_methods.get(norm(canon(st.cur_paper))):
@@ -105,11 +112,11 @@ def _subject(rd: Reader, sn: Sentence, d, subjects: list):
             subj = ps[-1]
         elif PAPER_ANAPHOR.search(text) and st.cur_paper is not None:
             subj = st.cur_paper  # "The paper reports results on X"
-        elif (WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and pidx in st.untitled:
+        elif (WE.search(text) or _THE_AUTHORS.search(text)) and pidx in st.untitled:
             subj = st.untitled[pidx]
-        elif (WE.search(text) or re.search(r"\b[Tt]he\s+authors\b", text)) and st.cur_paper is not None:
+        elif (WE.search(text) or _THE_AUTHORS.search(text)) and st.cur_paper is not None:
             subj = st.cur_paper  # "We report J&F scores on X" in the paragraph of a titled paper
-        elif re.match(r"\s*(?:[-*•]\s*)?(?:\(\w\)\s*)?(?:[A-Z][\w&-]*\s+)?(?:Performance|Accuracy|Results|results|Experiments|Evaluations?)\b", text):
+        elif _RESULTS_LINE.match(text):
             subj = st.cur_paper or st.cur_method  # "Experiments span X, Y and Z", "- FID results on X"
     if subj is not None and subj.label_ == "Paper":
         # the subject is the method where one is named, else the paper
@@ -133,8 +140,7 @@ def _study_evaluated_on(rd: Reader, sn: Sentence, d, subjects: list, study_verb:
         add(study, "evaluatedOn", d, sent, "evaluatedOn.study", 0.7)
 
 
-_STUDY_VERB = re.compile(r"\b(?:[Ww]e|[Tt]he\s+authors|[Tt]his\s+(?:paper|study|work)|[Tt]he\s+(?:paper|study))\s+(?:then\s+|also\s+)?"
-                         r"(?:evaluate|benchmark|compare|test|measure|study|probe|assess|analy[sz]e)s?\b")
+_STUDY_VERB = re.compile(_CUES["study_verb"])
 
 
 def _study_verb(text: str, memo: list) -> bool:

@@ -7,11 +7,24 @@ import re
 from spacy.tokens import Span
 
 from ..discourse import canon, introduced
-from ..rules import norm
+from ..rules import load_rules, norm
 from .common import RUN_FOCUS, clause_subject, not_baselines, subject_is_anaphor
 from .reader import Reader, Sentence
 
 __all__ = ["runs_on"]
+
+_CUES = load_rules().cue_patterns["runs_on"]
+_DEVICE_SERVES = re.compile(_CUES["device_serves"])
+"""Between a device and a method it serves: "a single Inferentia2 chip serves 1,200 RGR queries per second"."""
+_WITH_CHIP = re.compile(_CUES["with_chip"])
+"""Between a device and the chip it carries: "a DJI Matrice 350 drone with an onboard Jetson Orin NX"."""
+_ON_BEFORE = re.compile(_CUES["on_before"])
+_PRONOUN = re.compile(_CUES["pronoun"])
+_MEASURE_LINE = re.compile(_CUES["measure_line"])
+_FRONTED_ON = re.compile(_CUES["fronted_on"])
+_EXPERIMENT_WORDS = re.compile(_CUES["experiment_words"])
+"""A sentence about the paper's experiments or timings: "All experiments were run on X", "takes eight minutes on X"."""
+_USING_BEFORE = re.compile(_CUES["using_before"])
 
 
 def runs_on(rd: Reader, sn: Sentence) -> None:
@@ -22,34 +35,29 @@ def runs_on(rd: Reader, sn: Sentence) -> None:
     if hardware and not demo and not st.demo_list:
         for h in hardware:
             # "a single Inferentia2 chip serves 1,200 RGR queries per second": the device serves the method
-            served = [m for m in methods if m.start_char > h.end_char and re.fullmatch(
-                r"(?:\s+(?:chips?|GPUs?|boards?|devices?))?\s+(?:serves|runs|processes|handles|executes)\s+(?:[\w,]+\s+){0,3}?",
-                dtext[h.end_char:m.start_char])]
+            served = [m for m in methods if m.start_char > h.end_char and _DEVICE_SERVES.fullmatch(dtext[h.end_char:m.start_char])]
             window = dtext[max(s0, h.start_char - 60):h.start_char]
             carried = [x for x in out if x[1] == "runsOn" and x[3] is sent and x[2].end_char <= h.start_char
-                       and re.fullmatch(r"[\s\w-]*?\b(?:with|of|in|inside)\s+(?:an?\s+|the\s+)?(?:onboard\s+|integrated\s+|built-in\s+)?",
-                                        dtext[x[2].end_char:h.start_char])]
+                       and _WITH_CHIP.fullmatch(dtext[x[2].end_char:h.start_char])]
             if carried:  # "on a DJI Matrice 350 drone with an onboard Jetson Orin NX": the same method
                 add(carried[-1][0], "runsOn", h, sent, "runsOn.device_with_chip", 0.7)
                 continue
-            if not served and not re.search(r"\b(?i:on|for|using|used|with|across)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}(?:(?:such\s+as|like|including)\s+(?:an?\s+|the\s+)?)?$", window):
+            if not served and not _ON_BEFORE.search(window):
                 continue
             subs = [m for m in methods if m.end_char <= h.start_char]
             subj_list = served[:1] or subs[:1]
             if not served and anaphor_method is not None and subject_is_anaphor(sent) and (
-                    not subs or re.search(r"\b(?:it|they)\b", dtext[subs[0].end_char:h.start_char])):
+                    not subs or _PRONOUN.search(dtext[subs[0].end_char:h.start_char])):
                 subj_list = [anaphor_method]  # "..., and it runs entirely on X": the method in focus
             if not subj_list and anaphor_method is not None:
                 subj_list = [anaphor_method]
-            if not subj_list and re.match(r"\s*(?:\(\w\)\s*)?(?:Inference|Runtime|Latency|Training)\b", text):
+            if not subj_list and _MEASURE_LINE.match(text):
                 subj_list = methods[:1]
-            if not subj_list and re.match(r"\s*(?:On|Using|(?:Running|Deployed|Measured|Tested|Benchmarked|Evaluated|Pre-?trained|Trained|Fine-tuned)\s+on)\b", text):
+            if not subj_list and _FRONTED_ON.match(text):
                 # "On an NVIDIA Jetson AGX Orin, CTP reduces latency": the main clause's method
                 subj_list = [m for m in [clause_subject(sent, methods, introduced(st))] if m is not None] or \
                             [m for m in methods if m.start_char > h.end_char][:1]
-            if not subj_list and not subs and st.cur_paper is not None and re.search(
-                    r"\b(?:[Ee]xperiments|[Rr]esults|[Mm]easurements|[Bb]enchmarks|takes|took|minutes|hours|seconds|per\s+second|fps|"
-                    r"[Ll]atency|[Ii]nference|[Tt]raining|trained|deployed|measured|[Pp]retraining)\b", text):
+            if not subj_list and not subs and st.cur_paper is not None and _EXPERIMENT_WORDS.search(text):
                 # "All experiments were run on TPU v5e pods", "Fitting a scene takes eight minutes on X":
                 # the method of the paper in focus
                 subj_list = [m for m in st.paper_methods.get(norm(canon(st.cur_paper)), []) if m.label_ == "Method"][:1]
@@ -66,7 +74,7 @@ def runs_on(rd: Reader, sn: Sentence) -> None:
                 add(s, "runsOn", h, sent, rule, 0.7)
                 if s is not subs[:1]:
                     for u in methods:
-                        if re.search(r"\busing\s+$", dtext[max(s0, u.start_char - 8):u.start_char]):
+                        if _USING_BEFORE.search(dtext[max(s0, u.start_char - 8):u.start_char]):
                             add(s, "uses", u, sent, "uses.using", 0.7)
 
 

@@ -7,11 +7,24 @@ import re
 from spacy.tokens import Span
 
 from ..discourse import introduced
+from ..rules import load_rules
 from .common import (COMPARATIVE, change_sign, clause_subject, comparison_sign, mention_at, not_baselines,
                      subject_is_anaphor)
 from .reader import Reader, Sentence
 
 __all__ = ["method_cues", "comparatives", "dependency", "named_variant"]
+
+_CUES = load_rules().cue_patterns["method_relations"]
+_LIST_LINK = re.compile(_CUES["list_link"])
+"""Between coordinated objects: "beats XMem and Cutie", "outperforms both PPO, SAC and the ..."."""
+_AND_BEFORE = re.compile(_CUES["and_before"])
+_PRONOUN_BEFORE = re.compile(_CUES["pronoun_before"])
+"""A pronoun or "its X" just before a cue: "..., and it outperforms X"."""
+_USING_FIRST = re.compile(_CUES["using_first"])
+_PRONOUN_BEFORE_COMPARISON = re.compile(_CUES["pronoun_before_comparison"])
+_VARIANT_AFTER = re.compile(_CUES["variant_after"])
+"""The head noun after a name that makes it the extended one: "a Fourier Neural Operator variant"."""
+_COPULA_ARTICLE_BEFORE = re.compile(_CUES["copula_article_before"])
 
 
 def method_cues(rd: Reader, sn: Sentence) -> None:
@@ -33,8 +46,7 @@ def method_cues(rd: Reader, sn: Sentence) -> None:
             # coordinated objects: "beats XMem and Cutie", "outperforms both PPO and ..."
             obj_list = [obj]
             for m in methods + (datasets if kind == "extends" else []):
-                if m.start_char > obj_list[-1].end_char and m.label_ == obj.label_ and re.fullmatch(
-                        r",\s*|,?\s+(?:and|or)\s+(?:the\s+)?", dtext[obj_list[-1].end_char:m.start_char]):
+                if m.start_char > obj_list[-1].end_char and m.label_ == obj.label_ and _LIST_LINK.fullmatch(dtext[obj_list[-1].end_char:m.start_char]):
                     obj_list.append(m)
             subs = [m for m in methods + (datasets if kind == "extends" else []) if m.end_char <= c_start]
             if kind == "extends":
@@ -51,13 +63,13 @@ def method_cues(rd: Reader, sn: Sentence) -> None:
                 subj = None  # "The teacher is X, and the student uses Y": not X (not for extends: there it lost three right ones)
             clause_subj = clause_subject(sent, methods, introduced(st))
             if subj is not None and clause_subj is not None and clause_subj.end_char <= subj.start_char and \
-                    re.search(r"\band\s+(?:\w+\s+)?$", dtext[subj.end_char:c_start]):
+                    _AND_BEFORE.search(dtext[subj.end_char:c_start]):
                 subj = clause_subj  # "MARLIN extends PPO with X and outperforms both PPO and Y": coordinated verbs
-            if re.search(r"\b(?:[Ii]t|[Tt]hey|[Ii]ts\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:[\w.]+\s+){0,2}$", dtext[max(s0, c_start - 40):c_start]):
+            if _PRONOUN_BEFORE.search(dtext[max(s0, c_start - 40):c_start]):
                 # "..., and it outperforms X": the pronoun is the sentence's subject or the method in focus
                 subj = clause_subj or anaphor_method or subj
             if subj is None and (kind == "uses" or subject_is_anaphor(sent)):
-                if kind == "uses" and re.match(r"\s*Using\b", text):
+                if kind == "uses" and _USING_FIRST.match(text):
                     subj = st.cur_paper
                 elif anaphor_method is not None:
                     subj = anaphor_method  # "The method outperforms X"
@@ -112,14 +124,13 @@ def comparatives(rd: Reader, sn: Sentence) -> None:
             objs = [m for m in methods if m.start_char >= c_end and len(dtext[c_end:m.start_char].split()) <= 2]
             subs = [m for m in methods if m.end_char <= c_start]
             subj = subs[-1] if subs else None
-            if re.search(r"\b(?:[Ii]t|[Tt]hey)\s+(?:[\w.%@-]+\s+){0,6}$", dtext[max(s0, c_start - 60):c_start]) and anaphor_method is not None:
+            if _PRONOUN_BEFORE_COMPARISON.search(dtext[max(s0, c_start - 60):c_start]) and anaphor_method is not None:
                 subj = anaphor_method
             if subj is not None:
                 subj = _winner(rd, sn, subj, clause_subject(sent, methods, introduced(rd.st)), c_start)
             if not sign or subj is None or not objs or negated(sent, subj.end_char if subj.end_char <= c_start else s0, objs[0].start_char):
                 continue
-            obj_list = [objs[0]] + [m for m in methods if m.start_char > objs[0].end_char and re.fullmatch(
-                r",\s*|,?\s+(?:and|or)\s+(?:the\s+)?", dtext[objs[0].end_char:m.start_char])]
+            obj_list = [objs[0]] + [m for m in methods if m.start_char > objs[0].end_char and _LIST_LINK.fullmatch(dtext[objs[0].end_char:m.start_char])]
             for o in obj_list:
                 if sign > 0:
                     add(subj, "outperforms", o, sent, "outperforms.comparative", 0.7)
@@ -163,9 +174,9 @@ def named_variant(rd: Reader, sn: Sentence) -> None:
         for x in methods + datasets:
             before = dtext[max(s0, x.start_char - 40):x.start_char]
             after = dtext[x.end_char:x.end_char + 30]
-            if not re.match(r"\s+(?:variant|extension|derivative|fork|adaptation)\b", after):
+            if not _VARIANT_AFTER.match(after):
                 continue
-            hm = re.search(r"(?:\s+(?:is|was|are)\s+|,\s+)(?:an?|the)\s+(?:[a-z][\w-]*\s+){0,2}$", before)
+            hm = _COPULA_ARTICLE_BEFORE.search(before)
             if not hm:
                 continue
             subs = [m for m in methods + datasets if m.end_char <= x.start_char - len(before) + hm.start() + 1

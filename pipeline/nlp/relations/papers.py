@@ -6,17 +6,21 @@ import re
 
 from ..discourse import canon
 from ..doc import span_value
-from ..rules import norm
+from ..rules import load_rules, norm
 from ..text import prefiltered
 from .common import INTRO_CUE, LINE_TITLE_RULES, NOVEL, PAPER_ANAPHOR, UNTITLED_CUE
 from .reader import Reader, Sentence
 
 __all__ = ["paper_focus", "title_prefix", "untitled_abstract", "teaser_subject", "appositive_name", "novel", "cue_verb"]
 
-_APPOSITIVE = re.compile(r"\s*(?:The|This|Our)\s+(?:new\s+|proposed\s+)?(?:method|model|approach|system|framework|technique|"
-                         r"benchmark|dataset|architecture|algorithm|optimizer),\s+")
-_CALLED = prefiltered(re.compile(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\b"))
-_CALLED_NAME = prefiltered(re.compile(r"\b(?:[Cc]alled|[Nn]amed|[Dd]ubbed)\s+"))
+_CUES = load_rules().cue_patterns["paper_relations"]
+_APPOSITIVE = re.compile(_CUES["appositive"])
+_CALLED = prefiltered(re.compile(_CUES["called"]))
+_CALLED_NAME = prefiltered(re.compile(_CUES["called_name"]))
+_TEASER_LEAD = re.compile(_CUES["teaser_lead"])
+"""What may open a teaser's sentence before its coined name: "The method, OccluAvatar, builds on ..."."""
+_SUBJECT_VERB_AFTER = re.compile(_CUES["subject_verb_after"])
+"""A verb right after a name that makes it the sentence's subject: "PolyLoRA routes every token ..."."""
 
 
 
@@ -89,12 +93,9 @@ def teaser_subject(rd: Reader, sn: Sentence) -> None:
     lt = st.line_title
     if lt is not None and not papers and pidx - st.line_title_para == 1 and not st.paper_methods.get(norm(canon(lt))) \
             and st.cur_paper is lt:
-        lead = re.match(r"\s*(?:(?:The|This|Our)\s+(?:new\s+)?(?:method|model|approach|system|framework|technique|benchmark|dataset),\s+)?", text)
+        lead = _TEASER_LEAD.match(text)
         first = [t for t in things if t.start_char == sent.start_char + lead.end() and norm(canon(t)) not in known_names
-                 and re.match(r"\s*(?:,\s*)?(?:is|was|are|uses|builds|extends|routes|learns|adds|combines|achieves|"
-                              r"reaches|runs|predicts|generates|improves|reduces|cuts|lets|turns|treats|models|maps|"
-                              r"replaces|adapts|trains|distils|distills|pairs|fuses|exploits|applies|introduces)\b",
-                              dtext[t.end_char:t.end_char + 20])]
+                 and _SUBJECT_VERB_AFTER.match(dtext[t.end_char:t.end_char + 20])]
         if first:
             add(lt, "introduces", first[0], sent, "introduces.teaser_subject", 0.7)
             st.paper_methods.setdefault(norm(canon(lt)), []).append(first[0])

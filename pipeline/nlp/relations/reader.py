@@ -11,11 +11,12 @@ from spacy.tokens import Doc, Span
 from ...vocab import RELATION_ENDS
 from ..discourse import canon, State, paragraph_numbers
 from ..doc import doc_text, sentence_spans, span_value
-from ..rules import norm
+from ..rules import load_rules, norm
 from .common import NOT_ONLY, METHOD_ANAPHOR, NEGATION, WE, negated_clause, subject_is_anaphor
 
-_PRONOUN_SUBJECT = re.compile(r"\s*(?:It|They)\b|\s*[^,.;]{2,80},\s+(?:it|they)\s")
-_PRONOUN = re.compile(r"\b(?:it|they)\b")
+_CUES = load_rules().cue_patterns["reader"]
+_PRONOUN_SUBJECT = re.compile(_CUES["pronoun_subject"])
+_PRONOUN = re.compile(_CUES["pronoun"])
 
 __all__ = ["Reader", "Sentence", "first_pass_sentence", "second_pass_sentence"]
 

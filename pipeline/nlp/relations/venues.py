@@ -5,28 +5,25 @@ from __future__ import annotations
 import re
 
 from ..discourse import canon
-from ..rules import norm
+from ..rules import load_rules, norm
 from ..text import prefiltered
 from .common import VENUE_PAPER, WILL_BE_PRESENTED, alone_in_paragraph
 from .reader import Reader, Sentence
 
 __all__ = ["part_of", "presented_in_sentence", "presented_in_focus", "venue_line", "method_for_paper"]
 
-# the sentence patterns, compiled once; those a sentence without their words cannot match are Prefiltered
-_PRESENT_CUE = prefiltered(re.compile(
-    r"\b(?:present\w*|shar\w*|accepted|published|appear\w*|oral|spotlight|poster|highlight|selected)\b", re.I))
-_WILL_PRESENT = prefiltered(re.compile(r"\bwill\s+(?:also\s+)?(?:present|share)\b|\bpresented\s+at\b"))
+# the sentence patterns (cues.json), compiled once; those a sentence without their words cannot match are Prefiltered
+_CUES = load_rules().cue_patterns["venue_relations"]
+_PRESENT_CUE = prefiltered(re.compile(_CUES["present_cue"], re.I))
+_WILL_PRESENT = prefiltered(re.compile(_CUES["will_present"]))
 _OPEN_PAREN = re.compile(r"\s*\(")
-_NOT_PUBLISHED = re.compile(r"\b(?:submission|submitted|under\s+review|preprint|rejected)\b", re.I)
-_DETERMINER_BEFORE = re.compile(r"\b(?:[Oo]ur|[Tt]his|[Tt]he|[Aa]n?|[Ii]ts)\s+$")
-_VENUE_LINE = re.compile(r"\s*(?:>+\s*|[-*•]\s*)?(?:(?:Comments?|Notes?|Venue)\s*:\s*(?:[^,;\n]*[,;]\s*)*)?"
-                         r"(?:(?:This|The|Our)\s+(?:paper|work|study)\s+(?:was|is|will\s+be)\s+|Paper\s+)?(?i:to\s+appear|will\s+(?:be\s+presented|appear)|"
-                         r"presented|accepted|published)\b|\s*Findings\s+of\b")
-_TRACK = re.compile(r"\s*(?:[A-Z][\w-]*\s+){1,4}Track\b")
-_TRACK_CUE = prefiltered(re.compile(r"\b(?:accepted|oral|poster|spotlight)\b"))
-_THIS_PAPER = re.compile(r"\s*This\s+paper\b")
-_TO_APPEAR = prefiltered(re.compile(
-    r"\b(?:will\s+be\s+presented|is\s+(?:to\s+appear|accepted)|appears|was\s+accepted|will\s+appear)\s+(?:at|in|to)\b"))
+_NOT_PUBLISHED = re.compile(_CUES["not_published"], re.I)
+_DETERMINER_BEFORE = re.compile(_CUES["determiner_before"])
+_VENUE_LINE = re.compile(_CUES["venue_line"])
+_TRACK = re.compile(_CUES["track"])
+_TRACK_CUE = prefiltered(re.compile(_CUES["track_cue"]))
+_THIS_PAPER = re.compile(_CUES["this_paper"])
+_TO_APPEAR = prefiltered(re.compile(_CUES["to_appear"]))
 
 
 
