@@ -9,7 +9,7 @@ from spacy.tokens import Span
 from ..discourse import canon, introduced
 from ..rules import load_rules, norm
 from .common import RUN_FOCUS, clause_subject, not_baselines, subject_is_anaphor
-from .reader import Reader, Sentence
+from .reader import PRONOUN, Reader, Sentence
 
 __all__ = ["runs_on"]
 
@@ -19,7 +19,6 @@ _DEVICE_SERVES = re.compile(_CUES["device_serves"])
 _WITH_CHIP = re.compile(_CUES["with_chip"])
 """Between a device and the chip it carries: "a DJI Matrice 350 drone with an onboard Jetson Orin NX"."""
 _ON_BEFORE = re.compile(_CUES["on_before"])
-_PRONOUN = re.compile(_CUES["pronoun"])
 _MEASURE_LINE = re.compile(_CUES["measure_line"])
 _FRONTED_ON = re.compile(_CUES["fronted_on"])
 _EXPERIMENT_WORDS = re.compile(_CUES["experiment_words"])
@@ -47,7 +46,7 @@ def runs_on(rd: Reader, sn: Sentence) -> None:
             subs = [m for m in methods if m.end_char <= h.start_char]
             subj_list = served[:1] or subs[:1]
             if not served and anaphor_method is not None and subject_is_anaphor(sent) and (
-                    not subs or _PRONOUN.search(dtext[subs[0].end_char:h.start_char])):
+                    not subs or PRONOUN.search(dtext[subs[0].end_char:h.start_char])):
                 subj_list = [anaphor_method]  # "..., and it runs entirely on X": the method in focus
             if not subj_list and anaphor_method is not None:
                 subj_list = [anaphor_method]

@@ -16,9 +16,10 @@ from .common import NOT_ONLY, METHOD_ANAPHOR, NEGATION, WE, negated_clause, subj
 
 _CUES = load_rules().cue_patterns["reader"]
 _PRONOUN_SUBJECT = re.compile(_CUES["pronoun_subject"])
-_PRONOUN = re.compile(_CUES["pronoun"])
+PRONOUN = re.compile(_CUES["pronoun"])
+"""The pronoun of a method named before: "it", "they"."""
 
-__all__ = ["Reader", "Sentence", "first_pass_sentence", "second_pass_sentence"]
+__all__ = ["PRONOUN", "Reader", "Sentence", "first_pass_sentence", "second_pass_sentence"]
 
 
 @dataclass
@@ -145,7 +146,7 @@ def second_pass_sentence(rd: Reader, sent: Span, prev_sent: Span | None) -> Sent
         st.cur_paper = st.untitled[pidx]
     anaphor_method = None
     if METHOD_ANAPHOR.search(text) or _PRONOUN_SUBJECT.match(text) or (
-            (pm := _PRONOUN.search(text)) and not any(m.start_char < s0 + pm.start() for m in methods)
+            (pm := PRONOUN.search(text)) and not any(m.start_char < s0 + pm.start() for m in methods)
             and subject_is_anaphor(sent)):  # "On X and Y it lifts accuracy": the pronoun before any method
         anaphor_method = st.cur_method
         if anaphor_method is None and st.cur_paper is not None:
