@@ -1171,7 +1171,8 @@ def _name_parts(lay: Layout, typed: list[Typed], k: int, memo: dict) -> tuple[st
 
 def _kinship(lay: Layout, typed: list[Typed], s: int, o: int, memo: dict) -> list[str]:
     """Whether one name is built from the other ("SDXL Turbo" and "SDXL", "DINOv2" and "DINO", "Distil-Whisper" and
-    "Whisper large-v2"): a successor or variant of what it names, not a tool it is built with."""
+    "Whisper large-v2"): a successor or variant of what it names, not a tool it is built with; and a paper whose
+    title opens with the name before its colon (``kin=title_prefix``: ``_opens_title``)."""
     ja, wa = _name_parts(lay, typed, s, memo)
     jb, wb = _name_parts(lay, typed, o, memo)
     if not ja or not jb:
@@ -1179,10 +1180,27 @@ def _kinship(lay: Layout, typed: list[Typed], s: int, o: int, memo: dict) -> lis
     if ja == jb:
         return ["kin=same"]
     if len(jb) >= 3 and jb in ja:
-        return ["kin=s_holds_o"]
+        return ["kin=s_holds_o", "kin=title_prefix"] if ja.startswith(jb) and _opens_title(lay, typed, s, o) \
+            else ["kin=s_holds_o"]
     if len(ja) >= 3 and ja in jb:
         return ["kin=o_holds_s"]
     return ["kin=word"] if wa & wb else []
+
+
+_PREFIX_END = re.compile(r"\s*(?::|\s[-–—]\s)")
+
+
+def _opens_title(lay: Layout, typed: list[Typed], s: int, o: int) -> bool:
+    """Whether ``s`` is a paper whose title opens with the name ``o`` before its colon or a dash ("Magellan:
+    Autonomous Discovery of ..." and Magellan): the name the paper introduces, most often (``kin=title_prefix``)."""
+    if typed[s].cls != "Paper":
+        return False
+    sc, oc = typed[s].cand, typed[o].cand
+    title = (sc.canonical or lay.text[sc.start_char:sc.end_char]).lstrip("\"“'‘ ")
+    for name in {oc.canonical, lay.text[oc.start_char:oc.end_char]} - {""}:
+        if title.startswith(name) and _PREFIX_END.match(title, len(name)):
+            return True
+    return False
 
 
 def _clause(lay: Layout, a: int, b: int) -> list[str]:
