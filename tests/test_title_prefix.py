@@ -86,3 +86,16 @@ def test_a_title_after_two_tags_heads_its_entry(parse):
     lay = layout(doc)
     paper = Typed(_cand(doc, lay, "Orca: A Distributed Serving System for Generative Models"), "Paper")
     assert _entry_head(lay, paper)
+
+
+def test_a_prefix_of_plain_words_and_a_title_in_capitals_are_told_apart(parse):
+    """A prefix of dictionary words is introduced about as often as not ("Snap Video", "Hyena Hierarchy"): the pair
+    says so; a heading in capitals is no title's prefix at all."""
+    text = "Snap Video: Scaled Spatiotemporal Transformers for Synthesis\n\nSnap Video renders clips."
+    _, f = _pair(parse, text, "Snap Video: Scaled Spatiotemporal Transformers for Synthesis", "Paper", "Snap Video",
+                 "Method")
+    assert "kin=title_prefix" in f and "kin=title_prefix_plain" in f
+    text = "APPLE: THE QUIET INCUMBENT OF PHONES\n\nAPPLE ships models."
+    _, f = _pair(parse, text, "APPLE: THE QUIET INCUMBENT OF PHONES", "Paper", "APPLE", "Method")
+    assert "kin=title_prefix" not in f
+    assert _prefixes(parse, "TICKET A1  ORCA: A DISTRIBUTED SERVING SYSTEM FOR MODELS\n") == set()

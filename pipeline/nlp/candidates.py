@@ -443,8 +443,8 @@ def _title_prefix_spans(lay: Layout, out: dict, fw: frozenset[str]) -> None:
         if c.rule_cls != "Paper" and c.source not in _TITLE_SOURCES and not _TITLE_SOURCES.intersection(c.also):
             continue
         m = _TITLE_PREFIX.match(lay.text, c.start_char, c.end_char)
-        if m is None:
-            continue
+        if m is None or not any(map(str.islower, lay.text[c.start_char:c.end_char])):
+            continue  # (a title in capitals is a heading's: "APPLE: THE QUIET INCUMBENT")
         words = m.group(1).split()
         if any(w.lower() in fw or w.lower() in labels for w in words) or is_label(words[0]) \
                 or not any(map(str.isalpha, m.group(1))) or (len(words) > 1 and not _capitalised(words)):

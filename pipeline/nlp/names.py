@@ -459,8 +459,8 @@ def _title_prefixes(v: _Votes) -> None:
             continue
         name = m.group(1).strip()
         words = name.split()
-        if any(w.lower() in rules.function_words for w in words):
-            continue
+        if any(w.lower() in rules.function_words for w in words) or is_label(words[0]):
+            continue  # "Event: IJCB 2023, ...", "Block 2: HMR from RGB": a line's label
         key = norm(name)
         elsewhere = sum(1 for mm in re.finditer(re.escape(name), text, re.I) if not (t.start <= mm.start() < t.end))
         if any(is_strong_name(w, rules.generic) for w in words) or elsewhere or _coined_prefix(name, rules):
