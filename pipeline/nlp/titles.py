@@ -13,7 +13,7 @@ from .text import line_end as _line_end
 
 _CUES = load_rules().cue_patterns["titles"]
 
-__all__ = ["paper_titles", "title_like", "ENUMERATOR", "TIME_OF_DAY"]
+__all__ = ["paper_titles", "title_like", "is_label", "ENUMERATOR", "TIME_OF_DAY"]
 
 
 _TITLE_CUE = prefiltered(re.compile(_CUES["title_cue"]))
@@ -51,6 +51,16 @@ ENUMERATOR = re.compile(_CUES["enumerator"])
 _PRESENTATION_LABEL = re.compile(_CUES["presentation_label"])
 _TIME_SLOT = re.compile(TIME_OF_DAY + r"[ \t]*[-–—|·][ \t]+(?=\S)")
 """A time of day, or a span of two, and a dash or bar before a programme's item ("14:20 - ", "9:00–9:45 | ")."""
+
+
+_ITEM_LABEL = re.compile(_CUES["item_label"], re.I)
+"""What labels a programme's item or a form's field, not names it ("Demo", "Tutorial", "Keynote", "Project")."""
+
+
+def is_label(word: str) -> bool:
+    """Whether a word before a colon labels a line or an item rather than naming one ("Abstract: ", "Speaker: ",
+    "Demo: ", "Project: "): a field label that opens no title (``not_a_title_label``) or an item's (``item_label``)."""
+    return bool(_NOT_A_TITLE_LABEL.match(word + ":") or _ITEM_LABEL.fullmatch(word))
 
 
 class _Titles:
