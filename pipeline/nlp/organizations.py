@@ -118,7 +118,7 @@ def _semicolon_lines(text: str, rules) -> set[str]:
 _CAMEL = re.compile(r"[a-z][A-Z]")
 
 
-_PLACE = re.compile(r"(?:" + "|".join(_CUES[k] for k in ("countries", "regions", "cities")) + r")\.?", re.I)
+_PLACE = re.compile(r"(?:" + "|".join((_CUES["countries"], _CUES["regions"], _CUES["cities"])) + r")\.?", re.I)
 _FRAGMENT_WORD = re.compile(r"(?:" + _CUES["fields"] + "|" + _CUES["org_word"] + "|" + _CUES["fragment_words"] + r"|&|,)")
 _CUT_END = frozenset({"of", "at", "for", "and", "the", "in", "on", "de", "du", "des", "der", "für", "&", "-"})
 
