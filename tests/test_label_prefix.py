@@ -68,3 +68,16 @@ def test_a_timed_slots_label_is_no_part_of_the_title():
     text = ("Agenda\n10:00 — Doors, coffee\n10:15 — Talk 1: MathDial: A Dialogue Tutoring Dataset with Rich Pedagogical "
             "Properties\nAccepted at Findings of EMNLP 2023. Real teachers were paired.\n")
     assert _titles(text) == {"MathDial: A Dialogue Tutoring Dataset with Rich Pedagogical Properties"}
+
+
+def test_a_titles_closing_question_mark_is_not_outranked():
+    """The rules' title with its closing "?" keeps its span when the model is surer of the span without it (the
+    corpus's "Do LLMs Know Internally When They Follow Instructions?"; classify._with_closing_mark)."""
+    texts = ["Do", "LLMs", "Know", "Internally", "When", "They", "Follow", "Instructions", "?"]
+    cands = [MentionCandidate(0, 9, 0, 54, "rule", "Paper", "paper.title_line", " ".join(texts)),
+             MentionCandidate(0, 8, 0, 53, "shape")]
+    probs = numpy.full((2, len(LABELS)), 0.01)
+    probs[0, 0], probs[1, 0] = 0.858, 0.97
+    assert [(t.cand.start, t.cand.end) for t in select(cands, probs, LABELS, texts=texts)] == [(0, 9)]
+    texts[8] = "."  # a full stop is no part of the title: the model's span wins
+    assert [(t.cand.start, t.cand.end) for t in select(cands, probs, LABELS, texts=texts)] == [(0, 8)]

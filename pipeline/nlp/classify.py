@@ -589,7 +589,7 @@ def _outranking(picks: list[Typed], texts: list[str] | None = None) -> set[int]:
     """The ids of the picks the rules did not give that are ranked with the rules' mentions in :func:`select`: each
     is at least ``OUTRANK_BAR`` probable and more probable by ``OUTRANK_MARGIN`` than every rule mention it overlaps
     (and there is one), none of them forced, of a class in ``OUTRANK_HELD`` or the same name with its short form in
-    brackets (:func:`_with_short_form`). A paper's title overlaps only papers."""
+    brackets (:func:`_with_short_form`) or with the mark that closes it (:func:`_with_closing_mark`). A paper's title overlaps only papers."""
     rules = _RuleSpans.of(picks)
     if not rules.picks:
         return set()
@@ -601,7 +601,7 @@ def _outranking(picks: list[Typed], texts: list[str] | None = None) -> set[int]:
         inside = [r for r in rules.overlapping(c) if (r.cls == "Paper") == (t.cls == "Paper")]
         if inside and not any(_labelled(c, r.cand, texts) for r in inside) and all(
                 not r.cand.forced and r.cls not in OUTRANK_HELD and t.prob - r.prob >= OUTRANK_MARGIN
-                and not _with_short_form(r.cand, c, texts) for r in inside):
+                and not _with_short_form(r.cand, c, texts) and not _with_closing_mark(r.cand, c, texts) for r in inside):
             out.add(id(t))
     return out
 
@@ -630,6 +630,12 @@ def _with_short_form(r: MentionCandidate, c: MentionCandidate, texts: list[str] 
     "SHARP (Single-image High-Accuracy Real-time Parallax)"): the resolver reads the other form of the name from it."""
     return (texts is not None and r.start == c.start and r.end > c.end < len(texts) and texts[c.end] == "("
             and any(")" in t for t in texts[c.end + 1:r.end]))  # (a bracket's token may hold more: "):")
+
+
+def _with_closing_mark(r: MentionCandidate, c: MentionCandidate, texts: list[str] | None) -> bool:
+    """Whether the rule's span ``r`` is the name ``c`` with the question or exclamation mark that closes it ("Do LLMs
+    Know Internally When They Follow Instructions?"): the mark is part of a title, and the rule read it as such."""
+    return texts is not None and r.start == c.start and r.end == c.end + 1 and texts[c.end] in ("?", "!")
 
 
 LIST_BAR = 0.3
