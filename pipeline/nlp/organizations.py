@@ -120,7 +120,7 @@ _CAMEL = re.compile(r"[a-z][A-Z]")
 
 _PLACE = re.compile(r"(?:" + "|".join((_CUES["countries"], _CUES["regions"], _CUES["cities"])) + r")\.?", re.I)
 _FRAGMENT_WORD = re.compile(r"(?:" + _CUES["fields"] + "|" + _CUES["org_word"] + "|" + _CUES["fragment_words"] + r"|&|,)")
-_CUT_END = frozenset({"of", "at", "for", "and", "the", "in", "on", "de", "du", "des", "der", "für", "&", "-"})
+_CUT_END = frozenset(_CUES["cut_end"].split("|"))
 
 
 def _no_organization(name: str) -> bool:
@@ -135,7 +135,8 @@ def _no_organization(name: str) -> bool:
 
 _CAMPUS = re.compile(r"(?:,[ \t]*(" + _CUES["cities"] + r")(?=[ \t]*(?:[;·|\n)]|\.?$|\.[ \t]))|[ \t]+\((" + _CUES["cities"]
                      + r")\))")
-_CAMPUS_HEAD = re.compile(r"(?<![\w-])(?:Universit|Institute)")
+_CAMPUS_HEAD = re.compile(r"(?<![\w-])(?:" + _CUES["campus_head"] + ")")
+_UNIVERSITY = re.compile(_CUES["campus_after_comma"])
 
 
 def _with_campus(text: str, f: Found) -> Found:
@@ -145,7 +146,7 @@ def _with_campus(text: str, f: Found) -> Found:
     campus is one of the large cities of the ``cities`` cue, after a comma only a university's (an institute's is
     its place: "Max Planck Institute for Informatics, Saarbrücken", "Samsung R&D Institute, Bangalore"; no country or state: "University of Surrey, UK" is the university)."""
     m = _CAMPUS.match(text, f.end)
-    if not m or not _CAMPUS_HEAD.search(f.canonical) or m.group(1) and "Universit" not in f.canonical:
+    if not m or not _CAMPUS_HEAD.search(f.canonical) or m.group(1) and not _UNIVERSITY.search(f.canonical):
         return f
     return Found(f.start, m.end(), f.cls, " ".join((f.canonical + text[f.end:m.end()]).split()), (), f.rule, f.generic)
 
