@@ -25,6 +25,7 @@ from .pairs import doc_roles
 from .relations.common import compared_against
 from .subjects import subject_features
 from .text import CELL_BREAK, MARK
+from .wraps import furniture_features, wrap_features
 
 __all__ = ["own_features", "mention_features", "mentions_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "conjuncts", "negated_between", "verb_classes"]
 
@@ -300,6 +301,7 @@ def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict, own:
     f += _score_before(lay, c)
     f += _score_after(lay, c)
     f += _predicate(lay, c)
+    f += wrap_features(lay, c) + furniture_features(text)
     return f
 
 

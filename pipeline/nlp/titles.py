@@ -39,13 +39,16 @@ TIME_OF_DAY = r"\d{1,2}[:.]\d{2}(?:[ \t]*[-–][ \t]*\d{1,2}[:.]\d{2})?"
 _OPENING = r"(?:[A-Z0-9]|[a-z]{1,4}[A-Z]|[a-z][a-z-]*\d)"
 """What a title opens with: a capital or a digit, or a name written in lower case with a capital or a digit early in it
 ("iPhone", "nnU-Net", "emotion2vec: ...", "wav2vec 2.0: ...")."""
-_TITLE_LINE = re.compile(r"(?m)^[ \t]*(?:(?:(?:\d{1,3}[.)]|" + BULLET + r"|" + _CUES["line_marker"] + r")[ \t]+){1,2}[“\"]?"
+_TITLE_LINE = re.compile(r"(?m)^[ \t]*(?:(?:(?:\d{1,3}[.)]|" + BULLET + r"|" + _CUES["line_marker"] + r"|" + _CUES["code_marker"]
+                         + r")[ \t]+){1,2}[“\"]?"
                          r"|" + TIME_OF_DAY + r"[ \t]+(?:[A-Z][a-z]+:[ \t]+)?)?"
                          r"((?:\[|" + _OPENING + r")[^\n]{8,220}?)(?:[ \t]+" + BULLET + r")?[ \t]*$")
-"""A title on a line of its own, perhaps as a list item ("1.", "-", ">", "[1]", "(A)", "#3", "[ICML 2023]"), or in
+"""A title on a line of its own, perhaps as a list item ("1.", "-", ">", "[1]", "(A)", "#3", "[ICML 2023]", a
+programme's code before a column gap: "C1  Name"), or in
 a programme's slot after a time of day and a one-word label ("11:00  Oral: Name: Subtitle"); a marker that closes the
 line as it opened it ("~~ Title ~~") is no part of the title."""
 _TRAILING_TAG = re.compile(_CUES["trailing_tag"])
+_IDENTIFIER_TAG = re.compile(_CUES["identifier_tag"])
 ENUMERATOR = re.compile(_CUES["enumerator"])
 """What opens a title's line before the title and is no part of it ("B.1 ", "Pick 3 · ", "Poster - ", "Held: ")."""
 _PRESENTATION_LABEL = re.compile(_CUES["presentation_label"])
@@ -235,7 +238,9 @@ def _titles_on_lines(t: _Titles) -> None:
             title = title[:gap.start()]
         end = start + len(title)
         if end == m.end(1) and title and not title.endswith((".", ",", ";", ":")):
-            end = _wrapped_end(text, m.start(1), end, t.rules)
+            end = _continued_end(text, start, end, t.rules) or _wrapped_end(text, m.start(1), end, t.rules)
+        if _continues_above(text, m.start()):
+            continue  # "    Convolutional Recurrent Neural Networks": the second line of a title wrapped under itself
         after = end if end > m.end(1) else m.end()  # the line after the title (its second, if it wraps)
         nxt = text[after:after + 200].lstrip("\n").lstrip()
         if not title or title.endswith((".", ",", ";")) or "|" in title or " -- " in title or opens_with_people(title) \
@@ -275,7 +280,13 @@ def _titles_on_lines(t: _Titles) -> None:
     for m in _TITLE_LABEL.finditer(text):
         titled = bool(m.group(1)) or m.group(2).lower() == "title"
         if titled or title_like(m.group(3), fw):
-            add(m.start(3), m.end(3), "paper.labelled_title", min_caps=1 if titled else 2)
+            end = m.end(3)
+            authors = _AUTHOR_PARENTHESIS.search(text, m.start(3), end)  # "Paper: Name: Subtitle (Ann Lee, Bo Chan)"
+            if authors:
+                end = authors.start()
+            elif text[end:end + 1] in ("\n", "") or _SPACES_TO_EOL.match(text, end):
+                end = _hanging_end(text, m.start(3), end, t.rules)
+            add(m.start(3), end, "paper.labelled_title", min_caps=1 if titled else 2)
     # a list item "• Title (Venue Year) — teaser"
     for m in re.finditer(r"(?m)^[ \t]*(?:\d{1,3}[.)]|" + BULLET + r")[ \t]+(" + _OPENING + r"[^\n()]{8,220}?)[ \t]*"
                          r"\([^()\n]*(?:19|20)\d{2}[^()\n]*\)[ \t]*(?:[—–:-]|$)", text):
@@ -340,6 +351,79 @@ def _wrapped_end(text: str, line_start: int, end: int, rules) -> int:
     return m.end(1)
 
 
+_HANG = re.compile(r"[ \t]*\n([ \t]+)(\S[^\n]{0,80}?)[ \t]*(?=\n|$)")
+_HANG_LINES = 2
+"""How many lines a title wraps onto under itself at most (three lines of a programme's or a catalogue's column)."""
+_HANG_WORDS = 10
+"""The most words a line a title wraps onto under itself holds (a wrap from a long line: "    Domains for Sound Event
+Localization and Detection", seven)."""
+_SPACES_TO_EOL = re.compile(r"[ \t]*(?:\n|$)")
+_CLOSING_QUOTE = re.compile(r"[ \t]*\n[ \t]*([^\n\"“”]{1,80}?)[\"”]")
+
+
+def _continued_end(text: str, start: int, end: int, rules) -> int | None:
+    """Where a title that ends its line ends when it goes on over the next: at the closing quote of a quoted title
+    wrapped onto the next line (``- "Name of a Paper for Industrial`` / ``  Data Platforms" - Ann Lee``), or under
+    itself (:func:`_hanging_end`); None when it does not go on."""
+    if start > 0 and text[start - 1] in "“\"" and not re.search(r"[\"”]", text[start:end]):
+        m = _CLOSING_QUOTE.match(text, end)
+        if m and _continues(m.group(1), text[start:end], rules, _HANG_WORDS, closed=True):
+            return m.end(1)
+    got = _hanging_end(text, start, end, rules)
+    return got if got > end else None
+
+
+def _continues(line: str, before: str, rules, most: int, closed: bool = False) -> bool:
+    """Whether ``line`` reads as the rest of a title wrapped from ``before``: at most ``most`` words in title case,
+    no list of people, byline ("by Ann Lee") nor a field's label, no comma (an affiliations' line: "Princeton Language
+    and Intelligence, Princeton University") but before a closing quote, no closing full stop; a line that could be one person's name
+    ("Ann Lee") only after a function word, when it closes with a head noun or when a closing quote ends it
+    (``closed``)."""
+    words = line.split()
+    fw = rules.function_words
+    if not words or len(words) > most or re.search(r"[,;.:·|]$|[·|]|^[\w ]{1,25}:|\.{3}|^[Bb]y[ \t]", line) \
+            or (not closed and "," in line) \
+            or opens_with_people(line) or not all(w[:1].isupper() or w[:1].isdigit() or w.lower() in fw for w in words):
+        return False
+    last_before = before.split()[-1] if before.split() else ""
+    heads = rules.method_heads | rules.dataset_heads
+    return closed or not (re.fullmatch(PERSON, line) and last_before not in fw and not last_before.endswith("-")
+                and words[-1].lower() not in heads)
+
+
+def _hanging_end(text: str, start: int, end: int, rules) -> int:
+    """Where a title that ends its line at ``end`` ends when it wraps under itself: each next line indented to the
+    column the title starts at (a hanging indent: "C1  Name of a Paper That Wraps" / "    Under Itself", a
+    catalogue's "Title ...... Name" / "<spaces> rest"), at most ``_HANG_LINES``, each the rest of a title
+    (:func:`_continues`). The title's line must be long (``_WRAP_LINE_CHARS``): a short one ends where it was ended."""
+    line_start = text.rfind("\n", 0, start) + 1
+    col = len(text[line_start:start].expandtabs(8))
+    if end - line_start < _WRAP_LINE_CHARS or col < 2:
+        return end
+    for _ in range(_HANG_LINES):
+        m = _HANG.match(text, end)
+        if not m or abs(len(m.group(1).expandtabs(8)) - col) > 1 \
+                or not _continues(m.group(2), text[start:end], rules, _HANG_WORDS):
+            break
+        end = m.end(2)
+    return end
+
+
+def _continues_above(text: str, line_start: int) -> bool:
+    """Whether the line at ``line_start`` is the second line of a title wrapped under itself: indented to the column
+    where the text of a long line above starts after a short code or marker ("C5  Name: Subtitle Wrapped Across" /
+    "    Two Lines"), the line above ending in a word, this one no item or label of its own (no colon, no marker)."""
+    if line_start < 2:
+        return False
+    above_start = text.rfind("\n", 0, line_start - 1) + 1
+    above = text[above_start:line_start - 1].expandtabs(8)
+    here = text[line_start:_line_end(text, line_start)].expandtabs(8)
+    col = len(here) - len(here.lstrip())
+    return (2 <= col < len(above) and len(above.rstrip()) >= _WRAP_LINE_CHARS and above[col - 1] == " "
+            and not above[col].isspace() and 0 < len(above[:col].strip()) <= 12 and above.rstrip()[-1].isalnum()
+            and ":" not in here and here.lstrip()[:1].isalnum())
+
+
 def _field_value(title: str) -> bool:
     """Whether a title line is a field's label and value: a date ("Date: Saturday, July 27th, 2024"), people
     ("People:  Ann Lee, Bo Chan")."""
@@ -355,9 +439,10 @@ _HEADING_PARAGRAPH = re.compile(_CUES["heading_paragraph"])
 
 
 def _untagged(start: int, title: str) -> tuple[int, str]:
-    """A title line's text without a tag with a year that closes it ("   [Accepted to CVPR 2022]") and without the
-    brackets around it ("[Name: Subtitle]  (ICLR 2025 oral)"), and where it starts."""
-    tag = _TRAILING_TAG.search(title)
+    """A title line's text without a tag with a year that closes it ("   [Accepted to CVPR 2022]") or an archive's
+    identifier ("  CoRR abs/2403.00448", ``identifier_tag``) and without the brackets around it ("[Name: Subtitle]
+    (ICLR 2025 oral)"), and where it starts."""
+    tag = _TRAILING_TAG.search(title) or _IDENTIFIER_TAG.search(title)
     if tag:
         title = title[:tag.start()].rstrip()
     if title.startswith("[") and title.endswith("]"):
@@ -457,7 +542,10 @@ def _titles_in_entries(t: _Titles) -> None:
     for m in _TAGGED.finditer(text):
         a, line_end = m.end(), _line_end(text, m.end())
         b = _entry_end(text, a, line_end)
-        if _entry_title(text[a:b], fw, loose=True) and not any(f.start == a for f in t.out):
+        wraps = "\n" in text[a:b]
+        if _entry_title(text[a:b], fw, loose=True) and not any(f.start == a and (f.end >= b or not wraps) for f in t.out):
+            # a title line cut at its line's end gives way to the tagged entry that reads its second line
+            t.out[:] = [f for f in t.out if f.start != a]
             t.add(a, b, "paper.tagged_title", min_caps=1)
     for m in _ENTRY.finditer(text):
         span = _list_entry(t, m)
