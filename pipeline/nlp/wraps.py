@@ -13,13 +13,10 @@ from __future__ import annotations
 import re
 
 from .candidates import Layout, MentionCandidate
+from .titles import WRAP_LINE_CHARS
 
 __all__ = ["wrap_features", "furniture_features"]
 
-WRAP_CHARS = 45
-"""The shortest line a name may wrap from: a shorter line ends where its writer ended it (the titles' own
-``_WRAP_LINE_CHARS``). On the trained sets' out-of-fold graphs, 15 of the 24 false papers that are a gold title's
-part or whole with something more were cut at a wrap from a line of 60 characters or more."""
 _AROUND = " \t\"“”*_"
 """What may stand between a candidate and its line's start or end: quotes and emphasis marks."""
 
@@ -39,7 +36,7 @@ def wrap_features(lay: Layout, c: MentionCandidate) -> list[str]:
     first = lay.line_of_char(c.start_char)
     last = lay.line_of_char(max(c.start_char, c.end_char - 1))
     end = lay.line_end(last)
-    if not text[c.end_char:end].strip(_AROUND) and last + 1 < len(starts) and end - starts[last] >= WRAP_CHARS:
+    if not text[c.end_char:end].strip(_AROUND) and last + 1 < len(starts) and end - starts[last] >= WRAP_LINE_CHARS:
         nxt = text[starts[last + 1]:lay.line_end(last + 1)]
         body = nxt.lstrip(" \t")
         if body[:1].isalnum():
@@ -49,7 +46,7 @@ def wrap_features(lay: Layout, c: MentionCandidate) -> list[str]:
     head = text[starts[first]:c.start_char]
     if first > 0 and not head.strip(_AROUND):
         above = text[starts[first - 1]:lay.line_end(first - 1)].rstrip().expandtabs(8)
-        if len(above) >= WRAP_CHARS and above[-1].isalnum():
+        if len(above) >= WRAP_LINE_CHARS and above[-1].isalnum():
             col = _column(head)
             hang = 2 <= col < len(above) and above[col - 1] == " " and not above[col].isspace() \
                 and 0 < len(above[:col].strip()) <= 12
