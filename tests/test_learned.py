@@ -1274,3 +1274,16 @@ def test_a_rule_span_with_the_short_form_in_brackets_keeps_it():
     assert [(t.cand.start, t.cand.end) for t in select(cands, probs, labels, texts=texts)] == [(1, 7)]
     plain = [*texts[:4], "is", "new", ".", "it", "runs"]
     assert [(t.cand.start, t.cand.end) for t in select(cands, probs, labels, texts=plain)] == [(1, 4)]
+
+
+def test_a_rule_relation_pins_a_name_shape_mention_to_the_class_its_ends_allow(parse):
+    """A demo list's item is the subject of demoedAt: a method however the model rates it; an evaluatedOn object
+    is a dataset; a name no rule relates is not pinned."""
+    from pipeline.nlp.classify import pinned_classes
+    doc = parse("At CVPR 2026 we demo Loupe.\nKestrel is evaluated on Wren.\n")
+    span = {t.text: doc[t.i:t.i + 1] for t in doc}
+    pins = pinned_classes([(span["Loupe"], "demoedAt", span["CVPR"]), (span["Kestrel"], "evaluatedOn", span["Wren"])])
+    assert pins[(span["Loupe"].start, span["Loupe"].end)] == frozenset({"Method"})
+    assert pins[(span["Wren"].start, span["Wren"].end)] == frozenset({"Dataset"})
+    assert pins[(span["Kestrel"].start, span["Kestrel"].end)] == frozenset({"Method", "Paper"})
+    assert (span["we"].start, span["we"].end) not in pins

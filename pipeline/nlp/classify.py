@@ -511,7 +511,7 @@ _TAKEN = b"\x01"
 def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[str, ...],
            threshold: float = THRESHOLD, rule_threshold: float = RULE_THRESHOLD,
            weak: float | None = None, related: frozenset[tuple[int, int]] = frozenset(),
-           texts: list[str] | None = None) -> list[Typed]:
+           texts: list[str] | None = None, pinned: Mapping[tuple[int, int], frozenset[str]] = {}) -> list[Typed]:
     """The typed mentions: each candidate's most probable class above ``threshold``; of overlapping ones the most
     probable (then the longest) wins, except that a paper's title may hold other mentions. A forced candidate
     keeps its rule class. With ``weak``, a candidate the rules did not give is also kept from that lower bar (the
@@ -528,7 +528,7 @@ def select(cands: list[MentionCandidate], probs: numpy.ndarray, labels: tuple[st
         j = best[k]
         if rows[k][j] >= threshold or (weak is not None and not c.rule_cls and rows[k][j] >= _weak_bar(labels[j], weak)):
             picks.append(Typed(c, labels[j], rows[k][j]))
-        elif c.rule_cls and (p := rows[k][labels.index(cls := _rule_class(c, rows[k], labels))]) >= (
+        elif c.rule_cls and (p := rows[k][labels.index(cls := _rule_class(c, rows[k], labels, pinned))]) >= (
                 rule_threshold if c.rule not in _VETOED or (c.start, c.end) in related else max(rule_threshold, _veto(c))):
             picks.append(Typed(c, cls, p))
     picks = _longer_names(picks, threshold, texts)
@@ -693,16 +693,33 @@ def _list_members(cands: list[MentionCandidate], rows: list[list[float]], labels
     return out
 
 
-def _rule_class(c: MentionCandidate, row: list[float], labels: tuple[str, ...]) -> str:
+def _rule_class(c: MentionCandidate, row: list[float], labels: tuple[str, ...],
+                pinned: Mapping[tuple[int, int], frozenset[str]] = {}) -> str:
     """The class a rule mention keeps below ``THRESHOLD``: the rule's, but for the name-shape rule whichever of
     method and dataset the model rates higher. That rule types a name it has no cue for as a method ("Evaluated on
     e-SNLI, ANLI, CQA and SVAMP"): on two folds over the readable sets, of its Method mentions the model rated a
     dataset more (from 0.5 on), 14 were datasets and 2 were not; of its Dataset mentions rated a method more, 17
     were methods and 5 datasets. On the selection sets, without it: entity F1 0.783 -> 0.784 (Dataset 0.741 -> 0.769,
-    Method 0.756 -> 0.751), relation F1 0.551 -> 0.548 (evaluatedOn 0.467 -> 0.457): kept for the relations."""
+    Method 0.756 -> 0.751), relation F1 0.551 -> 0.548 (evaluatedOn 0.467 -> 0.457): kept for the relations.
+    A relation the rules found pins the class where its ends allow only one of the two (``pinned``, from
+    ``pinned_classes``): a demo list's "Loupe: our annotation tool ..." is the subject of demoedAt, so a method,
+    however close the model rates a dataset."""
     if c.rule != _SHAPE_RULE or c.rule_cls not in _EXTENSIBLE:
         return c.rule_cls
+    if len(allowed := _EXTENSIBLE & pinned.get((c.start, c.end), _EXTENSIBLE)) == 1:
+        return next(iter(allowed))
     return max(sorted(_EXTENSIBLE), key=lambda cls: (row[labels.index(cls)], cls == c.rule_cls))
+
+
+def pinned_classes(rels: Iterable) -> dict[tuple[int, int], frozenset[str]]:
+    """Each rule relation end's token span -> the classes every rule relation it ends allows it (``RELATION_ENDS``)."""
+    out: dict[tuple[int, int], frozenset[str]] = {}
+    for s, prop, o, *_ in rels:
+        ends = RELATION_ENDS.get(prop, frozenset())
+        for span, side in ((s, 0), (o, 1)):
+            key, classes = (span.start, span.end), frozenset(e[side] for e in ends)
+            out[key] = out.get(key, classes) & classes
+    return out
 
 
 _SHAPE_RULE = "name.shape_or_context"
@@ -828,7 +845,7 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     rels = list(doc._.mlkg_relations or ()) if rule_rels is None else rule_rels
     related = frozenset((span.start, span.end) for s, _, o, *_ in rels for span in (s, o))
     typed = select(cands, models.mentions.probs(mfeats), models.mentions.labels, threshold, rule_threshold,
-                   weak_bar if joint_bar < 1.0 else None, related, lay.texts)
+                   weak_bar if joint_bar < 1.0 else None, related, lay.texts, pinned_classes(rels))
     pairs = pair_candidates(doc, lay, typed, rels)
     probs = models.relations.probs(pairs_features(doc, lay, typed, pairs))
     col = {p: k for k, p in enumerate(models.relations.labels)}
@@ -1029,13 +1046,25 @@ def _weak_bar(cls: str, weak: float) -> float:
     return min(weak, TITLE_WEAK_BAR) if cls == "Paper" else weak
 
 
+TITLE_FAR_ORIGINS = frozenset({"wrapped"})
+"""The pair origins that do not vouch for a doubted title (``_without_weak``, ``_sure_titles``): a line read as
+wrapping onto the next ties a heading to what the paragraph under it names ("New Methods for Text-to-Image
+Generation" over "The Apple ML research work to be presented at ICLR ..."), which says nothing of the heading."""
+
+
+def _far_title(t: Typed, pair: PairCandidate) -> bool:
+    """Whether ``t`` is a paper and ``pair`` relates it only through a ``TITLE_FAR_ORIGINS`` origin."""
+    return t.cls == "Paper" and bool(TITLE_FAR_ORIGINS & set(pair.origin.split("+")))
+
+
 def _sure_titles(typed: list[Typed], rels: list, weak: set[int]) -> set[int]:
     """The weak titles related from ``TITLE_REL_BAR`` on to ``TITLE_RELATIONS`` other names (not mentions: a blog's
     organization named in every paragraph is one), none of them weak."""
     others: dict[int, set[str]] = defaultdict(set)
     for s, _, o, pr, pair in rels:
         for i, other, name in ((s, o, 1), (o, s, 0)):
-            if i in weak and other not in weak and typed[i].cls == "Paper" and pr >= TITLE_REL_BAR:
+            if (i in weak and other not in weak and typed[i].cls == "Paper" and pr >= TITLE_REL_BAR
+                    and not _far_title(typed[i], pair)):
                 others[i].add(_names(typed, pair)[name])
     return {i for i, got in others.items() if len(got) >= TITLE_RELATIONS}
 
@@ -1057,8 +1086,8 @@ def _without_weak(typed: list[Typed], rels: list, threshold: float, joint_bar: f
     spared = _spared(typed) if spared_bar is not None else set()
     if not weak and not spared:
         return Decision(tuple(typed), tuple(rels))
-    kept = {i for s, _, o, pr, _ in rels for i, other in ((s, o), (o, s))
-            if i in weak and other not in weak and pr * typed[i].prob >= joint_bar}
+    kept = {i for s, _, o, pr, pair in rels for i, other in ((s, o), (o, s))
+            if i in weak and other not in weak and pr * typed[i].prob >= joint_bar and not _far_title(typed[i], pair)}
     kept |= _sure_titles(typed, rels, weak)
     kept |= {i for s, p, o, pr, pair in rels for i in (s, o) if i in spared and (
         pr >= spared_bar or (p in SPARED_BY_RULES and any(q == p for q, _ in pair.rules)))}
