@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import re
 
+from .english import english
 from .lexicon import longest_first
 from .people import PEOPLE, PERSON, people_count
 from .rules import Found, acronym_long_form, load_rules
 from .text import BULLET, cue, regex
 
-__all__ = ["organization_mentions", "opens_with_organization"]
+__all__ = ["organization_mentions", "opens_with_organization", "names_organization"]
 
 _CUES = load_rules().cue_patterns["organizations"]
 _AFFILIATION_LINE = re.compile(_CUES["affiliation_line"])
@@ -151,6 +152,68 @@ def _with_campus(text: str, f: Found) -> Found:
     return Found(f.start, m.end(), f.cls, " ".join((f.canonical + text[f.end:m.end()]).split()), (), f.rule, f.generic)
 
 
+_ORG_HEAD = re.compile(r"(?<![\w-])(?:" + _CUES["org_head"] + r")(?![\w-])")
+_NAME_STEP = re.compile(_CUES["name_step"])
+_OPEN_END = frozenset(_CUES["open_end"].split("|"))
+_LEGAL_AFTER = re.compile(_CUES["legal_after"])
+_LEGAL_NAME = re.compile(_CUES["legal_name"])
+_PLACE_IN = re.compile(_CUES["place_in"])
+_LEADING_NOT_A_NAME = re.compile(r"(?:(?:" + "|".join(sorted(_NOT_A_NAME)) + r")[ \t]+)*")
+_OF_TAIL = re.compile(r"[ \t](?:of|for)[ \t]")
+_AMP_BEFORE = re.compile(r"(?:^|(?<=[\s(,;]))([A-Z][a-z]+)[ \t]+&[ \t]+\Z")
+
+
+def names_organization(name: str) -> bool:
+    """Whether a name holds the head noun of an organization's name ("SAS Institute", "Toyota Central R&D Labs")."""
+    return bool(_ORG_HEAD.search(name))
+
+
+def _plain_words(words: list[str]) -> bool:
+    """Whether capitalised words are all dictionary words ("Animal Health Research", "Sensor Networks"): the rest
+    of one name, not a second organization's coined name ("Brno", "Google")."""
+    return all(english(w.lower()) for w in words)
+
+
+def _step_ok(name: str, conn: str | None, run: list[str], newline: bool) -> bool:
+    """Whether a connector and a run of capitalised words go on the organization ``name`` (see ``_name_extent``)."""
+    if names_organization(" ".join(run)) or run[0] in _NOT_A_NAME or not names_organization(name):
+        return False
+    if newline:  # "University of Southern" / "California": only a name that cannot end where the line does
+        return conn is None and name.split()[-1] in _OPEN_END
+    if conn is None:  # a name the naming pattern cut: "Max Planck Institute of Molecular Cell" "Biology"
+        return bool(_OF_TAIL.search(name))
+    if conn in {"and", "&"} or conn.startswith("in"):  # "Center for Grain and Animal Health Research"
+        return bool(_OF_TAIL.search(name)) and _plain_words(run + [name.split()[-1]])
+    return True  # "of Complex Systems", "for the History"
+
+
+def _name_extent(text: str, f: Found) -> Found:
+    """An organization's name to its end: continued through "of", "for (the)", "in the" and, between plain words,
+    "and"/"&" while what follows is the rest of one name and holds no head of another ("Max Planck Institute of
+    Molecular Cell Biology and Genetics", "Hubei Key Laboratory of Broadband Wireless Communication and Sensor
+    Networks"), over a line break after a word no name ends on ("University of Southern" / "California"), with
+    an adjective joined before it by "&" ("National & Kapodistrian University of Athens") and a company's legal
+    form ("Co., Ltd."); cut before "in" and a place after its head ("USC Information Sciences Institute in Marina")."""
+    start, end = f.start, f.end
+    cut = _PLACE_IN.search(text, start, end)
+    if cut and names_organization(text[start:cut.start()]) or cut and re.search(r"[A-Z]{2,}[\w-]*$", text[start:cut.start()]):
+        end = cut.start()
+    else:
+        while (m := _NAME_STEP.match(text, end)) and len(text[start:m.end()].split()) <= 14:
+            conn = " ".join(m.group("conn").split()) if m.group("conn") else None
+            if not _step_ok(text[start:end], conn, m.group("run").split(), "\n" in m.group("gap")):
+                break
+            end = m.end()
+    if text[start:end].rstrip(".").endswith(" Co") and (legal := _LEGAL_AFTER.match(text, end)):
+        end = legal.end()
+    if (amp := _AMP_BEFORE.search(text, max(0, start - 30), start)) and english(amp.group(1).lower()) \
+            and amp.group(1) not in _NOT_A_NAME and names_organization(text[start:end]):
+        start = amp.start(1)
+    if (start, end) == (f.start, f.end):
+        return f
+    return Found(start, end, f.cls, " ".join(text[start:end].split()), (), f.rule, f.generic)
+
+
 def _known_org(piece: str, rules) -> bool:
     """Whether a piece names an organization by a word of its name, by an institution's naming pattern ("Ecole des
     Ponts") or as a known one, or a unit of a known one ("Microsoft DevDiv")."""
@@ -239,7 +302,9 @@ def _lead_lists(text: str, rules) -> set[str]:
             continue
         stop = body.find(". ")
         head = body[:stop] if stop >= 0 else body.rstrip(". ")
-        pieces = [p.strip() for p in _LEAD_SPLIT.split(head) if p.strip()]
+        if "·" in head and not _known_org(head.split("·", 1)[0], rules):  # "Ann Lee, Bo Chan · Org": people, then their organizations
+            head = head.split("·", 1)[1]
+        pieces = [p.strip() for p in _LEAD_SPLIT.split(head) if p.strip() and not _person_like(p.strip(), rules)]
         if not 2 <= len(pieces) <= 12 or re.search(r"\d{4}|[()\[\]:]", head):
             continue
         if not all(p[:1].isupper() and len(p.split()) <= 6 and all(w[:1].isupper() or w in rules.function_words for w in p.split())
@@ -542,6 +607,10 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         words = r"\s+".join(re.escape(w) for w in name.split())
         for m in re.finditer(r"(?<![\w-])" + words + r"(?![\w-])", text):
             out.append(Found(m.start(), m.end(), "Organization", name, (), "org.list_mate" if name in mates else "org.institution"))
+    for m in _LEGAL_NAME.finditer(text):  # "Organum Ltd", "Mercedes-Benz AG" (not "The" or "In" before it)
+        a = m.start(1) + _LEADING_NOT_A_NAME.match(m.group(1)).end()
+        if " " in text[a:m.end(1)].strip():
+            out.append(Found(a, m.end(1), "Organization", " ".join(text[a:m.end(1)].split()), (), "org.institution"))
     if lexicon is not None:
         for a, b in longest_first(lexicon.get("Organization", [])):
             out.append(Found(a, b, "Organization", text[a:b], (), "org.lexicon"))
@@ -549,4 +618,5 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         pat = regex(r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(rules.organizations, key=len, reverse=True)) + r")(?![\w-])")
         for m in pat.finditer(text):
             out.append(Found(m.start(), m.end(), "Organization", m.group(1), (), "org.lexicon"))
-    return [_with_campus(text, f) for f in _whole_pieces(text, out) if not _no_organization(text[f.start:f.end])]
+    return [_with_campus(text, f) for f in map(lambda f: _name_extent(text, f), _whole_pieces(text, out))
+            if not _no_organization(text[f.start:f.end])]
