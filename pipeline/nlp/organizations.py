@@ -20,8 +20,10 @@ _NUMBERED = re.compile(_CUES["numbered_affiliations"])
 _PIECE_END = re.compile(_CUES["piece_end"])
 _PIECE_START = re.compile(_CUES["piece_start"])
 _SUB_UNIT = re.compile(_CUES["sub_unit"])
-_ACRONYM_AFTER = re.compile(r"\s*\([A-Z][A-Za-z0-9]{1,9}\)$")
-"""An acronym in brackets after a piece's name ("Allen Institute for AI (AI2)"): the name is the piece without it."""
+_UNIT_AFTER = re.compile(r"\s*\([^()]*\)$")
+"""A bracket that closes a piece of an affiliation line: an acronym ("Allen Institute for AI (AI2)"), a campus or a
+unit of the organization ("Swisscom (Artificial Intelligence and Machine Learning Group)"): the name is the piece
+without it (the campus is joined back by ``_with_campus``; a unit is read from the bracket by the role-line rule)."""
 _AFFINITY = cue(_CUES["affinity_group"])
 _GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*)"
 """What stands around a connector of an institution's name ("of", "for", "and"): spaces, or one line break, for a
@@ -42,7 +44,6 @@ _LEAD_SPLIT = re.compile(_CUES["lead_split"])
 _LEAD_BREAK = re.compile(r"[,;·¹²³⁴⁵⁶⁷⁸⁹⁰]")
 """What a line that lists names holds ("and" alone joins two names in prose too)."""
 _LINE_MARKER = re.compile(r"^[ \t]*(?:[-*•>]+[ \t]*|" + BULLET + r"[ \t]+)?")
-_ROLE_LINE_SPLIT = re.compile(_CUES["role_line_split"])
 _ROLE_CUE = cue(_CUES["role_cue"])
 _FROM_CUE = cue(_CUES["from_cue"])
 _FROM_NAME = re.compile(_CUES["from_name"])
@@ -83,7 +84,7 @@ def _affiliations(text: str) -> set[str]:
             # a field's value is prose ("A and B"), and so is a labelled list without semicolons ("A, B, C and D")
             body = re.sub(r"\s+and\s+(?=[A-Z])", ", ", body)
         for piece in _split_pieces(body, _PIECE_END):
-            name = _ACRONYM_AFTER.sub("", _PIECE_START.sub("", piece).strip(" .,;"))
+            name = _UNIT_AFTER.sub("", _PIECE_START.sub("", piece).strip(" .,;"))  # "Swisscom (AI Group)": Swisscom
             if name[:1].isupper() and len(name.split()) <= 8 and not re.search(r"\d{4}|[()]", name):
                 out.add(name)
     return out
@@ -160,11 +161,18 @@ _LEGAL_NAME = re.compile(_CUES["legal_name"])
 _PLACE_IN = re.compile(_CUES["place_in"])
 _LEADING_NOT_A_NAME = re.compile(r"(?:(?:" + "|".join(sorted(_NOT_A_NAME)) + r")[ \t]+)*")
 _OF_TAIL = re.compile(r"[ \t](?:of|for)[ \t]")
-_AMP_BEFORE = re.compile(r"(?:^|(?<=[\s(,;]))([A-Z][a-z]+)[ \t]+&[ \t]+\Z")
+_AMP_BEFORE = re.compile(r"(?:^|(?<=[\s(,;]))((?:[A-Z][a-z]+[ \t]+)?[A-Z][a-z]+)[ \t]+&[ \t]+\Z")
+_ACADEMY_AFTER = re.compile(_CUES["academy_after"])
 
 
 def names_organization(name: str) -> bool:
-    """Whether a name holds the head noun of an organization's name ("SAS Institute", "Toyota Central R&D Labs")."""
+    """Whether a name ends on the head noun of an organization's name ("SAS Institute", "Toyota Central R&D Labs";
+    not "Systems for Foundation Models")."""
+    return bool(_ORG_HEAD.fullmatch(name.split()[-1])) if name.split() else False
+
+
+def _holds_head(name: str) -> bool:
+    """Whether a name holds the head noun of an organization's name anywhere ("Max Planck Institute for the Physics")."""
     return bool(_ORG_HEAD.search(name))
 
 
@@ -176,7 +184,7 @@ def _plain_words(words: list[str]) -> bool:
 
 def _step_ok(name: str, conn: str | None, run: list[str], newline: bool) -> bool:
     """Whether a connector and a run of capitalised words go on the organization ``name`` (see ``_name_extent``)."""
-    if names_organization(" ".join(run)) or run[0] in _NOT_A_NAME or not names_organization(name):
+    if _holds_head(" ".join(run)) or run[0] in _NOT_A_NAME or not _holds_head(name):
         return False
     if newline:  # "University of Southern" / "California": only a name that cannot end where the line does
         return conn is None and name.split()[-1] in _OPEN_END
@@ -192,11 +200,11 @@ def _name_extent(text: str, f: Found) -> Found:
     "and"/"&" while what follows is the rest of one name and holds no head of another ("Max Planck Institute of
     Molecular Cell Biology and Genetics", "Hubei Key Laboratory of Broadband Wireless Communication and Sensor
     Networks"), over a line break after a word no name ends on ("University of Southern" / "California"), with
-    an adjective joined before it by "&" ("National & Kapodistrian University of Athens") and a company's legal
-    form ("Co., Ltd."); cut before "in" and a place after its head ("USC Information Sciences Institute in Marina")."""
+    plain words joined before it by "&" ("National & Kapodistrian University of Athens"), a company's legal form
+    ("Co., Ltd.") and an institute's academy ("Institute of Automation, Chinese Academy of Sciences"); cut before "in" and a place after its head ("USC Information Sciences Institute in Marina")."""
     start, end = f.start, f.end
     cut = _PLACE_IN.search(text, start, end)
-    if cut and names_organization(text[start:cut.start()]) or cut and re.search(r"[A-Z]{2,}[\w-]*$", text[start:cut.start()]):
+    if cut and _holds_head(text[start:cut.start()]) or cut and re.search(r"[A-Z]{2,}[\w-]*$", text[start:cut.start()]):
         end = cut.start()
     else:
         while (m := _NAME_STEP.match(text, end)) and len(text[start:m.end()].split()) <= 14:
@@ -206,9 +214,11 @@ def _name_extent(text: str, f: Found) -> Found:
             end = m.end()
     if text[start:end].rstrip(".").endswith(" Co") and (legal := _LEGAL_AFTER.match(text, end)):
         end = legal.end()
-    if (amp := _AMP_BEFORE.search(text, max(0, start - 30), start)) and english(amp.group(1).lower()) \
-            and amp.group(1) not in _NOT_A_NAME and names_organization(text[start:end]):
+    if (amp := _AMP_BEFORE.search(text, max(0, start - 40), start)) and _plain_words(amp.group(1).split()) \
+            and amp.group(1).split()[0] not in _NOT_A_NAME and _holds_head(text[start:end]):
         start = amp.start(1)
+    if text.startswith("Institute", start) and (academy := _ACADEMY_AFTER.match(text, end)):
+        end = academy.end()  # "Institute of Software, Chinese Academy of Sciences": an academy's institute by both names
     if (start, end) == (f.start, f.end):
         return f
     return Found(start, end, f.cls, " ".join(text[start:end].split()), (), f.rule, f.generic)
@@ -402,8 +412,16 @@ Technology Austria" is one name), "&" after an acronym."""
 
 def _and_pieces(body: str, rules) -> list[str]:
     """The names of a bracket's or a byline's list: its pieces (:func:`_split_pieces`), each split again at "and",
-    and at "&" after an acronym ("CMU & OctoAI"; "Johnson & Johnson" is one name)."""
-    return [q.strip(" .") for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in _AND_SPLIT.split(p)]
+    and at "&" after an acronym ("CMU & OctoAI"; "Johnson & Johnson" is one name); not a unit's name that joins
+    plain words to its head noun ("Artificial Intelligence and Machine Learning Group")."""
+    out = []
+    for p in _split_pieces(body, _PIECE_SPLIT, rules):
+        parts = _AND_SPLIT.split(p)
+        if len(parts) == 2 and _AND_HEAD.search(parts[1].strip(" .")) and not _known_org(parts[0], rules) \
+                and not _acronym_led(parts[0]):
+            parts = [p]
+        out.extend(q.strip(" .") for q in parts)
+    return out
 
 
 def _people_affiliations(text: str, rules) -> set[str]:
@@ -590,7 +608,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         for g in re.finditer(r"\(([A-Z][^()\n]{1,60})\)", line.group(1)):
             if _all_places(g.group(1)):
                 continue
-            named.update(x.strip() for x in _ROLE_LINE_SPLIT.split(g.group(1)) if x.strip()[:1].isupper())
+            named.update(x for x in _and_pieces(g.group(1), rules) if x[:1].isupper() and not _person_like(x, rules))
     named |= _affiliations(text) | _lead_lists(text, rules) | _semicolon_lines(text, rules)
     for m in _ROLE_CUE.finditer(text):
         named.update(_listed_after(text, m.end(), rules))
