@@ -100,3 +100,12 @@ def test_a_unit_in_brackets_after_an_organization_is_one_name_and_the_organizati
     found = _orgs("Affiliations: Quorvo (Artificial Intelligence and Machine Learning Group); Velorian University")
     assert {"Quorvo", "Artificial Intelligence and Machine Learning Group"} <= found
     assert not found & {"Artificial Intelligence", "Machine Learning Group"}
+
+
+def test_a_name_wrapped_after_an_adjective_in_an_affiliation_list():
+    found = _orgs("Affiliations: Centre for Frontier Studies (CFS), Velor; Institute of High\n  Performance Computing (IHPC), Velor")
+    assert "Institute of High Performance Computing" in found and "Institute of High" not in found
+
+
+def test_a_company_named_with_co_ltd_after_a_middle_dot():
+    assert "Qelin Tech Co., Ltd." in _orgs("Tovar University · Qelin Tech Co., Ltd.")
