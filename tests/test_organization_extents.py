@@ -65,8 +65,7 @@ def test_a_company_named_with_its_legal_form(text, name):
 @pytest.mark.parametrize("text, name, place", [
     ("It was written by Ann Lee and Bo Chan of the Varn Sciences Institute in Marina del Rey.",
      "Varn Sciences Institute", "Marina"),
-    ("The authors are from the Tessa University of Applied Sciences in Winterberg, and others.",
-     "Tessa University of Applied Sciences", "Winterberg"),
+    ("Researchers at MPI-XYZ in Dresdow have taken it further.", "MPI-XYZ", "Dresdow"),
 ])
 def test_a_name_stops_before_in_and_a_place(text, name, place):
     found = _orgs(text)
@@ -109,3 +108,16 @@ def test_a_name_wrapped_after_an_adjective_in_an_affiliation_list():
 
 def test_a_company_named_with_co_ltd_after_a_middle_dot():
     assert "Qelin Tech Co., Ltd." in _orgs("Tovar University · Qelin Tech Co., Ltd.")
+
+
+def test_a_university_keeps_its_campus_after_in():
+    assert "Velor Mellon University in Qatar" in _orgs("Authors: Ann Lee (Velor Mellon University in Qatar)")
+
+
+def test_a_name_continued_through_of_stops_before_another_organization():
+    found = _orgs("We thank the Pattern Analysis Lab of Friedrich-Alexander-Universität Velorn for the recordings.")
+    assert "Pattern Analysis Lab" in found and not any("Lab of" in n for n in found)
+
+
+def test_a_byline_that_opens_with_a_middle_dot():
+    assert "Tovar University" in _orgs("· Tovar University, Quorvo Labs\n")

@@ -57,6 +57,7 @@ _COUNTRY = re.compile(r"(?:" + _CUES["countries"] + r")\.?")
 _PLACES_BRACKET = re.compile(r"\s*\(([^()]*)\)")
 """A bracket that may hold only places ("Meta AI (Paris, France; Tel-Aviv, Israel)")."""
 _PEOPLE_AFFILIATION = re.compile(_CUES["people_affiliation"].replace("{people}", PEOPLE))
+_PERSON = re.compile(PERSON)
 _PERSON_BEFORE = re.compile(_CUES["person_before"].replace("{person}", PERSON), re.M)
 _PAREN_LIST = re.compile(_CUES["paren_list"])
 _PEOPLE_OF = re.compile(_CUES["people_of"].replace("{people}", PEOPLE).replace("{link}", _CUES["people_of_link"]) + r"\Z")
@@ -153,7 +154,8 @@ def _with_campus(text: str, f: Found) -> Found:
     return Found(f.start, m.end(), f.cls, " ".join((f.canonical + text[f.end:m.end()]).split()), (), f.rule, f.generic)
 
 
-_ORG_HEAD = re.compile(r"(?<![\w-])(?:" + _CUES["org_head"] + r")(?![\w-])")
+_ORG_HEAD = re.compile(r"(?<!\w)(?:" + _CUES["org_head"] + r")(?![\w-])")
+"""An organization's head noun, also closing a hyphenated name ("Friedrich-Alexander-Universität")."""
 _NAME_STEP = re.compile(_CUES["name_step"])
 _OPEN_END = frozenset(_CUES["open_end"].split("|"))
 _LEGAL_AFTER = re.compile(_CUES["legal_after"])
@@ -201,10 +203,13 @@ def _name_extent(text: str, f: Found) -> Found:
     Molecular Cell Biology and Genetics", "Hubei Key Laboratory of Broadband Wireless Communication and Sensor
     Networks"), over a line break after a word no name ends on ("University of Southern" / "California"), with
     plain words joined before it by "&" ("National & Kapodistrian University of Athens"), a company's legal form
-    ("Co., Ltd.") and an institute's academy ("Institute of Automation, Chinese Academy of Sciences"); cut before "in" and a place after its head ("USC Information Sciences Institute in Marina")."""
+    ("Co., Ltd.") and an institute's academy ("Institute of Automation, Chinese Academy of Sciences"); cut before
+    "in" and a place after its head ("USC Information Sciences Institute in Marina"), but a university's campus
+    ("Carnegie Mellon University in Qatar")."""
     start, end = f.start, f.end
     cut = _PLACE_IN.search(text, start, end)
-    if cut and _holds_head(text[start:cut.start()]) or cut and re.search(r"[A-Z]{2,}[\w-]*$", text[start:cut.start()]):
+    if cut and (_holds_head(text[start:cut.start()]) or re.search(r"[A-Z]{2,}[\w-]*$", text[start:cut.start()])) \
+            and not _UNIVERSITY.search(text, start, cut.start()):  # "Carnegie Mellon University in Qatar": a campus
         end = cut.start()
     else:
         while (m := _NAME_STEP.match(text, end)) and len(text[start:m.end()].split()) <= 14:
@@ -312,9 +317,10 @@ def _lead_lists(text: str, rules) -> set[str]:
             continue
         stop = body.find(". ")
         head = body[:stop] if stop >= 0 else body.rstrip(". ")
-        if "·" in head and not _known_org(head.split("·", 1)[0], rules):  # "Ann Lee, Bo Chan · Org": people, then their organizations
-            head = head.split("·", 1)[1]
-        pieces = [p.strip() for p in _LEAD_SPLIT.split(head) if p.strip() and not _person_like(p.strip(), rules)]
+        byline = head.split("·", 1)
+        if len(byline) == 2 and _people(byline[0], rules):
+            head = byline[1]  # "Ann Lee, Bo Chan · Org": people, then their organizations
+        pieces = [p.strip() for p in _LEAD_SPLIT.split(head) if p.strip()]
         if not 2 <= len(pieces) <= 12 or re.search(r"\d{4}|[()\[\]:]", head):
             continue
         if not all(p[:1].isupper() and len(p.split()) <= 6 and all(w[:1].isupper() or w in rules.function_words for w in p.split())
@@ -324,6 +330,14 @@ def _lead_lists(text: str, rules) -> set[str]:
         if 2 * known > len(pieces) or (known and 2 * known == len(pieces) and re.search(r"[·¹²³⁴⁵⁶⁷⁸⁹⁰]", head)):
             out.update(p.split(None, 1)[1] if p.split()[0] in _NOT_A_NAME and " " in p else p for p in pieces)
     return out
+
+
+def _people(names: str, rules) -> bool:
+    """Whether the names before a byline's middle dot are people's ("Ann Lee, Bo Chan", "Lee, Chan", "Ann Lee et
+    al."): each a person's name or a surname (one capitalised word) that is no acronym and names no organization."""
+    pieces = [p.strip() for p in _LEAD_SPLIT.split(re.sub(r",?[ \t]+et[ \t]+al\.?", "", names)) if p.strip()]
+    return bool(pieces) and all((_PERSON.fullmatch(p) or " " not in p and p[:1].isupper()) and not p.isupper()
+                                and not _acronym_led(p) and not _known_org(p, rules) for p in pieces)
 
 
 def _is_place(prev: str, piece: str, rules) -> bool:
@@ -555,7 +569,6 @@ def _list_mates(text: str, rules, named: set[str]) -> set[str]:
     "film crews from NTV, the Rossiya channel and Nankai University", "MIT CSAIL, Nestle, DTU Compute and the Qatar
     Computing Research Institute". A name with a digit, a known method or dataset, or a person's name is no mate."""
     out: set[str] = set()
-    person = re.compile(PERSON)
     for seg in _MATE_SEGMENT.finditer(text):
         split = _MATE_SPLIT.split(seg.group(0))
         parts, seps = split[::2], [x.strip() for x in split[1::2]]
@@ -583,7 +596,7 @@ def _list_mates(text: str, rules, named: set[str]) -> set[str]:
         if seps[-1] == ",":
             places.add(pieces[-1])
         out.update(p for p in rest if not re.search(r"\d", p) and p not in rules.known_methods and p not in places
-                   and p not in rules.known_datasets and not person.fullmatch(p) and p.split()[0] not in _NOT_A_NAME
+                   and p not in rules.known_datasets and not _PERSON.fullmatch(p) and p.split()[0] not in _NOT_A_NAME
                    and not _COUNTRY.fullmatch(p))
     return out
 
