@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import re
 
+from .english import english
 from .lexicon import longest_first
 from .people import PEOPLE, PERSON, people_count
 from .rules import Found, acronym_long_form, load_rules
 from .text import BULLET, cue, regex
 
-__all__ = ["organization_mentions", "opens_with_organization"]
+__all__ = ["organization_mentions", "opens_with_organization", "names_organization"]
 
 _CUES = load_rules().cue_patterns["organizations"]
 _AFFILIATION_LINE = re.compile(_CUES["affiliation_line"])
@@ -19,8 +20,10 @@ _NUMBERED = re.compile(_CUES["numbered_affiliations"])
 _PIECE_END = re.compile(_CUES["piece_end"])
 _PIECE_START = re.compile(_CUES["piece_start"])
 _SUB_UNIT = re.compile(_CUES["sub_unit"])
-_ACRONYM_AFTER = re.compile(r"\s*\([A-Z][A-Za-z0-9]{1,9}\)$")
-"""An acronym in brackets after a piece's name ("Allen Institute for AI (AI2)"): the name is the piece without it."""
+_UNIT_AFTER = re.compile(r"\s*\([^()]*\)$")
+"""A bracket that closes a piece of an affiliation line: an acronym ("Allen Institute for AI (AI2)"), a campus or a
+unit of the organization ("Swisscom (Artificial Intelligence and Machine Learning Group)"): the name is the piece
+without it (the campus is joined back by ``_with_campus``; a unit is read from the bracket by the role-line rule)."""
 _AFFINITY = cue(_CUES["affinity_group"])
 _GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*)"
 """What stands around a connector of an institution's name ("of", "for", "and"): spaces, or one line break, for a
@@ -41,7 +44,6 @@ _LEAD_SPLIT = re.compile(_CUES["lead_split"])
 _LEAD_BREAK = re.compile(r"[,;·¹²³⁴⁵⁶⁷⁸⁹⁰]")
 """What a line that lists names holds ("and" alone joins two names in prose too)."""
 _LINE_MARKER = re.compile(r"^[ \t]*(?:[-*•>]+[ \t]*|" + BULLET + r"[ \t]+)?")
-_ROLE_LINE_SPLIT = re.compile(_CUES["role_line_split"])
 _ROLE_CUE = cue(_CUES["role_cue"])
 _FROM_CUE = cue(_CUES["from_cue"])
 _FROM_NAME = re.compile(_CUES["from_name"])
@@ -55,6 +57,7 @@ _COUNTRY = re.compile(r"(?:" + _CUES["countries"] + r")\.?")
 _PLACES_BRACKET = re.compile(r"\s*\(([^()]*)\)")
 """A bracket that may hold only places ("Meta AI (Paris, France; Tel-Aviv, Israel)")."""
 _PEOPLE_AFFILIATION = re.compile(_CUES["people_affiliation"].replace("{people}", PEOPLE))
+_PERSON = re.compile(PERSON)
 _PERSON_BEFORE = re.compile(_CUES["person_before"].replace("{person}", PERSON), re.M)
 _PAREN_LIST = re.compile(_CUES["paren_list"])
 _PEOPLE_OF = re.compile(_CUES["people_of"].replace("{people}", PEOPLE).replace("{link}", _CUES["people_of_link"]) + r"\Z")
@@ -82,7 +85,7 @@ def _affiliations(text: str) -> set[str]:
             # a field's value is prose ("A and B"), and so is a labelled list without semicolons ("A, B, C and D")
             body = re.sub(r"\s+and\s+(?=[A-Z])", ", ", body)
         for piece in _split_pieces(body, _PIECE_END):
-            name = _ACRONYM_AFTER.sub("", _PIECE_START.sub("", piece).strip(" .,;"))
+            name = _UNIT_AFTER.sub("", _PIECE_START.sub("", piece).strip(" .,;"))  # "Swisscom (AI Group)": Swisscom
             if name[:1].isupper() and len(name.split()) <= 8 and not re.search(r"\d{4}|[()]", name):
                 out.add(name)
     return out
@@ -149,6 +152,81 @@ def _with_campus(text: str, f: Found) -> Found:
     if not m or not _CAMPUS_HEAD.search(f.canonical) or m.group(1) and not _UNIVERSITY.search(f.canonical):
         return f
     return Found(f.start, m.end(), f.cls, " ".join((f.canonical + text[f.end:m.end()]).split()), (), f.rule, f.generic)
+
+
+_ORG_HEAD = re.compile(r"(?<!\w)(?:" + _CUES["org_head"] + r")(?![\w-])")
+"""An organization's head noun, also closing a hyphenated name ("Friedrich-Alexander-Universität")."""
+_NAME_STEP = re.compile(_CUES["name_step"])
+_OPEN_END = frozenset(_CUES["open_end"].split("|"))
+_LEGAL_AFTER = re.compile(_CUES["legal_after"])
+_LEGAL_NAME = re.compile(_CUES["legal_name"])
+_PLACE_IN = re.compile(_CUES["place_in"])
+_LEADING_NOT_A_NAME = re.compile(r"(?:(?:" + "|".join(sorted(_NOT_A_NAME)) + r")[ \t]+)*")
+_OF_TAIL = re.compile(r"[ \t](?:of|for)[ \t]")
+_AMP_BEFORE = re.compile(r"(?:^|(?<=[\s(,;]))((?:[A-Z][a-z]+[ \t]+)?[A-Z][a-z]+)[ \t]+&[ \t]+\Z")
+_ACADEMY_AFTER = re.compile(_CUES["academy_after"])
+
+
+def names_organization(name: str) -> bool:
+    """Whether a name ends on the head noun of an organization's name ("SAS Institute", "Toyota Central R&D Labs";
+    not "Systems for Foundation Models")."""
+    return bool(_ORG_HEAD.fullmatch(name.split()[-1])) if name.split() else False
+
+
+def _holds_head(name: str) -> bool:
+    """Whether a name holds the head noun of an organization's name anywhere ("Max Planck Institute for the Physics")."""
+    return bool(_ORG_HEAD.search(name))
+
+
+def _plain_words(words: list[str]) -> bool:
+    """Whether capitalised words are all dictionary words ("Animal Health Research", "Sensor Networks"): the rest
+    of one name, not a second organization's coined name ("Brno", "Google")."""
+    return all(english(w.lower()) for w in words)
+
+
+def _step_ok(name: str, conn: str | None, run: list[str], newline: bool) -> bool:
+    """Whether a connector and a run of capitalised words go on the organization ``name`` (see ``_name_extent``)."""
+    if _holds_head(" ".join(run)) or run[0] in _NOT_A_NAME or not _holds_head(name):
+        return False
+    if newline:  # "University of Southern" / "California": only a name that cannot end where the line does
+        return conn is None and name.split()[-1] in _OPEN_END
+    if conn is None:  # a name the naming pattern cut: "Max Planck Institute of Molecular Cell" "Biology"
+        return bool(_OF_TAIL.search(name))
+    if conn in {"and", "&"} or conn.startswith("in"):  # "Center for Grain and Animal Health Research"
+        return bool(_OF_TAIL.search(name)) and _plain_words(run + [name.split()[-1]])
+    return True  # "of Complex Systems", "for the History"
+
+
+def _name_extent(text: str, f: Found) -> Found:
+    """An organization's name to its end: continued through "of", "for (the)", "in the" and, between plain words,
+    "and"/"&" while what follows is the rest of one name and holds no head of another ("Max Planck Institute of
+    Molecular Cell Biology and Genetics", "Hubei Key Laboratory of Broadband Wireless Communication and Sensor
+    Networks"), over a line break after a word no name ends on ("University of Southern" / "California"), with
+    plain words joined before it by "&" ("National & Kapodistrian University of Athens"), a company's legal form
+    ("Co., Ltd.") and an institute's academy ("Institute of Automation, Chinese Academy of Sciences"); cut before
+    "in" and a place after its head ("USC Information Sciences Institute in Marina"), but a university's campus
+    ("Carnegie Mellon University in Qatar")."""
+    start, end = f.start, f.end
+    cut = _PLACE_IN.search(text, start, end)
+    if cut and (_holds_head(text[start:cut.start()]) or re.search(r"[A-Z]{2,}[\w-]*$", text[start:cut.start()])) \
+            and not _UNIVERSITY.search(text, start, cut.start()):  # "Carnegie Mellon University in Qatar": a campus
+        end = cut.start()
+    else:
+        while (m := _NAME_STEP.match(text, end)) and len(text[start:m.end()].split()) <= 14:
+            conn = " ".join(m.group("conn").split()) if m.group("conn") else None
+            if not _step_ok(text[start:end], conn, m.group("run").split(), "\n" in m.group("gap")):
+                break
+            end = m.end()
+    if text[start:end].rstrip(".").endswith(" Co") and (legal := _LEGAL_AFTER.match(text, end)):
+        end = legal.end()
+    if (amp := _AMP_BEFORE.search(text, max(0, start - 40), start)) and _plain_words(amp.group(1).split()) \
+            and amp.group(1).split()[0] not in _NOT_A_NAME and _holds_head(text[start:end]):
+        start = amp.start(1)
+    if text.startswith("Institute", start) and (academy := _ACADEMY_AFTER.match(text, end)):
+        end = academy.end()  # "Institute of Software, Chinese Academy of Sciences": an academy's institute by both names
+    if (start, end) == (f.start, f.end):
+        return f
+    return Found(start, end, f.cls, " ".join(text[start:end].split()), (), f.rule, f.generic)
 
 
 def _known_org(piece: str, rules) -> bool:
@@ -239,6 +317,9 @@ def _lead_lists(text: str, rules) -> set[str]:
             continue
         stop = body.find(". ")
         head = body[:stop] if stop >= 0 else body.rstrip(". ")
+        byline = head.split("·", 1)
+        if len(byline) == 2 and _people(byline[0], rules):
+            head = byline[1]  # "Ann Lee, Bo Chan · Org": people, then their organizations
         pieces = [p.strip() for p in _LEAD_SPLIT.split(head) if p.strip()]
         if not 2 <= len(pieces) <= 12 or re.search(r"\d{4}|[()\[\]:]", head):
             continue
@@ -249,6 +330,14 @@ def _lead_lists(text: str, rules) -> set[str]:
         if 2 * known > len(pieces) or (known and 2 * known == len(pieces) and re.search(r"[·¹²³⁴⁵⁶⁷⁸⁹⁰]", head)):
             out.update(p.split(None, 1)[1] if p.split()[0] in _NOT_A_NAME and " " in p else p for p in pieces)
     return out
+
+
+def _people(names: str, rules) -> bool:
+    """Whether the names before a byline's middle dot are people's ("Ann Lee, Bo Chan", "Lee, Chan", "Ann Lee et
+    al."): each a person's name or a surname (one capitalised word) that is no acronym and names no organization."""
+    pieces = [p.strip() for p in _LEAD_SPLIT.split(re.sub(r",?[ \t]+et[ \t]+al\.?", "", names)) if p.strip()]
+    return bool(pieces) and all((_PERSON.fullmatch(p) or " " not in p and p[:1].isupper()) and not p.isupper()
+                                and not _acronym_led(p) and not _known_org(p, rules) for p in pieces)
 
 
 def _is_place(prev: str, piece: str, rules) -> bool:
@@ -337,8 +426,16 @@ Technology Austria" is one name), "&" after an acronym."""
 
 def _and_pieces(body: str, rules) -> list[str]:
     """The names of a bracket's or a byline's list: its pieces (:func:`_split_pieces`), each split again at "and",
-    and at "&" after an acronym ("CMU & OctoAI"; "Johnson & Johnson" is one name)."""
-    return [q.strip(" .") for p in _split_pieces(body, _PIECE_SPLIT, rules) for q in _AND_SPLIT.split(p)]
+    and at "&" after an acronym ("CMU & OctoAI"; "Johnson & Johnson" is one name); not a unit's name that joins
+    plain words to its head noun ("Artificial Intelligence and Machine Learning Group")."""
+    out = []
+    for p in _split_pieces(body, _PIECE_SPLIT, rules):
+        parts = _AND_SPLIT.split(p)
+        if len(parts) == 2 and _AND_HEAD.search(parts[1].strip(" .")) and not _known_org(parts[0], rules) \
+                and not _acronym_led(parts[0]):
+            parts = [p]
+        out.extend(q.strip(" .") for q in parts)
+    return out
 
 
 def _people_affiliations(text: str, rules) -> set[str]:
@@ -472,7 +569,6 @@ def _list_mates(text: str, rules, named: set[str]) -> set[str]:
     "film crews from NTV, the Rossiya channel and Nankai University", "MIT CSAIL, Nestle, DTU Compute and the Qatar
     Computing Research Institute". A name with a digit, a known method or dataset, or a person's name is no mate."""
     out: set[str] = set()
-    person = re.compile(PERSON)
     for seg in _MATE_SEGMENT.finditer(text):
         split = _MATE_SPLIT.split(seg.group(0))
         parts, seps = split[::2], [x.strip() for x in split[1::2]]
@@ -500,7 +596,7 @@ def _list_mates(text: str, rules, named: set[str]) -> set[str]:
         if seps[-1] == ",":
             places.add(pieces[-1])
         out.update(p for p in rest if not re.search(r"\d", p) and p not in rules.known_methods and p not in places
-                   and p not in rules.known_datasets and not person.fullmatch(p) and p.split()[0] not in _NOT_A_NAME
+                   and p not in rules.known_datasets and not _PERSON.fullmatch(p) and p.split()[0] not in _NOT_A_NAME
                    and not _COUNTRY.fullmatch(p))
     return out
 
@@ -525,7 +621,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         for g in re.finditer(r"\(([A-Z][^()\n]{1,60})\)", line.group(1)):
             if _all_places(g.group(1)):
                 continue
-            named.update(x.strip() for x in _ROLE_LINE_SPLIT.split(g.group(1)) if x.strip()[:1].isupper())
+            named.update(x for x in _and_pieces(g.group(1), rules) if x[:1].isupper() and not _person_like(x, rules))
     named |= _affiliations(text) | _lead_lists(text, rules) | _semicolon_lines(text, rules)
     for m in _ROLE_CUE.finditer(text):
         named.update(_listed_after(text, m.end(), rules))
@@ -542,6 +638,10 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         words = r"\s+".join(re.escape(w) for w in name.split())
         for m in re.finditer(r"(?<![\w-])" + words + r"(?![\w-])", text):
             out.append(Found(m.start(), m.end(), "Organization", name, (), "org.list_mate" if name in mates else "org.institution"))
+    for m in _LEGAL_NAME.finditer(text):  # "Organum Ltd", "Mercedes-Benz AG" (not "The" or "In" before it)
+        a = m.start(1) + _LEADING_NOT_A_NAME.match(m.group(1)).end()
+        if " " in text[a:m.end(1)].strip():
+            out.append(Found(a, m.end(1), "Organization", " ".join(text[a:m.end(1)].split()), (), "org.institution"))
     if lexicon is not None:
         for a, b in longest_first(lexicon.get("Organization", [])):
             out.append(Found(a, b, "Organization", text[a:b], (), "org.lexicon"))
@@ -549,4 +649,5 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
         pat = regex(r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(rules.organizations, key=len, reverse=True)) + r")(?![\w-])")
         for m in pat.finditer(text):
             out.append(Found(m.start(), m.end(), "Organization", m.group(1), (), "org.lexicon"))
-    return [_with_campus(text, f) for f in _whole_pieces(text, out) if not _no_organization(text[f.start:f.end])]
+    return [_with_campus(text, f) for f in map(lambda f: _name_extent(text, f), _whole_pieces(text, out))
+            if not _no_organization(text[f.start:f.end])]

@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from spacy.tokens import Doc
 
+from .organizations import names_organization
 from .rules import ORDINAL, Found, load_rules, ordinal_value, scan_title
 from .text import MONTHS, SPACE, TW
 
@@ -257,7 +258,7 @@ def venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]:
                         break  # a conference ends the list: what follows is its place
                     continue
                 words = text[c0:c1].split()
-                if 2 <= len(words) <= 8 and words[0][0].isupper() and all(
+                if 2 <= len(words) <= 8 and words[0][0].isupper() and not names_organization(text[c0:c1]) and all(
                         w[0].isupper() or w in _LIST_WORDS for w in words):
                     out.append(Found(c0, c1, "Venue", text[c0:c1], (), "venue.presented_at_list"))
             else:
