@@ -184,8 +184,12 @@ def test_a_name_demonstrated_at_an_event_is_a_demoed_method(parse, text, s, o):
     assert (s, "demoedAt", o) in _rule_relations(parse(text))
 
 
+_EVENT = "Meet us at CVPR 2023 in Vancouver. Our CVPR 2023 booth is 1212.\n\n"
+"""A post about an event (a conference named twice with its year): the demos it names are at it."""
+
+
 def test_a_demo_is_at_the_venue_its_sentence_names_not_the_posts_event(parse):
-    got = _rule_relations(parse("Meet us at CVPR 2023.\n\nAt MWC 2023 Qualcomm demonstrated Stable Diffusion running "
+    got = _rule_relations(parse(_EVENT + "At MWC 2023 Qualcomm demonstrated Stable Diffusion running "
                                 "locally on a Snapdragon 8 Gen 2 smartphone."))
     assert ("Stable Diffusion", "demoedAt", "MWC 2023") in got
     assert ("Stable Diffusion", "demoedAt", "CVPR 2023") not in got
@@ -200,5 +204,6 @@ def test_a_demo_is_at_the_venue_its_sentence_names_not_the_posts_event(parse):
     "The project page links a recorded demo video of PocketLM.",  # a recording, not a showing at the event
 ])
 def test_no_demo_at_the_posts_event(parse, text):
-    got = _rule_relations(parse("Meet us at CVPR 2023.\n\n" + text))
+    assert ("PocketLM", "demoedAt", "CVPR 2023") in _rule_relations(parse(_EVENT + "PocketLM is demoed at our booth."))
+    got = _rule_relations(parse(_EVENT + text))
     assert not [r for r in got if r[1] == "demoedAt"]
