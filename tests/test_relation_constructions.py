@@ -207,3 +207,22 @@ def test_no_demo_at_the_posts_event(parse, text):
     assert ("PocketLM", "demoedAt", "CVPR 2023") in _rule_relations(parse(_EVENT + "PocketLM is demoed at our booth."))
     got = _rule_relations(parse(_EVENT + text))
     assert not [r for r in got if r[1] == "demoedAt"]
+
+
+@pytest.mark.parametrize("text,s,o", [
+    # an event without a conference's name, said to be one by its last word, by a lower-case kind after it, or by
+    # what follows it
+    ("MAX-AI was shown in a live demonstration at Pollutec, the French trade show in Lyon.", "MAX-AI", "Pollutec"),
+    ("Moondream was demonstrated live at the AI Engineer World's Fair, describing a webcam feed.", "Moondream",
+     "AI Engineer World's Fair"),
+    ("Poetoid was demonstrated live at the Lowlands festival.", "Poetoid", "Lowlands festival"),
+])
+def test_a_demo_at_an_event_named_without_a_year(parse, text, s, o):
+    assert (s, "demoedAt", o) in _rule_relations(parse(text))
+
+
+def test_an_event_named_by_its_last_word_needs_no_word_before_its_year(parse):
+    doc = parse("Flower Summit 2023, a hybrid event held in Cambridge, mixed talks with demos.")
+    assert ("Flower Summit 2023", "Venue") in {(m.text, m.label_) for m in doc.spans["mlkg_mentions"]}
+    doc = parse("The Flower 2023 release notes list three fixes.")
+    assert not [m for m in doc.spans["mlkg_mentions"] if m.label_ == "Venue"]
