@@ -172,3 +172,57 @@ def test_demonstrated_at_a_venue_on_a_device_is_a_demo(parse):
     assert {("KiteSeg", "demoedAt", "CVPR 2025"), ("KiteSeg", "demoedOn", "Pixel 8")} <= got
     got = _rule_relations(parse("At CVPR 2025 we demonstrated that KiteSeg runs fast on a Pixel 8."))
     assert not [r for r in got if r[1].startswith("demoed")]
+
+
+@pytest.mark.parametrize("text,s,o", [
+    # a name said to be demonstrated somewhere is a method, demoed there
+    ("Lookout was announced and demonstrated at Google I/O 2018.", "Lookout", "Google I/O 2018"),
+    ("Magenta was demonstrated live at NeurIPS 2016, and attendees played with it.", "Magenta", "NeurIPS 2016"),
+    ("Richard Allen demonstrated MyShake at the AAAS 2016 annual meeting in Washington DC.", "MyShake", "AAAS 2016"),
+])
+def test_a_name_demonstrated_at_an_event_is_a_demoed_method(parse, text, s, o):
+    assert (s, "demoedAt", o) in _rule_relations(parse(text))
+
+
+_EVENT = "Meet us at CVPR 2023 in Vancouver. Our CVPR 2023 booth is 1212.\n\n"
+"""A post about an event (a conference named twice with its year): the demos it names are at it."""
+
+
+def test_a_demo_is_at_the_venue_its_sentence_names_not_the_posts_event(parse):
+    got = _rule_relations(parse(_EVENT + "At MWC 2023 Qualcomm demonstrated Stable Diffusion running "
+                                "locally on a Snapdragon 8 Gen 2 smartphone."))
+    assert ("Stable Diffusion", "demoedAt", "MWC 2023") in got
+    assert ("Stable Diffusion", "demoedAt", "CVPR 2023") not in got
+    # of two venues, the one nearest the demo word
+    got = _rule_relations(parse("CrossGaussian streams 360° video; it appears in the ACM UIST 2025 Adjunct and was "
+                                "shown as a research demonstration at IEEE ISMAR 2025."))
+    assert ("CrossGaussian", "demoedAt", "ISMAR 2025") in got and ("CrossGaussian", "demoedAt", "UIST 2025") not in got
+
+
+@pytest.mark.parametrize("text", [
+    "PocketLM is a deployed system, so there is no booth demo; it runs on a Pixel 8.",  # said not to be demoed
+    "The project page links a recorded demo video of PocketLM.",  # a recording, not a showing at the event
+])
+def test_no_demo_at_the_posts_event(parse, text):
+    assert ("PocketLM", "demoedAt", "CVPR 2023") in _rule_relations(parse(_EVENT + "PocketLM is demoed at our booth."))
+    got = _rule_relations(parse(_EVENT + text))
+    assert not [r for r in got if r[1] == "demoedAt"]
+
+
+@pytest.mark.parametrize("text,s,o", [
+    # an event without a conference's name, said to be one by its last word, by a lower-case kind after it, or by
+    # what follows it
+    ("MAX-AI was shown in a live demonstration at Pollutec, the French trade show in Lyon.", "MAX-AI", "Pollutec"),
+    ("Moondream was demonstrated live at the AI Engineer World's Fair, describing a webcam feed.", "Moondream",
+     "AI Engineer World's Fair"),
+    ("Poetoid was demonstrated live at the Lowlands festival.", "Poetoid", "Lowlands festival"),
+])
+def test_a_demo_at_an_event_named_without_a_year(parse, text, s, o):
+    assert (s, "demoedAt", o) in _rule_relations(parse(text))
+
+
+def test_an_event_named_by_its_last_word_needs_no_word_before_its_year(parse):
+    doc = parse("Flower Summit 2023, a hybrid event held in Cambridge, mixed talks with demos.")
+    assert ("Flower Summit 2023", "Venue") in {(m.text, m.label_) for m in doc.spans["mlkg_mentions"]}
+    doc = parse("The Flower 2023 release notes list three fixes.")
+    assert not [m for m in doc.spans["mlkg_mentions"] if m.label_ == "Venue"]

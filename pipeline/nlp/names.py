@@ -349,11 +349,15 @@ def _by_evaluation(v: _Votes) -> None:
             if name not in rules.generic and name.split()[0] not in rules.organizations and name.split()[0] not in _OPENERS:
                 vote(name, "Method", 2)
                 cands.append((m.start(1) + item.start(1), m.start(1) + item.end(1), name))
-    # "edit pictures with Petal running entirely on a Pixel 10 Pro": a name running on something is a method
-    for m in cue(_CUES["running_on"]).finditer(text):
-        if m.group(1) not in rules.generic and m.group(1) not in rules.organizations:
-            vote(m.group(1), "Method", 2)
-            cands.append((m.start(1), m.end(1), m.group(1)))
+    # "edit pictures with Petal running entirely on a Pixel 10 Pro": a name running on something is a method;
+    # "Lookout was demonstrated at ...", "we demoed Lookout on ...": so is a name demonstrated somewhere
+    for m in (*cue(_CUES["running_on"]).finditer(text), *cue(_CUES["demoed_name"]).finditer(text)):
+        name = m.group(1) or m.group(2)
+        at = m.start(1) if m.group(1) else m.start(2)
+        if name not in rules.generic and name.split()[0] not in rules.organizations and name.split()[0] not in _OPENERS \
+                and name not in rules.conf_acronyms:
+            vote(name, "Method", 2)
+            cands.append((at, at + len(name), name))
     # evaluation contexts: "<number> for X", "on X" after a result cue
     for m in cue(_CUES["number_on"]).finditer(text):
         vote(m.group(1), "Dataset", 3)

@@ -132,6 +132,11 @@ _EVENT_YEAR = re.compile(_CUES["event_year"])
 _EVENT_NAME = re.compile(_CUES["event_name"])
 _EVENT_BEFORE = re.compile("(?:" + _CUES["event_before"] + ")$")
 _EVENT_AFTER = re.compile(_CUES["event_after"])
+_EVENT_HEAD = re.compile(_CUES["event_head"])
+"""A name that says it is an event by its last word: "Flower Summit", "BlizzCon", "AI Engineer World's Fair"."""
+_SHOWN_AT = re.compile(_CUES["shown_at"])
+"""An event named without a year after a word that places something there and then said to be one: "at the
+AI Engineer World's Fair", "at the Lowlands festival", "at Pollutec, the French trade show"."""
 _ACRONYM_WORKSHOP = re.compile(_CUES["acronym_workshop"])
 
 
@@ -148,9 +153,18 @@ def _events(text: str, rules, confs: list[Found]) -> list[Found]:
         if any(w in MONTHS or w in rules.known_words or len(re.findall(r"[^\W\d_]", w)) < 2 for w in words) \
                 or any(c.start < end and start < c.end for c in confs):
             continue
-        if not (_EVENT_BEFORE.search(text, max(0, start - 30), start) or _EVENT_AFTER.match(text, end)):
+        if not (_EVENT_BEFORE.search(text, max(0, start - 30), start) or _EVENT_AFTER.match(text, end)
+                or _EVENT_HEAD.search(name)):
             continue
         out.append(Found(start, end, "Venue", f"{name} {year}", (), "venue.event_year"))
+    taken = [(f.start, f.end) for f in (*out, *confs)]
+    for m in _SHOWN_AT.finditer(text):  # events without a year: "at the Lowlands festival"
+        name = m.group("name") or m.group("named")
+        start = m.start("name") if m.group("name") else m.start("named")
+        end = m.end("head") if m.group("head") else start + len(name)
+        if name.split()[0] in rules.known_words or any(a < end and start < b for a, b in taken):
+            continue
+        out.append(Found(start, end, "Venue", text[start:end], (), "venue.event_name"))
     return out
 
 

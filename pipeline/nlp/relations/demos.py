@@ -23,12 +23,29 @@ _DEMO_RUNS_BEFORE = re.compile(_CUES["demo_runs_before"], re.I)
 _LIST_OPENER_END = re.compile(_CUES["list_opener_end"])
 _DEMO_WORD = re.compile(_CUES["demo_word"], re.I)
 _SHOWS_WORD = re.compile(_CUES["shows_word"])
+_RECORDED = re.compile(_CUES["recorded"], re.I)
+"""A demo that is a recording or a sample, not a showing at the document's event: "the project page links a demo video"."""
+_NO_DEMO = re.compile(_CUES["no_demo"], re.I)
+"""A demo said not to have happened: "there is no booth demo", "describe no live demo"."""
+
+
+def _demo_venue(sn: Sentence, demo: object, event_span, carried):
+    """Where a demo sentence's demo was: the venue it names nearest its demo cue (a conference's name before other
+    venues), else the document's event, else the venue the paragraph's demos named (``carried``); a recording's
+    demo ("a demo video") is at a venue only when the sentence names one."""
+    at = sn.s0 + demo.start() if isinstance(demo, re.Match) else sn.s0
+    named = [v for v in sn.venues if "Workshop" not in v.text]
+    if named:
+        return min(named, key=lambda v: (v not in sn.confs, abs(v.start_char - at)))
+    if isinstance(demo, re.Match) and _RECORDED.search(sn.text):
+        return None
+    return event_span or carried
 
 
 def demos(rd: Reader, sn: Sentence) -> object:
     """The demos of a sentence or of the demo list being read; returns the sentence's demo cue."""
     doc, dtext, para_of, event_span, cues, st, add, negated = rd.doc, rd.dtext, rd.para_of, rd.event_span, rd.cues, rd.st, rd.add, rd.negated
-    sent, ms, text, s0, pidx, methods, venues, hardware, anaphor_method, confs, demo, prev_sent = sn.sent, sn.ms, sn.text, sn.s0, sn.pidx, sn.methods, sn.venues, sn.hardware, sn.anaphor_method, sn.confs, sn.demo, sn.prev_sent
+    sent, ms, text, s0, pidx, methods, hardware, anaphor_method, prev_sent = sn.sent, sn.ms, sn.text, sn.s0, sn.pidx, sn.methods, sn.hardware, sn.anaphor_method, sn.prev_sent
     # ---- demos
     # (the cue words are rule data; "demonstrations" alone are also what a robot learns from: "learns 12 tasks
     # from 20 demonstrations")
@@ -36,7 +53,7 @@ def demos(rd: Reader, sn: Sentence) -> object:
     if not demo and st.demo_para == pidx and (methods or hardware) and _NEXT_DEMO.match(text):
         demo = True  # "... two live demos at the booth. The first shows X running on a Pixel 10 Pro."
     if demo:
-        venue = next((v for v in venues if v in confs), None) or event_span or (st.demo_venue if st.demo_para == pidx else None)
+        venue = _demo_venue(sn, demo, event_span, st.demo_venue if st.demo_para == pidx else None)
         st.demo_para, st.demo_venue = pidx, venue  # the demos that follow in this paragraph are at this venue
         # what a demoed method serves or runs is no demo of its own: "Kiln, which will serve Mixtral 8x22B"
         subjects = [m for m in methods if not _SERVES_BEFORE.search(dtext[max(s0, m.start_char - 25):m.start_char])] or list(methods)
@@ -47,7 +64,8 @@ def demos(rd: Reader, sn: Sentence) -> object:
                 subjects = [anaphor_method]
         if not subjects and st.demo_method is not None:
             subjects = [st.demo_method]
-        hedged = negated(sent, s0, sent.end_char)  # "We plan to bring the demo to ...": no demo yet
+        # "We plan to bring the demo to ...": no demo yet; "there is no booth demo"
+        hedged = negated(sent, s0, sent.end_char) or _NO_DEMO.search(text) is not None
         for s in subjects:
             if venue is not None and not hedged:
                 add(s, "demoedAt", venue, sent, "demoedAt.demo_sentence", 0.8)
