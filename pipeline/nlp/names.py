@@ -352,8 +352,7 @@ def _by_evaluation(v: _Votes) -> None:
     # "edit pictures with Petal running entirely on a Pixel 10 Pro": a name running on something is a method;
     # "Lookout was demonstrated at ...", "we demoed Lookout on ...": so is a name demonstrated somewhere
     for m in (*cue(_CUES["running_on"]).finditer(text), *cue(_CUES["demoed_name"]).finditer(text)):
-        name = m.group(1) or m.group(2)
-        at = m.start(1) if m.group(1) else m.start(2)
+        name, at = m.group(m.lastindex), m.start(m.lastindex)  # the one name group that matched
         if name not in rules.generic and name.split()[0] not in rules.organizations and name.split()[0] not in _OPENERS \
                 and name not in rules.conf_acronyms:
             vote(name, "Method", 2)
