@@ -901,29 +901,6 @@ def test_a_name_as_the_clauses_subject_is_another_name(parse):
     assert "csubj=name|same" in f
 
 
-_TITLE = "Fast Birds: Learning to Fly Cheaply"
-
-
-@pytest.mark.parametrize("text, s, s_cls, o, want", [
-    # the paper stands in an oblique role of a clause about the method: it introduces the method
-    (f'Kestrel was introduced in the paper "{_TITLE}".', _TITLE, "Paper", "Kestrel", "scsubj=o|introduces|same"),
-    (f'Kestrel, an optimizer proposed in "{_TITLE}", trains in an hour.', _TITLE, "Paper", "Kestrel",
-     "scsubj=o|introduces|same"),
-    # ... or of a clause about "it", the paragraph's method
-    (f'Kestrel is a small language model. It was proposed in the paper "{_TITLE}".', _TITLE, "Paper", "Kestrel",
-     "scsubj=anaphor|introduces|cross"),
-    # a comparison in the passive: the agent outperforms the subject
-    ("Heron is outperformed by Kestrel on Wrenbank.", "Kestrel", "Method", "Heron", "scsubj=o|outperforms|same"),
-    # the pair's subject is its own clause's
-    ("Kestrel outperforms Heron on Wrenbank.", "Kestrel", "Method", "Heron", "scsubj=self|same"),
-])
-def test_who_the_subjects_clause_is_said_of(parse, text, s, s_cls, o, want):
-    """The clause that governs a pair's subject is read for its own subject (``subjects.source_features``): the
-    relation runs from an oblique to the clause's subject when that is the pair's object."""
-    _, f = _pair(parse, text, s, s_cls, o, "Method")
-    assert want in f and f"{s_cls}>Method|{want}" in f
-
-
 def _flat_models(pr):
     """Models that rate every pair ``pr`` for every property (and every mention alike)."""
     import math

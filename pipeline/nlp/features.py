@@ -23,7 +23,7 @@ from .english import runs as letter_runs, word_kind
 from .gazetteer import gazetteer_classes, gazetteer_classes_folded, gazetteer_classes_of_key, gazetteer_key
 from .pairs import doc_roles
 from .relations.common import compared_against
-from .subjects import source_features, subject_features
+from .subjects import subject_features
 from .text import CELL_BREAK, MARK
 from .wraps import furniture_features, wrap_features
 
@@ -1077,9 +1077,6 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
     # who the object's clause is said of, read apart for a subject in the object's sentence and one outside it
     # ("It was applied to X and evaluated on Z": Z is said of the paragraph's method, not of X)
     subj = [x + ("|same" if ss == so else "|cross") for x in subject_features(lay, typed, p.s, p.o, heads, memo)]
-    # and who the subject's clause is said of: the object ("Kestrel was introduced in P": P introduces Kestrel)
-    gov = [x.split("=", 1)[1] for x in sg if x.startswith("s_gov_class=")]
-    subj += [x + ("|same" if ss == so else "|cross") for x in source_features(lay, typed, p.s, p.o, heads, memo, gov)]
     f += subj
     if heads[p.o] != p.o:
         f.append("o_listed")
@@ -1151,7 +1148,7 @@ def _compared(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> 
     return got
 
 
-_CROSSED = ("csubj=", "scsubj=", "s_compared", "o_scope=", "o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=", "s_prev=", "s_next=", "s_hyphen=",
+_CROSSED = ("csubj=", "s_compared", "o_scope=", "o_gov_class=", "s_gov_class=", "lca_class=", "o_np_class=", "kin=", "s_prev=", "s_next=", "s_hyphen=",
             "o_prev=", "o_next=", "o_hyphen=")
 """The features also read with the pair's classes: one logistic output per property cannot tell "built on" between
 two methods (uses, or extends when one name holds the other) from "built on" of a paper's method unless a feature

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .candidates import Layout, Typed, lexicon, refers, span_root
 
-__all__ = ["clause_subject", "subject_features", "source_features", "coordinated"]
+__all__ = ["clause_subject", "subject_features", "coordinated"]
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _MODIFIERS = frozenset({"relcl", "acl"})
@@ -85,25 +85,6 @@ def subject_features(lay: Layout, typed: list[Typed], s: int, o: int, heads: lis
     word = lay.texts[subj]
     f = [f"csubj_w={lay.words[subj]}"] if word.isalpha() and word.islower() else []
     return f + (["csubj=anaphor"] if refers(lay, subj, lexicon()["anaphors"]) else ["csubj=other"])
-
-
-_SOURCE = {"csubj=s": "o", "csubj=anaphor": "anaphor", "csubj=o": "self"}
-"""What ``source_features`` reads of the clause governing a pair's subject, by what ``subject_features`` (with the
-ends swapped) says its subject is: the pair's object, an anaphor, or the pair's subject itself."""
-
-
-def source_features(lay: Layout, typed: list[Typed], s: int, o: int, heads: list[int], memo: dict,
-                    classes: list[str]) -> list[str]:
-    """Who the clause governing the pair's subject ``s`` is said of, when it is the pair's object or an anaphor
-    standing for a name: the subject then stands in an oblique role of a clause about the object ("Kestrel was
-    introduced in the paper P", "It comes from P", "Kestrel, a model proposed in P", "Heron is outperformed by
-    Kestrel"), where the relation runs from the oblique to the clause's subject. ``scsubj=o``, ``scsubj=anaphor``
-    or ``scsubj=self`` (the subject is its own clause's), each also read with the relation classes of the word
-    governing the subject (``classes``: "introduced" says introduces, "outperformed" outperforms)."""
-    got = [_SOURCE[x] for x in subject_features(lay, typed, o, s, heads, memo) if x in _SOURCE]
-    if not got:
-        return []
-    return [f"scsubj={got[0]}"] + ([f"scsubj={got[0]}|{c}" for c in classes] if got[0] != "self" else [])
 
 
 def _conjoined(lay: Layout, m: Typed, subj: int) -> bool:
