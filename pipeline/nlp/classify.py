@@ -766,7 +766,7 @@ def _joining_words() -> frozenset[str]:
     return frozenset({*lex["phrase_enders"], *lex["copulas"], "'s", "’s", ",", ";", "/"})
 
 
-VARIANT_BAR = 0.3
+VARIANT_BAR = 0.1
 """How probable a candidate the rules did not give must be to stand in for the picks of its class it extends by a
 variant's suffix alone (``_variant_suffix``: "GPT-2 Large" for "GPT-2", "Stable Diffusion v1.4", "Llama 2 70b
 Chat"), whatever the rules or the model gave the shorter name: the words after a name that say which of its
