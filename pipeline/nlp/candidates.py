@@ -60,7 +60,7 @@ def lexicon() -> dict:
     data["cue_wider"] = {k: wider(v) for k, v in patterns.items()}  # (the others: text.screened_finditer)
     lex = json.loads((PATTERNS / "lexicon.json").read_text("utf-8"))
     data["function_words"] = frozenset(w.lower() for w in lex["function_words"]) | frozenset(data["connectors"])
-    for key in ("negation", "hedges", "anaphors", "line_labels", "name_words"):
+    for key in ("negation", "hedges", "anaphors", "line_labels", "name_words", "variant_words"):
         data[key] = frozenset(data[key])
     return data
 
