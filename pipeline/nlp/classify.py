@@ -943,7 +943,10 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     stated = {(p.s, prop) for i, p in enumerate(pairs) for prop, _ in p.rules if prop in _ONE_VALUED and (i, prop) in kept}
     # nor is the subject of a comparison the rules read from the verb ("X, which builds on Y, outperforms Z": not Y)
     stated |= {(("o", p.o), prop) for i, p in enumerate(pairs) for prop, _ in p.rules if prop in _ONE_SUBJECT and (i, prop) in kept}
-    rule_pairs = {_names(typed, p) for p in pairs if p.rules}  # a pair the rules related keeps their property
+    rule_pairs: dict[tuple, set] = {}  # a pair of names the rules related keeps their property
+    for p in pairs:
+        if p.rules:
+            rule_pairs.setdefault(_names(typed, p), set()).update(prop for prop, _ in p.rules)
     out = []
     rivals = _subjects_of(typed, pairs, rows, col)
     joint = _joint_probs(typed, pairs, rows, col)
@@ -955,7 +958,7 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
             if (i, prop) in kept or (
                     not forced and joint.get((i, prop), pr) >= bars[prop] and (pair.s, prop) not in stated and (("o", pair.o), prop) not in stated
                     and pair.origin != "heading"
-                    and not _rule_pair_of(pair, typed, rule_pairs)
+                    and not _rule_pair_of(pair, typed, rule_pairs, prop)
                     and not _outscored(rivals.get((pair.o, prop), ()), _names(typed, pair)[0], pr)
                     and not _challenged(lay, typed, challengers.get((pair.o, prop), ()), pair, pr)
                     and not (prop in NEGATED_PROPERTIES and _negated(lay, typed, pair))):
@@ -1191,11 +1194,14 @@ def _names(typed: list[Typed], pair: PairCandidate) -> tuple[str, str]:
     return (norm(a.canonical) or str(a.start), norm(b.canonical) or str(b.start))
 
 
-def _rule_pair_of(pair: PairCandidate, typed: list[Typed], rule_pairs: set) -> bool:
-    """Whether the rules related the pair's two names, either way round ("A has a higher error rate than B": the
-    rules' B outperforms A is not contradicted by the model)."""
+def _rule_pair_of(pair: PairCandidate, typed: list[Typed], rule_pairs: dict[tuple, set], prop: str) -> bool:
+    """Whether the rules related the pair itself, its two names the other way round ("A has a higher error rate than
+    B": the rules' B outperforms A is not contradicted by the model), or its two names by another property than
+    ``prop``. Another mention pair of the same names the rules related by ``prop`` is the model's to judge: the rules'
+    pair may have been vetoed where it stood (out of fold, a paper's venue rated 0.99 on its own line was dropped because
+    the rules' pair of the same names in another sentence was rated 0.09)."""
     names = _names(typed, pair)
-    return bool(pair.rules) or names in rule_pairs or names[::-1] in rule_pairs
+    return bool(pair.rules) or names[::-1] in rule_pairs or (names in rule_pairs and prop not in rule_pairs[names])
 
 
 def apply_decision(doc: Doc, lay: Layout, decision: Decision) -> Doc:
