@@ -1340,3 +1340,24 @@ def test_a_rule_relation_pins_a_name_shape_mention_to_the_class_its_ends_allow(p
     assert pins[(span["Wren"].start, span["Wren"].end)] == frozenset({"Dataset"})
     assert pins[(span["Kestrel"].start, span["Kestrel"].end)] == frozenset({"Method", "Paper"})
     assert (span["we"].start, span["we"].end) not in pins
+
+
+def test_the_rules_pair_of_two_names_blocks_another_property_not_the_same_one_elsewhere():
+    """The rules related "Kite" and "NeurIPS 2025" by presentedAt in one sentence (a pair the decision may veto there):
+    the model's own presentedAt between the same names on another line is its to judge; another property between
+    them, or the names the other way round, stay blocked, as does the rules' pair itself."""
+    from pipeline.nlp.candidates import MentionCandidate, PairCandidate
+    from pipeline.nlp.classify import _rule_pair_of, _rule_properties
+
+    def typed(start: int, name: str, cls: str) -> Typed:
+        return Typed(MentionCandidate(start, start + 1, start * 10, start * 10 + 5, "shape", canonical=name), cls)
+
+    mentions = [typed(0, "Kite", "Paper"), typed(5, "NeurIPS 2025", "Venue"), typed(20, "Kite", "Paper"),
+                typed(25, "NeurIPS 2025", "Venue")]
+    rules = PairCandidate(0, 1, "sentence", (("presentedAt", "venue.accepted_to"),))
+    elsewhere, backwards = PairCandidate(2, 3, "entry"), PairCandidate(3, 2, "entry")
+    props = _rule_properties(mentions, [rules, elsewhere])
+    assert not _rule_pair_of(elsewhere, mentions, props, "presentedAt")
+    assert _rule_pair_of(elsewhere, mentions, props, "demoedAt")
+    assert _rule_pair_of(backwards, mentions, props, "presentedAt")
+    assert _rule_pair_of(rules, mentions, props, "presentedAt")

@@ -943,10 +943,7 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     stated = {(p.s, prop) for i, p in enumerate(pairs) for prop, _ in p.rules if prop in _ONE_VALUED and (i, prop) in kept}
     # nor is the subject of a comparison the rules read from the verb ("X, which builds on Y, outperforms Z": not Y)
     stated |= {(("o", p.o), prop) for i, p in enumerate(pairs) for prop, _ in p.rules if prop in _ONE_SUBJECT and (i, prop) in kept}
-    rule_pairs: dict[tuple, set] = {}  # a pair of names the rules related keeps their property
-    for p in pairs:
-        if p.rules:
-            rule_pairs.setdefault(_names(typed, p), set()).update(prop for prop, _ in p.rules)
+    rule_pairs = _rule_properties(typed, pairs)  # a pair of names the rules related keeps their property
     out = []
     rivals = _subjects_of(typed, pairs, rows, col)
     joint = _joint_probs(typed, pairs, rows, col)
@@ -1192,6 +1189,15 @@ def _without_weak(typed: list[Typed], rels: list, threshold: float, joint_bar: f
 def _names(typed: list[Typed], pair: PairCandidate) -> tuple[str, str]:
     a, b = typed[pair.s].cand, typed[pair.o].cand
     return (norm(a.canonical) or str(a.start), norm(b.canonical) or str(b.start))
+
+
+def _rule_properties(typed: list[Typed], pairs: list[PairCandidate]) -> dict[tuple[str, str], set[str]]:
+    """The properties the rules gave each pair of names (subject, object), over all their mention pairs."""
+    props: dict[tuple[str, str], set[str]] = {}
+    for p in pairs:
+        if p.rules:
+            props.setdefault(_names(typed, p), set()).update(prop for prop, _ in p.rules)
+    return props
 
 
 def _rule_pair_of(pair: PairCandidate, typed: list[Typed], rule_pairs: dict[tuple, set], prop: str) -> bool:
