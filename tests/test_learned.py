@@ -494,6 +494,59 @@ def test_a_longer_name_of_the_same_class_stands_in_for_the_shape_rules_shorter_o
     assert kept == [(0, 4, "Method"), (5, 6, "Organization")]
 
 
+def test_a_variants_name_stands_in_for_its_bases_from_the_variant_bar():
+    """"Kite 2 70b Chat beats Wren Large": the candidates that add only a size, a version or an edition word to a
+    kept name of their class ("Kite 2", the shape rule's; "Wren", the model's) replace it from ``VARIANT_BAR``, below
+    the mention bar; one that adds another word ("Wren Labs") does not, nor one under the bar."""
+    from pipeline.nlp.candidates import MentionCandidate
+    from pipeline.nlp.classify import THRESHOLD, VARIANT_BAR, select
+
+    labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
+    texts = ["Kite", "2", "70b", "Chat", "beats", "Wren", "Large", "and", "Wren", "Labs", "."]
+    cands = [MentionCandidate(0, 2, 0, 6, "rule", "Method", "name.shape_or_context", "Kite 2"),
+             MentionCandidate(0, 4, 0, 16, "shape"),
+             MentionCandidate(5, 6, 23, 27, "shape"),
+             MentionCandidate(5, 7, 23, 33, "shape"),
+             MentionCandidate(8, 9, 38, 42, "shape"),
+             MentionCandidate(8, 10, 38, 47, "shape")]
+    probs = numpy.full((6, len(labels)), 0.01)
+    probs[0, 1] = probs[2, 1] = probs[4, 1] = 0.95
+    probs[1, 1] = probs[3, 1] = probs[5, 1] = (VARIANT_BAR + THRESHOLD) / 2
+    kept = [(t.cand.start, t.cand.end) for t in select(cands, probs, labels, weak=0.5, texts=texts)]
+    assert kept == [(0, 4), (5, 7), (8, 9)]
+    probs[1, 1] = probs[3, 1] = VARIANT_BAR + 0.05  # under the weak bar: not a pick, but weighed as a variant's name
+    kept = [(t.cand.start, t.cand.end) for t in select(cands, probs, labels, weak=0.5, texts=texts)]
+    assert kept == [(0, 4), (5, 7), (8, 9)]
+    probs[1, 1] = probs[3, 1] = VARIANT_BAR - 0.05
+    kept = [(t.cand.start, t.cand.end) for t in select(cands, probs, labels, weak=0.5, texts=texts)]
+    assert kept == [(0, 2), (5, 6), (8, 9)]
+
+
+def test_a_variants_name_inside_a_longer_kept_name_stands_in_for_nothing():
+    """"Kite 2 13B Chat": the model's "Kite 2 13B" extends the rule's "Kite 2", but the rule's "Kite 2 13B Chat" reaches
+    past it, and stays."""
+    from pipeline.nlp.candidates import MentionCandidate
+    from pipeline.nlp.classify import select
+
+    labels = ("Paper", "Method", "Dataset", "Venue", "Hardware", "Organization")
+    texts = ["Kite", "2", "13B", "Chat", "is", "out", "."]
+    cands = [MentionCandidate(0, 2, 0, 6, "rule", "Method", "name.shape_or_context", "Kite 2"),
+             MentionCandidate(0, 4, 0, 15, "rule", "Method", "name.shape_or_context", "Kite 2 13B Chat"),
+             MentionCandidate(0, 3, 0, 10, "shape")]
+    probs = numpy.full((3, len(labels)), 0.01)
+    probs[0, 1], probs[1, 1], probs[2, 1] = 0.9, 0.95, 0.99
+    assert [(t.cand.start, t.cand.end) for t in select(cands, probs, labels, weak=0.5, texts=texts)] == [(0, 4)]
+
+
+def test_a_variant_suffix_is_versions_sizes_and_edition_words():
+    from pipeline.nlp.classify import _variant_suffix
+
+    for words in (["Large"], ["v1.4"], ["70b", "Chat"], ["Lite", "Micro"], ["V1", "50"], ["8x22B"], ["2.0"]):
+        assert _variant_suffix(words, 0, len(words)), words
+    for words in (["2017"], ["Labs"], ["beats"], ["7B", "Twin", "2T"], ["1", "2", "3", "4", "5"], ["86.4%"]):
+        assert not _variant_suffix(words, 0, len(words)), words
+
+
 def test_a_rule_span_with_a_label_prefix_loses_to_the_sure_learned_name():
     """"Language backbone: Kite 2 7B": the name-shape rule took the label's word in; the model doubts that span and is
     sure of the name inside it, which then wins the overlap."""
@@ -1287,3 +1340,24 @@ def test_a_rule_relation_pins_a_name_shape_mention_to_the_class_its_ends_allow(p
     assert pins[(span["Wren"].start, span["Wren"].end)] == frozenset({"Dataset"})
     assert pins[(span["Kestrel"].start, span["Kestrel"].end)] == frozenset({"Method", "Paper"})
     assert (span["we"].start, span["we"].end) not in pins
+
+
+def test_the_rules_pair_of_two_names_blocks_another_property_not_the_same_one_elsewhere():
+    """The rules related "Kite" and "NeurIPS 2025" by presentedAt in one sentence (a pair the decision may veto there):
+    the model's own presentedAt between the same names on another line is its to judge; another property between
+    them, or the names the other way round, stay blocked, as does the rules' pair itself."""
+    from pipeline.nlp.candidates import MentionCandidate, PairCandidate
+    from pipeline.nlp.classify import _rule_pair_of, _rule_properties
+
+    def typed(start: int, name: str, cls: str) -> Typed:
+        return Typed(MentionCandidate(start, start + 1, start * 10, start * 10 + 5, "shape", canonical=name), cls)
+
+    mentions = [typed(0, "Kite", "Paper"), typed(5, "NeurIPS 2025", "Venue"), typed(20, "Kite", "Paper"),
+                typed(25, "NeurIPS 2025", "Venue")]
+    rules = PairCandidate(0, 1, "sentence", (("presentedAt", "venue.accepted_to"),))
+    elsewhere, backwards = PairCandidate(2, 3, "entry"), PairCandidate(3, 2, "entry")
+    props = _rule_properties(mentions, [rules, elsewhere])
+    assert not _rule_pair_of(elsewhere, mentions, props, "presentedAt")
+    assert _rule_pair_of(elsewhere, mentions, props, "demoedAt")
+    assert _rule_pair_of(backwards, mentions, props, "presentedAt")
+    assert _rule_pair_of(rules, mentions, props, "presentedAt")

@@ -88,6 +88,17 @@ def test_a_title_after_two_tags_heads_its_entry(parse):
     assert _entry_head(lay, paper)
 
 
+@pytest.mark.parametrize("lead", ["(A) ", 'Paper: "', '- Paper: "', "[ ] 1.  ", "☐ “9. "])
+def test_a_title_after_a_letter_a_check_box_or_an_opening_quote_heads_its_entry(parse, lead):
+    """An entry's title behind a letter label, a check box or an opening quote heads its entry: the
+    lines under it (its abstract, its venue note) are paired with it."""
+    title = "Orca: A Distributed Serving System for Generative Models"
+    close = {'"': '"', "“": "”"}.get(lead.rstrip()[-1:], "")
+    doc = parse(f"{lead}{title}{close}\nAuthors: Ann Lee\n")
+    lay = layout(doc)
+    assert _entry_head(lay, Typed(_cand(doc, lay, title), "Paper"))
+
+
 def test_a_prefix_of_plain_words_and_a_title_in_capitals_are_told_apart(parse):
     """A prefix of dictionary words is introduced about as often as not ("Snap Video", "Hyena Hierarchy"): the pair
     says so; a heading in capitals is no title's prefix at all."""

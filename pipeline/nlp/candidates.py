@@ -60,7 +60,7 @@ def lexicon() -> dict:
     data["cue_wider"] = {k: wider(v) for k, v in patterns.items()}  # (the others: text.screened_finditer)
     lex = json.loads((PATTERNS / "lexicon.json").read_text("utf-8"))
     data["function_words"] = frozenset(w.lower() for w in lex["function_words"]) | frozenset(data["connectors"])
-    for key in ("negation", "hedges", "anaphors", "line_labels", "name_words"):
+    for key in ("negation", "hedges", "anaphors", "line_labels", "name_words", "variant_words"):
         data[key] = frozenset(data[key])
     return data
 
@@ -698,10 +698,25 @@ def _entry_head(lay: Layout, m: Typed) -> bool:
     if m.cls not in {"Paper", "Method"}:
         return False
     line = lay.line_of_char(m.cand.start_char)
-    head = _MARKER.sub("", lay.text[lay.line_starts[line]:m.cand.start_char], count=1)
     if m.cls == "Method" and not lay.text.startswith(":", m.cand.end_char):
         return False
+    head = _entry_lead(lay.text[lay.line_starts[line]:m.cand.start_char])
     return len(head.strip()) <= 1 or _LABELS.fullmatch(head) is not None
+
+
+_OPENERS = re.compile(r"[\"“«‘'*_]+")
+"""Quotes and emphasis that open a title ("Paper: \"T\"", "- **T**", "☐ “9. T”"): no part of what leads it."""
+_TICKS = re.compile(r"^\s*(?:\[\s?[xX]?\s?\]|\([A-Za-z]\))\s+")
+"""A check box or a letter label before an entry's title ("[ ] 1. T", "(A) T", "(b) T")."""
+
+
+def _entry_lead(head: str) -> str:
+    """What leads a title on its line, without its list marker, check box, letter label and opening quotes or
+    emphasis (each of the first three at most once, in any order: "[ ] 1. ", "☐ “9. ", "(A) ")."""
+    head = _OPENERS.sub("", head)
+    for _ in range(3):
+        head = _TICKS.sub("", _MARKER.sub("", head, count=1), count=1)
+    return head
 
 
 def _entry_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
