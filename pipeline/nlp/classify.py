@@ -937,27 +937,28 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     col = {p: k for k, p in enumerate(models.relations.labels)}
     bars = _bars(rel_threshold)
     rows = probs.tolist()
-    challengers = _challengers(typed, pairs, rows, col)
-    kept = _kept_rules(lay, typed, pairs, rows, col, rule_rel_bar, challengers)
+    sc = _Scored.of(typed, pairs, rows, col)
+    challengers = _challengers(sc)
+    kept = _kept_rules(lay, typed, sc, rule_rel_bar, challengers)
     # a paper's venue the rules stated is not second-guessed by another the layout suggests
     stated = {(p.s, prop) for i, p in enumerate(pairs) for prop, _ in p.rules if prop in _ONE_VALUED and (i, prop) in kept}
     # nor is the subject of a comparison the rules read from the verb ("X, which builds on Y, outperforms Z": not Y)
     stated |= {(("o", p.o), prop) for i, p in enumerate(pairs) for prop, _ in p.rules if prop in _ONE_SUBJECT and (i, prop) in kept}
-    rule_pairs = _rule_properties(typed, pairs)  # a pair of names the rules related keeps their property
+    rule_pairs = _rule_properties(sc)  # a pair of names the rules related keeps their property
     out = []
-    rivals = _subjects_of(typed, pairs, rows, col)
-    joint = _joint_probs(typed, pairs, rows, col)
+    rivals = _subjects_of(sc)
+    joint = _joint_probs(sc)
     for i, pair in enumerate(pairs):
         # an untitled paper is known only by what the rules say of it: the model adds nothing to it
         forced = typed[pair.s].cand.forced
-        for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
-            pr = rows[i][col[prop]]
+        names = sc.names[i]
+        for prop, pr in sc.scores[i]:
             if (i, prop) in kept or (
                     not forced and joint.get((i, prop), pr) >= bars[prop] and (pair.s, prop) not in stated and (("o", pair.o), prop) not in stated
                     and pair.origin != "heading"
-                    and not _rule_pair_of(pair, typed, rule_pairs, prop)
-                    and not _outscored(rivals.get((pair.o, prop), ()), _names(typed, pair)[0], pr)
-                    and not _challenged(lay, typed, challengers.get((pair.o, prop), ()), pair, pr)
+                    and not _rule_pair_of(pair, names, rule_pairs, prop)
+                    and not _outscored(rivals.get((pair.o, prop), ()), names[0], pr)
+                    and not _challenged(lay, typed, challengers.get((pair.o, prop), ()), pair, names[0], pr)
                     and not (prop in NEGATED_PROPERTIES and _negated(lay, typed, pair))):
                 out.append((pair.s, prop, pair.o, pr, pair))
     out += _shared(lay, typed, pairs, rows, col, out)
@@ -1030,73 +1031,90 @@ def joint_probability(probs: list[float], share: float) -> float:
     return best + share * (1.0 - miss - best)
 
 
-def _joint_probs(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]],
-                 col: dict[str, int]) -> dict[tuple[int, str], float]:
+@dataclass(frozen=True)
+class _Scored:
+    """The pair candidates of one document with what the decision reads of each again and again: the names of its
+    two ends (``_names``), the properties its classes allow (``ALLOWED``) with the model's probability of each, and
+    the properties the rules gave it; made once, not per property in each of the decision's passes."""
+
+    pairs: list[PairCandidate]
+    names: list[tuple[str, str]]
+    scores: list[tuple[tuple[str, float], ...]]
+    ruled: list[frozenset[str]]
+
+    @classmethod
+    def of(cls, typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]], col: dict[str, int]) -> "_Scored":
+        keys = [_name_key(t.cand) for t in typed]
+        scores = []
+        for pair, row in zip(pairs, rows):
+            scores.append(tuple((prop, row[col[prop]]) for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]))
+        return cls(pairs, [(keys[p.s], keys[p.o]) for p in pairs], scores,
+                   [frozenset(prop for prop, _ in p.rules) for p in pairs])
+
+
+def _joint_probs(sc: _Scored) -> dict[tuple[int, str], float]:
     """For the strongest pair of each (subject name, property, object name) said more than once, the
     ``joint_probability`` of all its pairs."""
     if JOINT_SHARE is None:
         return {}
     groups: dict[tuple, list[tuple[float, int]]] = defaultdict(list)
-    for i, pair in enumerate(pairs):
-        names = _names(typed, pair)
-        for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
-            groups[(names[0], prop, names[1])].append((rows[i][col[prop]], i))
+    for i, (names, scores) in enumerate(zip(sc.names, sc.scores)):
+        for prop, pr in scores:
+            groups[(names[0], prop, names[1])].append((pr, i))
     return {(max(members)[1], key[1]): joint_probability([p for p, _ in members], JOINT_SHARE)
             for key, members in groups.items() if len(members) > 1}
 
 
-def _subjects_of(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]],
-                 col: dict[str, int]) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
+def _subjects_of(sc: _Scored) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
     """For each object mention and property, the probability, name and mention of each subject candidate named in
     the object's sentence: the per-pair model scores each subject alone, the decision compares them."""
     if RIVAL_MARGIN is None:
         return {}
-    return _subject_scores(typed, pairs, rows, col,
-                           lambda pair, prop: bool(_RIVAL_ORIGINS.intersection(pair.origin.split("+"))))
+    near = [bool(_RIVAL_ORIGINS.intersection(pair.origin.split("+"))) for pair in sc.pairs]
+    return _subject_scores(sc, lambda i, prop: near[i])
 
 
-def _subject_scores(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]], col: dict[str, int],
-                    counts) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
+def _subject_scores(sc: _Scored, counts) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
     """For each object mention and property, the probability, name and mention of each subject of a pair that
-    ``counts(pair, prop)`` admits: what the rival subjects of one object are compared on."""
+    ``counts(i, prop)`` admits (``i``: the pair's index): what the rival subjects of one object are compared on."""
     out: dict[tuple[int, str], list[tuple[float, str, int]]] = defaultdict(list)
-    for i, pair in enumerate(pairs):
-        name = _names(typed, pair)[0]
-        for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
-            if counts(pair, prop):
-                out[(pair.o, prop)].append((rows[i][col[prop]], name, pair.s))
+    for i, pair in enumerate(sc.pairs):
+        name = sc.names[i][0]
+        for prop, pr in sc.scores[i]:
+            if counts(i, prop):
+                out[(pair.o, prop)].append((pr, name, pair.s))
     return out
 
 
-def _kept_rules(lay: Layout, typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]], col: dict[str, int],
-                rule_rel_bar: float, challengers: dict) -> set[tuple[int, str]]:
+def _kept_rules(lay: Layout, typed: list[Typed], sc: _Scored, rule_rel_bar: float, challengers: dict) -> set[tuple[int, str]]:
     """The (pair, property) of each relation the rules gave that the model keeps: all of an untitled paper's, the
     others unless vetoed (``RULE_REL_BAR``) or outscored by a subject the rules did not give (``SUBJECT_MARGIN``)."""
     kept = set()
-    for i, pair in enumerate(pairs):
+    for i, pair in enumerate(sc.pairs):
+        if not pair.rules:
+            continue
         forced = typed[pair.s].cand.forced
-        allowed = ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]
-        for prop in sorted({p for p, _ in pair.rules if p in allowed}):
-            pr = rows[i][col[prop]]
+        scores = dict(sc.scores[i])
+        for prop in sorted({p for p, _ in pair.rules if p in scores}):
+            pr = scores[prop]
             if forced or (pr >= rule_rel_bar or prop not in VETOED_PROPERTIES) and \
-                    not _challenged(lay, typed, challengers.get((pair.o, prop), ()), pair, pr):
+                    not _challenged(lay, typed, challengers.get((pair.o, prop), ()), pair, sc.names[i][0], pr):
                 kept.add((i, prop))
     return kept
 
 
-def _challengers(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]],
-                 col: dict[str, int]) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
+def _challengers(sc: _Scored) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
     """For each object mention and property, the probability, name and mention of each subject candidate the rules
     did not relate to it by that property, however it was paired (``SUBJECT_MARGIN``)."""
-    return _subject_scores(typed, pairs, rows, col, lambda pair, prop: all(p != prop for p, _ in pair.rules))
+    return _subject_scores(sc, lambda i, prop: prop not in sc.ruled[i])
 
 
-def _challenged(lay: Layout, typed: list[Typed], challengers, pair: PairCandidate, pr: float) -> bool:
-    """Whether a subject of another name and the same class, not coordinated with the pair's, scores more than
-    ``SUBJECT_MARGIN`` above ``pr`` (never for an object many subjects share: ``SHARED_OBJECT_CLASSES``)."""
+def _challenged(lay: Layout, typed: list[Typed], challengers, pair: PairCandidate, name: str, pr: float) -> bool:
+    """Whether a subject of another name than ``name`` (the pair's subject's) and the same class, not coordinated
+    with the pair's, scores more than ``SUBJECT_MARGIN`` above ``pr`` (never for an object many subjects share:
+    ``SHARED_OBJECT_CLASSES``)."""
     if SUBJECT_MARGIN is None or typed[pair.o].cls in SHARED_OBJECT_CLASSES:
         return False
-    name = _names(typed, pair)[0]
     cls = typed[pair.s].cls
     return any(p > pr + SUBJECT_MARGIN and n != name and typed[k].cls == cls
                and not coordinated(lay, typed[pair.s], typed[k]) for p, n, k in challengers)
@@ -1187,26 +1205,29 @@ def _without_weak(typed: list[Typed], rels: list, threshold: float, joint_bar: f
 
 
 def _names(typed: list[Typed], pair: PairCandidate) -> tuple[str, str]:
-    a, b = typed[pair.s].cand, typed[pair.o].cand
-    return (norm(a.canonical) or str(a.start), norm(b.canonical) or str(b.start))
+    return _name_key(typed[pair.s].cand), _name_key(typed[pair.o].cand)
 
 
-def _rule_properties(typed: list[Typed], pairs: list[PairCandidate]) -> dict[tuple[str, str], set[str]]:
+def _name_key(c: MentionCandidate) -> str:
+    """What the decision tells a mention's name by: its normalised canonical form, else its position."""
+    return norm(c.canonical) or str(c.start)
+
+
+def _rule_properties(sc: _Scored) -> dict[tuple[str, str], set[str]]:
     """The properties the rules gave each pair of names (subject, object), over all their mention pairs."""
     props: dict[tuple[str, str], set[str]] = {}
-    for p in pairs:
+    for p, names in zip(sc.pairs, sc.names):
         if p.rules:
-            props.setdefault(_names(typed, p), set()).update(prop for prop, _ in p.rules)
+            props.setdefault(names, set()).update(prop for prop, _ in p.rules)
     return props
 
 
-def _rule_pair_of(pair: PairCandidate, typed: list[Typed], rule_pairs: dict[tuple, set], prop: str) -> bool:
-    """Whether the rules related the pair itself, its two names the other way round ("A has a higher error rate than
-    B": the rules' B outperforms A is not contradicted by the model), or its two names by another property than
-    ``prop``. Another mention pair of the same names the rules related by ``prop`` is the model's to judge: the rules'
-    pair may have been vetoed where it stood (out of fold, a paper's venue rated 0.99 on its own line was dropped because
-    the rules' pair of the same names in another sentence was rated 0.09)."""
-    names = _names(typed, pair)
+def _rule_pair_of(pair: PairCandidate, names: tuple[str, str], rule_pairs: dict[tuple, set], prop: str) -> bool:
+    """Whether the rules related the pair itself, its two names (``names``) the other way round ("A has a higher
+    error rate than B": the rules' B outperforms A is not contradicted by the model), or its two names by another
+    property than ``prop``. Another mention pair of the same names the rules related by ``prop`` is the model's to
+    judge: the rules' pair may have been vetoed where it stood (out of fold, a paper's venue rated 0.99 on its own
+    line was dropped because the rules' pair of the same names in another sentence was rated 0.09)."""
     return bool(pair.rules) or names[::-1] in rule_pairs or (names in rule_pairs and prop not in rule_pairs[names])
 
 
