@@ -945,7 +945,7 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     stated = {(p.s, prop) for i, p in enumerate(pairs) for prop, _ in p.rules if prop in _ONE_VALUED and (i, prop) in kept}
     # nor is the subject of a comparison the rules read from the verb ("X, which builds on Y, outperforms Z": not Y)
     stated |= {(("o", p.o), prop) for i, p in enumerate(pairs) for prop, _ in p.rules if prop in _ONE_SUBJECT and (i, prop) in kept}
-    rule_pairs = _rule_properties(sc)  # a pair of names the rules related keeps their property
+    rule_pairs = _rule_properties(typed, pairs)  # a pair of names the rules related keeps their property
     out = []
     rivals = _subjects_of(sc)
     joint = _joint_probs(sc)
@@ -957,9 +957,9 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
             if (i, prop) in kept or (
                     not forced and joint.get((i, prop), pr) >= bars[prop] and (pair.s, prop) not in stated and (("o", pair.o), prop) not in stated
                     and pair.origin != "heading"
-                    and not _rule_pair_of(pair, names, rule_pairs, prop)
+                    and not _rule_pair_of(pair, typed, rule_pairs, prop)
                     and not _outscored(rivals.get((pair.o, prop), ()), names[0], pr)
-                    and not _challenged(lay, typed, challengers.get((pair.o, prop), ()), pair, names[0], pr)
+                    and not _challenged(lay, typed, challengers.get((pair.o, prop), ()), pair, pr)
                     and not (prop in NEGATED_PROPERTIES and _negated(lay, typed, pair))):
                 out.append((pair.s, prop, pair.o, pr, pair))
     out += _shared(lay, typed, pairs, rows, col, out)
@@ -1099,7 +1099,7 @@ def _kept_rules(lay: Layout, typed: list[Typed], sc: _Scored, rule_rel_bar: floa
         for prop in sorted({p for p, _ in pair.rules if p in scores}):
             pr = scores[prop]
             if forced or (pr >= rule_rel_bar or prop not in VETOED_PROPERTIES) and \
-                    not _challenged(lay, typed, challengers.get((pair.o, prop), ()), pair, sc.names[i][0], pr):
+                    not _challenged(lay, typed, challengers.get((pair.o, prop), ()), pair, pr):
                 kept.add((i, prop))
     return kept
 
@@ -1110,12 +1110,12 @@ def _challengers(sc: _Scored) -> dict[tuple[int, str], list[tuple[float, str, in
     return _subject_scores(sc, [True] * len(sc.pairs), sc.ruled)
 
 
-def _challenged(lay: Layout, typed: list[Typed], challengers, pair: PairCandidate, name: str, pr: float) -> bool:
-    """Whether a subject of another name than ``name`` (the pair's subject's) and the same class, not coordinated
-    with the pair's, scores more than ``SUBJECT_MARGIN`` above ``pr`` (never for an object many subjects share:
-    ``SHARED_OBJECT_CLASSES``)."""
+def _challenged(lay: Layout, typed: list[Typed], challengers, pair: PairCandidate, pr: float) -> bool:
+    """Whether a subject of another name and the same class, not coordinated with the pair's, scores more than
+    ``SUBJECT_MARGIN`` above ``pr`` (never for an object many subjects share: ``SHARED_OBJECT_CLASSES``)."""
     if SUBJECT_MARGIN is None or typed[pair.o].cls in SHARED_OBJECT_CLASSES:
         return False
+    name = _names(typed, pair)[0]
     cls = typed[pair.s].cls
     return any(p > pr + SUBJECT_MARGIN and n != name and typed[k].cls == cls
                and not coordinated(lay, typed[pair.s], typed[k]) for p, n, k in challengers)
@@ -1214,21 +1214,22 @@ def _name_key(c: MentionCandidate) -> str:
     return norm(c.canonical) or str(c.start)
 
 
-def _rule_properties(sc: _Scored) -> dict[tuple[str, str], set[str]]:
+def _rule_properties(typed: list[Typed], pairs: list[PairCandidate]) -> dict[tuple[str, str], set[str]]:
     """The properties the rules gave each pair of names (subject, object), over all their mention pairs."""
     props: dict[tuple[str, str], set[str]] = {}
-    for p, names in zip(sc.pairs, sc.names):
+    for p in pairs:
         if p.rules:
-            props.setdefault(names, set()).update(prop for prop, _ in p.rules)
+            props.setdefault(_names(typed, p), set()).update(prop for prop, _ in p.rules)
     return props
 
 
-def _rule_pair_of(pair: PairCandidate, names: tuple[str, str], rule_pairs: dict[tuple, set], prop: str) -> bool:
-    """Whether the rules related the pair itself, its two names (``names``) the other way round ("A has a higher
-    error rate than B": the rules' B outperforms A is not contradicted by the model), or its two names by another
-    property than ``prop``. Another mention pair of the same names the rules related by ``prop`` is the model's to
-    judge: the rules' pair may have been vetoed where it stood (out of fold, a paper's venue rated 0.99 on its own
-    line was dropped because the rules' pair of the same names in another sentence was rated 0.09)."""
+def _rule_pair_of(pair: PairCandidate, typed: list[Typed], rule_pairs: dict[tuple, set], prop: str) -> bool:
+    """Whether the rules related the pair itself, its two names the other way round ("A has a higher error rate than
+    B": the rules' B outperforms A is not contradicted by the model), or its two names by another property than
+    ``prop``. Another mention pair of the same names the rules related by ``prop`` is the model's to judge: the rules'
+    pair may have been vetoed where it stood (out of fold, a paper's venue rated 0.99 on its own line was dropped because
+    the rules' pair of the same names in another sentence was rated 0.09)."""
+    names = _names(typed, pair)
     return bool(pair.rules) or names[::-1] in rule_pairs or (names in rule_pairs and prop not in rule_pairs[names])
 
 
