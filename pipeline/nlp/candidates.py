@@ -238,16 +238,13 @@ def layout(doc: Doc) -> Layout:
         strings = doc.vocab.strings
         names = {d: strings[d] for d in set(arr[:, 2].tolist())}
         lay.deps = [names[d] for d in arr[:, 2].tolist()]
-        orths = arr[:, 3].tolist()
-        names = {o: strings[o] for o in set(orths)}
-        lay.texts = [names[o] for o in orths]
+        names = {o: strings[o] for o in set(arr[:, 3].tolist())}
+        lay.texts = [names[o] for o in arr[:, 3].tolist()]
         lay.spaced = arr[:, 4].astype(bool).tolist()
         lay.token_line = (numpy.searchsorted(numpy.asarray(starts), arr[:, 0].astype("int64"), side="right") - 1).tolist()
     from .features import word_of
 
-    if len(doc):  # (each distinct token's word once)
-        words = {o: word_of(t) for o, t in names.items()}
-        lay.words = [words[o] for o in orths]
+    lay.words = list(map(word_of, lay.texts))
     lex = lexicon()
     low = folded_text(text)
     for rank, (name, rx) in enumerate(lex["cue_res"].items()):
@@ -622,9 +619,8 @@ def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[t
         if a is not None and b is not None and a != b and (typed[a].cls, typed[b].cls) in ALLOWED:
             rules.setdefault((a, b), []).append((p, rule))
             found.setdefault((a, b), set()).add("rule")
-    return [PairCandidate(a, b, "+".join(sorted(origins)) if len(origins) > 1 else next(iter(origins)),
-                          tuple(sorted(set(rules[(a, b)]))) if (a, b) in rules else ())
-            for (a, b), origins in sorted(found.items())]
+    return [PairCandidate(a, b, "+".join(sorted(found[(a, b)])), tuple(sorted(set(rules.get((a, b), ())))))
+            for a, b in sorted(found)]
 
 
 _NEAR_SENTENCES = 2
