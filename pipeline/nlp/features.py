@@ -265,42 +265,33 @@ def own_features(lay: Layout, c: MentionCandidate) -> list[str]:
     return f
 
 
-_CARRIED = ("sx_np=", "sx_np_class=", "sx_appos_noun=", "sx_kind=", "sx_gov_class=", "sx_ls=")
+_CARRIED = ("sx_np=", "sx_np_class=", "sx_appos_noun=", "sx_gov_class=", "sx_ls=")
 """The screen's context features said of a name wherever it stands: each occurrence's are given to all of its
 occurrences in the document (``sx_any_``), as "the X robot" once makes a bare "X" elsewhere a robot."""
 
 
 def screen_features(lay: Layout, cands: list[MentionCandidate], owns: list[list[str]]) -> list[list[str]]:
     """What the screen (``classify.screened``) reads of each candidate: its own features (``owns``) and a few cheap
-    ones of its context that carry over between documents (``sx_``): the preposition and the class of the word
-    governing it ("re-ranked with X", "built on X"), the noun it modifies ("the X compiler") and the noun of an
-    apposition after it ("X, a camera"), with the classes those nouns speak of (:func:`_kinds`), and the classes
-    the rules, the lexicon or the gazetteer give the other pieces of the list it stands in ("Hyperopt, Katib and
-    Tune"); each name's kind words said at its other occurrences (``_CARRIED``). A name of common words ("Random Forest") so reaches the
+    ones of its context that carry over between documents (``sx_``): the words just before and after it, the
+    preposition and the class of the word governing it ("re-ranked with X", "built on X"), the noun it modifies
+    ("the X compiler") and the noun of an apposition after it ("X, a camera"), and the classes the rules, the lexicon
+    or the gazetteer give the other pieces of the list it stands in ("Hyperopt, Katib and Tune"); each name's kind
+    words said at its other occurrences (``_CARRIED``). A name of common words ("Random Forest") so reaches the
     mention model when its context says what it is."""
     segments = _segments(lay, cands)
     rows, keys, memo = [], [], {}
     said: dict[str, set[str]] = defaultdict(set)
     for c in cands:
         root = span_root(lay, c.start, c.end)
-        f = [g for g in _gov(lay, root, "sx_") if g.startswith(("sx_np", "sx_prep=", "sx_gov_class="))]
-        appos = _apposition(lay, c.end, root)
-        f += ["sx_" + x for x in appos] + _kinds(lay, root, appos)
+        f = [f"sx_p1={_before(lay, c)[0]}", f"sx_n1={_after(lay, c)[0]}"]
+        f += [g for g in _gov(lay, root, "sx_") if g.startswith(("sx_np", "sx_prep=", "sx_gov_class="))]
+        f += ["sx_" + x for x in _apposition(lay, c.end, root)]
         f += _list_pieces(lay, c, segments, memo)
         key = norm(lay.text[c.start_char:c.end_char])
         said[key].update(x for x in f if x.startswith(_CARRIED))
         rows.append(f)
         keys.append(key)
     return [[*o, *f, *("sx_any_" + x[3:] for x in sorted(said[k].difference(f)))] for o, f, k in zip(owns, rows, keys)]
-
-
-def _kinds(lay: Layout, root: int, appos: list[str]) -> list[str]:
-    """The classes (``context_classes``) of a span's kind nouns: the noun it modifies ("an Intel Core Ultra
-    processor") and the noun of its apposition ("Dart, a framework"), as ``sx_kind=``."""
-    nouns = [x.split("=", 1)[1] for x in appos]
-    if lay.deps[root] in _NP and lay.heads[root] != root:
-        nouns.append(lay.texts[lay.heads[root]].lower())
-    return sorted({f"sx_kind={cls}" for noun in nouns for cls in _context_classes().get(noun, ())})
 
 
 def _list_pieces(lay: Layout, c: MentionCandidate, segments: dict, memo: dict) -> list[str]:
