@@ -818,7 +818,7 @@ def test_a_subject_outscored_by_another_of_the_sentence_goes():
     """Of the subjects named in the object's sentence, the one the model scores highest keeps the relation; a
     subject found only across sentences does not compete."""
     from pipeline.nlp.candidates import MentionCandidate, PairCandidate
-    from pipeline.nlp.classify import _outscored, _subjects_of
+    from pipeline.nlp.classify import _outscored, _Scored, _subjects_of
 
     def typed(i, cls, name):
         return Typed(MentionCandidate(i, i + 1, 10 * i, 10 * i + 5, "shape", canonical=name), cls, 0.9)
@@ -827,7 +827,7 @@ def test_a_subject_outscored_by_another_of_the_sentence_goes():
     pairs = [PairCandidate(0, 3, "sentence"), PairCandidate(1, 3, "sentence"), PairCandidate(2, 3, "paragraph")]
     col = {"evaluatedOn": 0, "uses": 1}
     rows = [[0.9, 0.1], [0.75, 0.1], [0.95, 0.1]]
-    rivals = _subjects_of(ts, pairs, rows, col)[(3, "evaluatedOn")]
+    rivals = _subjects_of(_Scored.of(ts, pairs, rows, col))[(3, "evaluatedOn")]
     assert not _outscored(rivals, "kestrel", 0.9)  # Heron's 0.95 came from another sentence
     assert _outscored(rivals, "falcon", 0.75)
 
@@ -843,40 +843,43 @@ def test_a_rule_subject_outscored_by_the_paragraphs_method_goes(parse):
     """"It was applied to X and evaluated on Z": the rules give Z to X, the model scores the paragraph's method (the
     "it") far higher, and the rules' subject goes; scored close to it, the rules' subject stays."""
     from pipeline.nlp.candidates import PairCandidate
-    from pipeline.nlp.classify import _challengers, _kept_rules
+    from pipeline.nlp.classify import _challengers, _kept_rules, _Scored
 
     lay, ts = _typed_in(parse, "Kestrel is a small language model. It was applied to Heron-7B and evaluated on Wrenbank.",
                         [("Kestrel", "Method"), ("Heron-7B", "Method"), ("Wrenbank", "Dataset")])
     pairs = [PairCandidate(1, 2, "rule+sentence", (("evaluatedOn", "evaluatedOn.cue"),)), PairCandidate(0, 2, "anaphor")]
     col = {"evaluatedOn": 0}
     for rows, kept in (([[0.4], [0.9]], set()), ([[0.8], [0.9]], {(0, "evaluatedOn")})):
-        assert _kept_rules(lay, ts, pairs, rows, col, 0.2, _challengers(ts, pairs, rows, col)) == kept
+        sc = _Scored.of(ts, pairs, rows, col)
+        assert _kept_rules(lay, ts, sc, 0.2, _challengers(sc)) == kept
 
 
 def test_a_subject_the_rules_also_gave_does_not_challenge(parse):
     """Two subjects the rules both related to the object (a list of papers at one venue) do not compete."""
     from pipeline.nlp.candidates import PairCandidate
-    from pipeline.nlp.classify import _challengers, _kept_rules
+    from pipeline.nlp.classify import _challengers, _kept_rules, _Scored
 
     lay, ts = _typed_in(parse, "Kestrel and Heron were presented at ICML 2024. Wren was too.",
                         [("Kestrel", "Paper"), ("Wren", "Paper"), ("ICML 2024", "Venue")])
     rule = (("presentedAt", "presentedAt.cue"),)
     pairs = [PairCandidate(0, 2, "rule+sentence", rule), PairCandidate(1, 2, "rule", rule)]
     rows, col = [[0.3], [0.95]], {"presentedAt": 0}
-    assert _kept_rules(lay, ts, pairs, rows, col, 0.2, _challengers(ts, pairs, rows, col)) == {(0, "presentedAt"), (1, "presentedAt")}
+    sc = _Scored.of(ts, pairs, rows, col)
+    assert _kept_rules(lay, ts, sc, 0.2, _challengers(sc)) == {(0, "presentedAt"), (1, "presentedAt")}
 
 
 def test_two_demos_at_one_booth_are_both_kept(parse):
     """A venue holds many demos: a second demo at the booth, which the model is far surer of, does not unseat the one
     the rules read (``SHARED_OBJECT_CLASSES``), as it would for an object one subject holds."""
     from pipeline.nlp.candidates import PairCandidate
-    from pipeline.nlp.classify import _challengers, _kept_rules
+    from pipeline.nlp.classify import _challengers, _kept_rules, _Scored
 
     lay, ts = _typed_in(parse, "At ICLR 2026, our booth shows live demos. Kestrel runs on a laptop. Heron is shown too.",
                         [("ICLR 2026", "Venue"), ("Kestrel", "Method"), ("Heron", "Method")])
     pairs = [PairCandidate(1, 0, "heading+rule", (("demoedAt", "demoedAt.demo_sentence"),)), PairCandidate(2, 0, "heading")]
     rows, col = [[0.5], [0.95]], {"demoedAt": 0}
-    assert _kept_rules(lay, ts, pairs, rows, col, 0.2, _challengers(ts, pairs, rows, col)) == {(0, "demoedAt")}
+    sc = _Scored.of(ts, pairs, rows, col)
+    assert _kept_rules(lay, ts, sc, 0.2, _challengers(sc)) == {(0, "demoedAt")}
 
 
 @pytest.mark.parametrize("text, coordinated_", [
@@ -888,27 +891,27 @@ def test_coordinated_subjects_do_not_compete(parse, text, coordinated_):
     """"A and B are evaluated on C" says it of both: however differently the model scores them, neither outscores
     the other."""
     from pipeline.nlp.candidates import PairCandidate
-    from pipeline.nlp.classify import _challenged, _challengers
+    from pipeline.nlp.classify import _challenged, _challengers, _Scored
     from pipeline.nlp.subjects import coordinated
 
     lay, ts = _typed_in(parse, text, [("Kestrel", "Method"), ("Heron", "Method"), ("Wrenbank", "Dataset")])
     assert coordinated(lay, ts[0], ts[1]) == coordinated(lay, ts[1], ts[0]) == coordinated_
     pairs = [PairCandidate(0, 2, "sentence"), PairCandidate(1, 2, "rule+sentence", (("evaluatedOn", "evaluatedOn.cue"),))]
     rows, col = [[0.95], [0.3]], {"evaluatedOn": 0}
-    assert _challenged(lay, ts, _challengers(ts, pairs, rows, col)[(2, "evaluatedOn")], pairs[1], 0.3) != coordinated_
+    assert _challenged(lay, ts, _challengers(_Scored.of(ts, pairs, rows, col))[(2, "evaluatedOn")], pairs[1], 0.3) != coordinated_
 
 
 def test_a_subject_from_another_sentence_competes_by_a_margin(parse):
     """A subject paired across sentences (the paragraph's method) outscores one of the object's sentence only by
     more than ``SUBJECT_MARGIN``."""
     from pipeline.nlp.candidates import PairCandidate
-    from pipeline.nlp.classify import SUBJECT_MARGIN, _challenged, _challengers
+    from pipeline.nlp.classify import SUBJECT_MARGIN, _challenged, _challengers, _Scored
 
     lay, ts = _typed_in(parse, "Heron is our model. Kestrel beats Falcon on Wrenbank.",
                         [("Heron", "Method"), ("Kestrel", "Method"), ("Falcon", "Method"), ("Wrenbank", "Dataset")])
     pairs = [PairCandidate(0, 3, "paragraph"), PairCandidate(1, 3, "sentence"), PairCandidate(2, 3, "sentence")]
     rows, col = [[0.95], [0.9], [0.5]], {"evaluatedOn": 0}
-    rivals = _challengers(ts, pairs, rows, col)[(3, "evaluatedOn")]
+    rivals = _challengers(_Scored.of(ts, pairs, rows, col))[(3, "evaluatedOn")]
     assert not _challenged(lay, ts, rivals, pairs[1], 0.9)
     assert _challenged(lay, ts, rivals, pairs[2], 0.5) and 0.95 - 0.5 > SUBJECT_MARGIN
 

@@ -246,7 +246,8 @@ class _FeatureTable:
                 starts.append(len(flat))
                 flat.append(0)  # the padding row: a row with no known feature sums to zeros
                 flat += filter(None, map(get, row))  # the rows of the known features, in order (C-level loops)
-            picked = columns.take(numpy.array(flat, dtype=numpy.intp), axis=1)  # an array indexes faster than a list
+            # an array indexes faster than a list; fromiter makes it from the list of ints in less time than array()
+            picked = columns.take(numpy.fromiter(flat, dtype=numpy.intp, count=len(flat)), axis=1)
             out.append(numpy.add.reduceat(picked, starts, axis=1).T)
         return out[0] if len(out) == 1 else numpy.concatenate(out)
 
@@ -941,26 +942,27 @@ def decide(doc: Doc, models: Models, lay: Layout | None = None, cands: list[Ment
     col = {p: k for k, p in enumerate(models.relations.labels)}
     bars = _bars(rel_threshold)
     rows = probs.tolist()
-    challengers = _challengers(typed, pairs, rows, col)
-    kept = _kept_rules(lay, typed, pairs, rows, col, rule_rel_bar, challengers)
+    sc = _Scored.of(typed, pairs, rows, col)
+    challengers = _challengers(sc)
+    kept = _kept_rules(lay, typed, sc, rule_rel_bar, challengers)
     # a paper's venue the rules stated is not second-guessed by another the layout suggests
     stated = {(p.s, prop) for i, p in enumerate(pairs) for prop, _ in p.rules if prop in _ONE_VALUED and (i, prop) in kept}
     # nor is the subject of a comparison the rules read from the verb ("X, which builds on Y, outperforms Z": not Y)
     stated |= {(("o", p.o), prop) for i, p in enumerate(pairs) for prop, _ in p.rules if prop in _ONE_SUBJECT and (i, prop) in kept}
     rule_pairs = _rule_properties(typed, pairs)  # a pair of names the rules related keeps their property
     out = []
-    rivals = _subjects_of(typed, pairs, rows, col)
-    joint = _joint_probs(typed, pairs, rows, col)
+    rivals = _subjects_of(sc)
+    joint = _joint_probs(sc)
     for i, pair in enumerate(pairs):
         # an untitled paper is known only by what the rules say of it: the model adds nothing to it
         forced = typed[pair.s].cand.forced
-        for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
-            pr = rows[i][col[prop]]
+        names = sc.names[i]
+        for prop, pr in sc.scores[i]:
             if (i, prop) in kept or (
                     not forced and joint.get((i, prop), pr) >= bars[prop] and (pair.s, prop) not in stated and (("o", pair.o), prop) not in stated
                     and pair.origin != "heading"
                     and not _rule_pair_of(pair, typed, rule_pairs, prop)
-                    and not _outscored(rivals.get((pair.o, prop), ()), _names(typed, pair)[0], pr)
+                    and not _outscored(rivals.get((pair.o, prop), ()), names[0], pr)
                     and not _challenged(lay, typed, challengers.get((pair.o, prop), ()), pair, pr)
                     and not (prop in NEGATED_PROPERTIES and _negated(lay, typed, pair))):
                 out.append((pair.s, prop, pair.o, pr, pair))
@@ -1034,65 +1036,82 @@ def joint_probability(probs: list[float], share: float) -> float:
     return best + share * (1.0 - miss - best)
 
 
-def _joint_probs(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]],
-                 col: dict[str, int]) -> dict[tuple[int, str], float]:
+@dataclass(frozen=True)
+class _Scored:
+    """The pair candidates of one document with what the decision reads of each again and again: the names of its
+    two ends (``_names``), the properties its classes allow (``ALLOWED``) with the model's probability of each, and
+    the properties the rules gave it; made once, not per property in each of the decision's passes."""
+
+    pairs: list[PairCandidate]
+    names: list[tuple[str, str]]
+    scores: list[tuple[tuple[str, float], ...]]
+    ruled: list[frozenset[str]]
+
+    @classmethod
+    def of(cls, typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]], col: dict[str, int]) -> "_Scored":
+        keys = [_name_key(t.cand) for t in typed]
+        scores = []
+        for pair, row in zip(pairs, rows):
+            scores.append(tuple((prop, row[col[prop]]) for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]))
+        return cls(pairs, [(keys[p.s], keys[p.o]) for p in pairs], scores,
+                   [frozenset(prop for prop, _ in p.rules) for p in pairs])
+
+
+def _joint_probs(sc: _Scored) -> dict[tuple[int, str], float]:
     """For the strongest pair of each (subject name, property, object name) said more than once, the
     ``joint_probability`` of all its pairs."""
     if JOINT_SHARE is None:
         return {}
     groups: dict[tuple, list[tuple[float, int]]] = defaultdict(list)
-    for i, pair in enumerate(pairs):
-        names = _names(typed, pair)
-        for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
-            groups[(names[0], prop, names[1])].append((rows[i][col[prop]], i))
+    for i, (names, scores) in enumerate(zip(sc.names, sc.scores)):
+        for prop, pr in scores:
+            groups[(names[0], prop, names[1])].append((pr, i))
     return {(max(members)[1], key[1]): joint_probability([p for p, _ in members], JOINT_SHARE)
             for key, members in groups.items() if len(members) > 1}
 
 
-def _subjects_of(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]],
-                 col: dict[str, int]) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
+def _subjects_of(sc: _Scored) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
     """For each object mention and property, the probability, name and mention of each subject candidate named in
     the object's sentence: the per-pair model scores each subject alone, the decision compares them."""
     if RIVAL_MARGIN is None:
         return {}
-    return _subject_scores(typed, pairs, rows, col,
-                           lambda pair, prop: bool(_RIVAL_ORIGINS.intersection(pair.origin.split("+"))))
+    near = [bool(_RIVAL_ORIGINS.intersection(pair.origin.split("+"))) for pair in sc.pairs]
+    return _subject_scores(sc, near, [frozenset()] * len(sc.pairs))
 
 
-def _subject_scores(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]], col: dict[str, int],
-                    counts) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
-    """For each object mention and property, the probability, name and mention of each subject of a pair that
-    ``counts(pair, prop)`` admits: what the rival subjects of one object are compared on."""
+def _subject_scores(sc: _Scored, counts: list[bool], barred: list[frozenset[str]]) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
+    """For each object mention and property, the probability, name and mention of each subject of a pair that counts
+    (``counts``, per pair) for a property not ``barred`` to it: what the rival subjects of one object are compared on."""
     out: dict[tuple[int, str], list[tuple[float, str, int]]] = defaultdict(list)
-    for i, pair in enumerate(pairs):
-        name = _names(typed, pair)[0]
-        for prop in ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]:
-            if counts(pair, prop):
-                out[(pair.o, prop)].append((rows[i][col[prop]], name, pair.s))
+    for pair, names, scores, count, no in zip(sc.pairs, sc.names, sc.scores, counts, barred):
+        if count:
+            for prop, pr in scores:
+                if prop not in no:
+                    out[(pair.o, prop)].append((pr, names[0], pair.s))
     return out
 
 
-def _kept_rules(lay: Layout, typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]], col: dict[str, int],
-                rule_rel_bar: float, challengers: dict) -> set[tuple[int, str]]:
+def _kept_rules(lay: Layout, typed: list[Typed], sc: _Scored, rule_rel_bar: float, challengers: dict) -> set[tuple[int, str]]:
     """The (pair, property) of each relation the rules gave that the model keeps: all of an untitled paper's, the
     others unless vetoed (``RULE_REL_BAR``) or outscored by a subject the rules did not give (``SUBJECT_MARGIN``)."""
     kept = set()
-    for i, pair in enumerate(pairs):
+    for i, pair in enumerate(sc.pairs):
+        if not pair.rules:
+            continue
         forced = typed[pair.s].cand.forced
-        allowed = ALLOWED[(typed[pair.s].cls, typed[pair.o].cls)]
-        for prop in sorted({p for p, _ in pair.rules if p in allowed}):
-            pr = rows[i][col[prop]]
+        scores = dict(sc.scores[i])
+        for prop in sorted({p for p, _ in pair.rules if p in scores}):
+            pr = scores[prop]
             if forced or (pr >= rule_rel_bar or prop not in VETOED_PROPERTIES) and \
                     not _challenged(lay, typed, challengers.get((pair.o, prop), ()), pair, pr):
                 kept.add((i, prop))
     return kept
 
 
-def _challengers(typed: list[Typed], pairs: list[PairCandidate], rows: list[list[float]],
-                 col: dict[str, int]) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
+def _challengers(sc: _Scored) -> dict[tuple[int, str], list[tuple[float, str, int]]]:
     """For each object mention and property, the probability, name and mention of each subject candidate the rules
     did not relate to it by that property, however it was paired (``SUBJECT_MARGIN``)."""
-    return _subject_scores(typed, pairs, rows, col, lambda pair, prop: all(p != prop for p, _ in pair.rules))
+    return _subject_scores(sc, [True] * len(sc.pairs), sc.ruled)
 
 
 def _challenged(lay: Layout, typed: list[Typed], challengers, pair: PairCandidate, pr: float) -> bool:
@@ -1191,8 +1210,12 @@ def _without_weak(typed: list[Typed], rels: list, threshold: float, joint_bar: f
 
 
 def _names(typed: list[Typed], pair: PairCandidate) -> tuple[str, str]:
-    a, b = typed[pair.s].cand, typed[pair.o].cand
-    return (norm(a.canonical) or str(a.start), norm(b.canonical) or str(b.start))
+    return _name_key(typed[pair.s].cand), _name_key(typed[pair.o].cand)
+
+
+def _name_key(c: MentionCandidate) -> str:
+    """What the decision tells a mention's name by: its normalised canonical form, else its position."""
+    return norm(c.canonical) or str(c.start)
 
 
 def _rule_properties(typed: list[Typed], pairs: list[PairCandidate]) -> dict[tuple[str, str], set[str]]:
