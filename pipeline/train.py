@@ -66,7 +66,7 @@ class PreparedDoc:
     lay: object
     cands: list
     owns: list[list[str]]
-    """Each candidate's own features (``features.own_features``): what the screen is trained on."""
+    """Each candidate's own features (``features.own_features``): how its full features start."""
     mlabels: numpy.ndarray
     rule_rels: list
     rule_spans: list = field(default_factory=list)
@@ -82,6 +82,8 @@ class PreparedDoc:
     screened: tuple = ()
     """The last survivors of a screen (``classify.screened_features``): (their indices, their full features), kept
     while another fold's screen lets the same candidates through."""
+    srows: list[list[str]] = field(default_factory=list)
+    """Each candidate's screen row (``features.screen_features``): what the screen is trained on and reads."""
 
 
 @dataclass
@@ -151,7 +153,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
     from .nlp import load_nlp
     from .nlp.candidates import layout, mention_candidates
     from .nlp.extract import doc_of
-    from .nlp.features import own_features
+    from .nlp.features import own_features, screen_features
 
     nlp = nlp or load_nlp()
     golds = {s.name: json.loads(s.gold.read_text("utf-8")) for s in sets}
@@ -178,6 +180,7 @@ def prepare(sets: list[AnnotatedSet], nlp=None, log=None) -> Prepared:
                 ids.append(got)
             rule_rels = list(doc._.mlkg_relations or ())
             pd = PreparedDoc(s.name, document, doc, lay, cands, owns, ml, rule_rels, list(doc.spans["mlkg_mentions"]),
+                             srows=screen_features(lay, cands, owns),
                              ids=ids, untitled=untitled, gold_rels=rels,
                              evidence=_evidence_spans(lay.text, evidence) if EVIDENCE_LABELS else {})
             pair_rows(pd)
@@ -446,10 +449,10 @@ def _weights(docs: list[PreparedDoc], sizes: list[int], style_weight: float) -> 
 
 
 def fit_screen(docs: list[PreparedDoc], style_weight: float = STYLE_WEIGHT):
-    """The screen (``classify.screened``) from every candidate's own features, with the mention model's labels and
-    row weights."""
-    mw = _weights(docs, [len(d.owns) for d in docs], style_weight)
-    rows = [f for d in docs for f in d.owns]
+    """The screen (``classify.screened``) from every candidate's screen row (``features.screen_features``), with the
+    mention model's labels and row weights."""
+    mw = _weights(docs, [len(d.srows) for d in docs], style_weight)
+    rows = [f for d in docs for f in d.srows]
     my = numpy.concatenate([d.mlabels for d in docs]) if docs else numpy.zeros((0, len(CLASSES)))
     return _fit(*_stack(rows, my, numpy.ones_like(my) * mw[:, None]), CLASSES)
 
@@ -458,7 +461,7 @@ def _survivors(d: PreparedDoc, screen) -> tuple[list[int], list[list[str]]]:
     """The candidates of ``d`` that ``screen`` lets through and their full features, as the build computes them."""
     from .nlp.classify import screened, screened_features
 
-    keep = screened(d.cands, d.owns, screen)
+    keep = screened(d.cands, d.srows, screen)
     if not d.screened or d.screened[0] != keep:
         d.screened = screened_features(d.doc, d.lay, d.cands, screen, d.owns, keep)
     return d.screened

@@ -14,7 +14,7 @@ from pipeline.nlp.candidates import MentionCandidate, layout, mention_candidates
 from pipeline.nlp.classify import (SCREEN_BAR, LinearModel, Models, _from_binary, _to_binary, decide, load_models,
                                    screened, screened_features)
 from pipeline.nlp.extract import doc_of
-from pipeline.nlp.features import mentions_features, own_features
+from pipeline.nlp.features import mentions_features, own_features, screen_features
 
 CLASSES = ("Dataset", "Hardware", "Method", "Organization", "Paper", "Venue")
 
@@ -126,3 +126,60 @@ def test_the_committed_weights_have_a_screen():
     """``mlkg train`` writes the screen beside the two models (retrain when this fails)."""
     models = load_models()
     assert models.screen is not None and models.screen.labels == models.mentions.labels
+
+
+def _screen_rows(parse, text: str) -> dict[str, list[list[str]]]:
+    """Each candidate's screen context (``features.screen_features`` past its own features), by its text."""
+    doc = parse(text)
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    owns = [own_features(lay, c) for c in cands]
+    out: dict[str, list[list[str]]] = {}
+    for c, own, row in zip(cands, owns, screen_features(lay, cands, owns)):
+        assert row[:len(own)] == own  # a screen row starts with the candidate's own features
+        out.setdefault(lay.text[c.start_char:c.end_char], []).append(row[len(own):])
+    return out
+
+
+def test_the_screen_reads_the_noun_of_an_apposition(parse):
+    rows = _screen_rows(parse, "The kit ships with Poetoid Lyricam, a camera that prints poems.")
+    assert "sx_appos_noun=camera" in rows["Poetoid Lyricam"][0]
+
+
+def test_the_screen_reads_the_kind_noun_a_name_modifies(parse):
+    rows = _screen_rows(parse, "The team wrote the Clang compiler.")
+    assert "sx_np=compiler" in rows["Clang"][0]
+
+
+def test_the_screen_reads_the_preposition_and_word_governing_a_name(parse):
+    rows = _screen_rows(parse, "The documents are re-ranked with Elasticsearch.")
+    got = rows["Elasticsearch"][0]
+    assert "sx_p1=with" in got and any(f.startswith("sx_prep=with_") for f in got)
+
+
+def test_the_screen_reads_the_classes_of_the_other_items_of_a_list(parse):
+    rows = _screen_rows(parse, "We compare BERT, Tune and Katib on GLUE.")
+    assert "sx_ls=rc=Method" in rows["Tune"][0]
+    # a span across two items is no item of the list
+    assert not any(f.startswith("sx_ls=") for f in rows["Tune and Katib"][0])
+
+
+def test_the_kind_words_of_one_occurrence_reach_the_others(parse):
+    rows = _screen_rows(parse, "The team wrote the Clang compiler. Later Clang grew.")
+    first, second = rows["Clang"]
+    assert "sx_np=compiler" in first and "sx_any_np=compiler" not in first  # (not twice)
+    assert "sx_np=compiler" not in second and "sx_any_np=compiler" in second
+
+
+def test_a_name_whose_context_the_screen_trusts_reaches_the_mention_model(parse):
+    """A candidate the rules did not give, whose own features the screen rates low, passes on its context."""
+    doc = parse("The kit ships with Poetoid Lyricam, a camera that prints poems.")
+    lay = layout(doc)
+    cands = mention_candidates(doc, lay)
+    k = next(k for k, c in enumerate(cands) if lay.text[c.start_char:c.end_char] == "Poetoid Lyricam")
+    assert not cands[k].rule_cls
+    assert k not in screened_features(doc, lay, cands, _screen(0.001))[0]
+    keep, rows = screened_features(doc, lay, cands, _screen(0.001, {"sx_appos_noun=camera": (1, 0.5)}))
+    assert k in keep
+    # the mention model's rows are the full features, without the screen's context
+    assert not any(f.startswith("sx_") for f in rows[keep.index(k)])

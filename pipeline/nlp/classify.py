@@ -32,7 +32,8 @@ from .doc import set_mention_values, span_value
 from .gazetteer import gazetteer
 from .relations.common import negated_clause
 from .subjects import coordinated
-from .features import COORDINATORS, conjuncts, known_classes, mentions_features, negated_between, own_features, pairs_features
+from .features import (COORDINATORS, conjuncts, known_classes, mentions_features, negated_between, own_features, pairs_features,
+                       screen_features)
 
 __all__ = ["LinearModel", "HiddenModel", "model_from_json", "Models", "load_models", "WEIGHTS", "Decision", "decide", "joint_probability", "select", "apply_decision",
            "screened", "screened_features", "SCREEN_BAR",
@@ -879,8 +880,9 @@ def _longer_names(picks: list[Typed], threshold: float, texts: list[str] | None 
 
 SCREEN_BAR = 0.05
 """A candidate the rules did not give goes on to the mention model only when the screen (a linear model over its own
-features, ``features.own_features``) rates some class this probable: the full features (the words around it, the
-document's other occurrences, lists, tables) are computed for the survivors only. Before the screen, of the
+features, ``features.own_features``, and a few cheap ones of its context, ``features.screen_features``) rates some
+class this probable: the full features (the words around it, the document's other occurrences, lists, tables) are
+computed for the survivors only. Before the screen, of the
 candidates of 300 generated documents (``mlkg generate``) 75.0% were ones no rule gave, and the mention model rated
 73% of those below 0.05 for every class (54.9% of all; ``WEAK_BAR`` 0.5 and ``LIST_BAR`` 0.3 keep none of them).
 With the screen, 1,000 generated documents: 29,085 of 61,591 candidates survive (47.2%); on the 300, of the
@@ -893,7 +895,9 @@ F1 0.8113 -> 0.8120, relation F1 0.5598 -> 0.5620; the selection sets 0.8186 -> 
 
 def screened(cands: list[MentionCandidate], own_rows: list[list[str]], screen: Model | None) -> list[int]:
     """The indices of the candidates that survive the screen: every one a rule gave, and those the screen rates
-    ``SCREEN_BAR`` at least for some class (all of them without a screen). The build and training both call it."""
+    ``SCREEN_BAR`` at least for some class (all of them without a screen), from their rows ``own_rows``
+    (``features.screen_features``: their own features and a few of their context's). The build and training both
+    call it."""
     if screen is None:
         return list(range(len(cands)))
     free = [k for k, c in enumerate(cands) if not c.rule_cls]
@@ -911,7 +915,7 @@ def screened_features(doc: Doc, lay: Layout, cands: list[MentionCandidate], scre
     if own_rows is None:
         own_rows = [own_features(lay, c) for c in cands]
     if keep is None:
-        keep = screened(cands, own_rows, screen)
+        keep = screened(cands, own_rows if screen is None else screen_features(lay, cands, own_rows), screen)
     return keep, mentions_features(doc, lay, [cands[k] for k in keep], [own_rows[k] for k in keep])
 
 

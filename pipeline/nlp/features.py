@@ -27,7 +27,7 @@ from .subjects import subject_features
 from .text import CELL_BREAK, MARK
 from .wraps import furniture_features, wrap_features
 
-__all__ = ["own_features", "mention_features", "mentions_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "conjuncts", "negated_between", "verb_classes"]
+__all__ = ["own_features", "screen_features", "mention_features", "mentions_features", "pair_features", "pairs_features", "doc_context", "word_of", "shape", "list_heads", "conjuncts", "negated_between", "verb_classes"]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -263,6 +263,65 @@ def own_features(lay: Layout, c: MentionCandidate) -> list[str]:
         f += [f"rc={c.rule_cls}", f"rr={c.rule}", f"rrp={c.rule.split('.')[0]}"]
     f += written
     return f
+
+
+_CARRIED = ("sx_np=", "sx_np_class=", "sx_appos_noun=", "sx_gov_class=", "sx_ls=")
+"""The screen's context features said of a name wherever it stands: each occurrence's are given to all of its
+occurrences in the document (``sx_any_``), as "the X robot" once makes a bare "X" elsewhere a robot."""
+
+
+def screen_features(lay: Layout, cands: list[MentionCandidate], owns: list[list[str]]) -> list[list[str]]:
+    """What the screen (``classify.screened``) reads of each candidate: its own features (``owns``) and a few cheap
+    ones of its context that carry over between documents (``sx_``): the words just before and after it, the
+    preposition and the class of the word governing it ("re-ranked with X", "built on X"), the noun it modifies
+    ("the X compiler") and the noun of an apposition after it ("X, a camera"), and the classes the rules, the lexicon
+    or the gazetteer give the other pieces of the list it stands in ("Hyperopt, Katib and Tune"); each name's kind
+    words said at its other occurrences (``_CARRIED``). A name of common words ("Random Forest") so reaches the
+    mention model when its context says what it is."""
+    segments = _segments(lay, cands)
+    rows, keys, memo = [], [], {}
+    said: dict[str, set[str]] = defaultdict(set)
+    for c in cands:
+        root = span_root(lay, c.start, c.end)
+        f = [f"sx_p1={_before(lay, c)[0]}", f"sx_n1={_after(lay, c)[0]}"]
+        f += [g for g in _gov(lay, root, "sx_") if g.startswith(("sx_np", "sx_prep=", "sx_gov_class="))]
+        f += ["sx_" + x for x in _apposition(lay, c.end, root)]
+        f += _list_pieces(lay, c, segments, memo)
+        key = norm(lay.text[c.start_char:c.end_char])
+        said[key].update(x for x in f if x.startswith(_CARRIED))
+        rows.append(f)
+        keys.append(key)
+    return [[*o, *f, *("sx_any_" + x[3:] for x in sorted(said[k].difference(f)))] for o, f, k in zip(owns, rows, keys)]
+
+
+def _list_pieces(lay: Layout, c: MentionCandidate, segments: dict, memo: dict) -> list[str]:
+    """The classes (``rc=``, ``lex=``, ``gaz=``) of the other pieces of a span's list (:func:`_other_pieces`), as
+    ``sx_ls=``, for a span inside one piece ("Forest and XGBoost" is no item): once per piece."""
+    line = lay.token_line[c.start]
+    if line not in segments:
+        return []
+    piece = bisect_right(segments[line][0], c.start_char)
+    if bisect_right(segments[line][0], c.end_char - 1) != piece:
+        return []
+    key = (line, lay.sent_of(c.start), piece)
+    out = memo.get(key)
+    if out is None:
+        out = memo[key] = sorted({"sx_ls=" + x for s in _other_pieces(lay, c, segments) for x in s
+                                  if x.startswith(("rc=", "lex=", "gaz="))})
+    return out
+
+
+def _other_pieces(lay: Layout, c: MentionCandidate, segments: dict) -> list[set[str]]:
+    """What the other pieces of a span's line in its sentence say (:func:`_segments`; none past twelve pieces)."""
+    got = segments.get(lay.token_line[c.start])
+    if got is None or len(got[0]) > 12:
+        return []
+    cuts, says = got
+    own = bisect_right(cuts, c.start_char) - 1
+    si = lay.sent_of(c.start)  # the list ends with its sentence
+    a = lay.idx[lay.sent_starts[si]]
+    b = lay.idx[lay.sent_starts[si + 1]] if si + 1 < len(lay.sent_starts) else len(lay.text)
+    return [s for k, s in enumerate(says) if k != own and a <= cuts[k] < b]
 
 
 def mention_features(doc: Doc, lay: Layout, c: MentionCandidate, ctx: dict, own: list[str] | None = None) -> list[str]:
@@ -639,21 +698,17 @@ def _predicate(lay: Layout, c: MentionCandidate) -> list[str]:
 
 def _list_classes(lay: Layout, c: MentionCandidate, ctx: dict) -> list[str]:
     """The classes the rules gave anywhere else in the list a span stands in (the pieces of its line and sentence,
-    :func:`_segments`, at most twelve), and the one class when they agree: a list's items are of one kind ("the GLUE
-    tasks: MNLI, SST-2, MRPC, CoLA and RTE")."""
+    :func:`_other_pieces`), and the one class when they agree: a list's items are of one kind ("the GLUE tasks:
+    MNLI, SST-2, MRPC, CoLA and RTE")."""
     got = ctx.get("segments", {}).get(lay.token_line[c.start])
     if got is None or len(got[0]) > 12:
         return []
-    cuts, says = got
-    own = bisect_right(cuts, c.start_char) - 1
-    si = lay.sent_of(c.start)  # the list ends with its sentence
-    key = ("list", own, si, lay.token_line[c.start])
+    key = ("list", bisect_right(got[0], c.start_char) - 1, lay.sent_of(c.start), lay.token_line[c.start])
     out = lay.line_info.get(key)  # the same for every span of the piece
     if out is None:
-        a = lay.idx[lay.sent_starts[si]]
-        b = lay.idx[lay.sent_starts[si + 1]] if si + 1 < len(lay.sent_starts) else len(lay.text)
-        found = sorted({x for k, s in enumerate(says) if k != own and a <= cuts[k] < b for x in s if x.startswith("rc=")})
-        lex = sorted({x for k, s in enumerate(says) if k != own and a <= cuts[k] < b for x in s if x.startswith("lex=")})
+        others = _other_pieces(lay, c, ctx["segments"])
+        found = sorted({x for s in others for x in s if x.startswith("rc=")})
+        lex = sorted({x for s in others for x in s if x.startswith("lex=")})
         out = lay.line_info[key] = ([f"ls_{x}" for x in found + lex] + ([f"ls_one_{found[0]}"] if len(found) == 1 else [])
                                     + ([f"ls_one_{lex[0]}"] if len(lex) == 1 else []))
     return out
