@@ -100,7 +100,9 @@ def test_nlp_layouts_demo_paragraph(extract_text):
     ("QuillVL answers more accurately than both MiniCPM-V and SmolVLM2.", ("QuillVL", "outperforms", "SmolVLM2")),
     ("QuillVL improves mIoU by 2.8 points over FlashOcc.", ("QuillVL", "outperforms", "FlashOcc")),
     ("CORALINE is a modification of the Muon optimizer for large batches.", ("CORALINE", "extends", "Muon")),
-    ("TideNet is a Fourier Neural Operator variant for coastlines.", ("TideNet", "extends", "Fourier Neural Operator")),
+    pytest.param("TideNet is a Fourier Neural Operator variant for coastlines.", ("TideNet", "extends", "Fourier Neural Operator"),
+                 marks=pytest.mark.xfail(strict=True, reason="a known miss of the committed weights (trained on 185 sets): "
+                                         "the pair is rated under the extends bar (with 170 sets it was found, with 162 not)")),
 ])
 def test_nlp_layouts_comparison_and_variant_cues(extract_text, text, relation):
     assert relation in _relations(extract_text(text))
@@ -131,10 +133,7 @@ def test_nlp_layouts_paper_with_its_own_method_is_not_a_study(extract_text):
     ("Experiments on ShelfScan-2K and MovieLens-1M show large gains for TernRec.", ("Dataset", "ShelfScan-2K")),
     ("This paper tests code models on RepoBench and BigCodeBench.", ("Dataset", "RepoBench")),
     ("We construct FieldVQA, a set of 2,000 photographed forms.", ("Dataset", "FieldVQA")),
-    pytest.param("The team trained it using FineText-Edu as the pretraining corpus.", ("Dataset", "FineText-Edu"),
-                 marks=pytest.mark.xfail(strict=True, reason="a known miss of the committed weights (trained on 153 sets): "
-                                         "'FineText-Edu' is rated Dataset 0.50, just under the bar (with 148 sets it was typed; "
-                                         "with an apposition, 'FineText-Edu, a pretraining corpus of ...', it still is)")),
+    ("The team trained it using FineText-Edu as the pretraining corpus.", ("Dataset", "FineText-Edu")),
     ("The model runs on the Hexagon NPU of the Snapdragon 8 Elite Gen 5.", ("Hardware", "Snapdragon 8 Elite Gen 5")),
     ("It was trained on 72 NVIDIA GB300 superchips and served from B300 GPUs.", ("Hardware", "GB300")),
     ("It runs in real time on an Ethos-U55 microNPU.", ("Hardware", "Ethos-U55")),
