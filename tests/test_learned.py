@@ -1258,6 +1258,15 @@ def test_a_line_under_another_title_leads_neither(parse):
     assert "entry" in pairs.get((0, 1), "") and "lead" not in pairs.get((0, 1), ""), pairs
 
 
+def test_a_tagged_byline_leads_the_title_under_it(parse):
+    """A listing whose entries open with a bracketed tag and the authors, the title on the line below."""
+    text = (f"Program repair\n[i5] Ann Lee [Fudan University]:\n     Sparse Kernels for Graphs. CoRR\n"
+            f"     note: a benchmark of kernels.\n[i6] Xin Yin [Zhejiang University], et al.:\n     {_ZEROED}. CoRR\n")
+    pairs = _near(parse, text, [(_ZEROED, "Paper"), ("Zhejiang University", "Organization"),
+                                ("Fudan University", "Organization"), ("Sparse Kernels for Graphs", "Paper")])
+    assert "lead" in pairs.get((0, 1), "") and "lead" not in pairs.get((0, 2), "") and "lead" in pairs.get((3, 2), ""), pairs
+
+
 def test_a_lead_stops_at_a_blank_line(parse):
     pairs = _near(parse, f"Fudan University\n\n{_ZEROED} labels rows.", [(_ZEROED, "Paper"), ("Fudan University", "Organization")])
     assert "lead" not in pairs.get((0, 1), ""), pairs

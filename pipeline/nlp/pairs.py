@@ -14,6 +14,7 @@ sentence names another of the subject's class, and how many names of its class t
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections import Counter
 
@@ -74,6 +75,9 @@ LEAD_CLASSES = frozenset({"Organization", "Venue"})
 """The classes of name an entry's lead gives its paper: who wrote it and where it appeared."""
 _BOUNDS = frozenset({"heading", "item"})
 """The kinds of line that start an entry: the lines above one belong to another."""
+_ENTRY_TAG = re.compile(r"[ \t]*\[[^\]\n]{1,40}\][ \t]")
+"""A bracketed tag that opens a line opens an entry too ("[i6] Xin Yin [Zhejiang University]:", "[2025] Ni et al.",
+"[Accepted to CVPR 2019] ...")."""
 
 
 def lead_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
@@ -82,10 +86,10 @@ def lead_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
     "Parties: Zhejiang University; City University of Hong Kong." / "Held: <title> proposes ..."). The entry
     generator pairs a title with the lines under it, and ``near_pairs`` the nearest name of each class only, so such
     a lead went to the paper above or lost all its names but the last. Up to ``LEAD_LINES`` lines are read, and only
-    when they reach the entry's start (the document's, a blank line or rule, a heading or a list item) with no other
-    paper on the way: lines under another title may as well close its entry. On 25 trained sets, of the pairs no other
-    generator gave, the gold related 43 of 53 such leads, and 16 of 59 pairs to lines that stop at another title or
-    at the reach (left out)."""
+    when they reach the entry's start (the document's, a blank line or rule, a heading, a list item or a line that
+    opens with a bracketed tag) with no other paper on the way: lines under another title may as well close its
+    entry. On 25 trained sets, of the pairs no other generator gave, the gold related 43 of 53 such leads, and 16 of
+    59 pairs to lines that stop at another title or at the reach (left out)."""
     by_line: dict[int, list[int]] = {}
     for k, m in enumerate(typed):
         by_line.setdefault(lay.token_line[m.cand.start], []).append(k)
@@ -94,14 +98,14 @@ def lead_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
         if m.cls != "Paper" or m.cand.forced:
             continue
         for k in (k for line in _lead_lines(lay, lay.token_line[m.cand.start], papers) for k in by_line.get(line, ())):
-            if typed[k].cls in LEAD_CLASSES and ("Paper", typed[k].cls) in ALLOWED:
+            if typed[k].cls in LEAD_CLASSES:
                 found.setdefault((j, k), set()).add("lead")
 
 
 def _lead_lines(lay: Layout, line: int, papers: set[int]) -> list[int]:
     """The lines above ``line`` that lead its entry (see ``lead_pairs``); none if they do not reach its start."""
     lines: list[int] = []
-    while lay.line_kind[line] not in _BOUNDS:
+    while lay.line_kind[line] not in _BOUNDS and not _ENTRY_TAG.match(lay.text, lay.line_starts[line]):
         up = lay.prev_line[line]
         if up < 0 or up != line - 1:  # the document's start, or a blank line or rule between
             return lines
