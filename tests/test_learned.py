@@ -1258,6 +1258,12 @@ def test_a_line_under_another_title_leads_neither(parse):
     assert "entry" in pairs.get((0, 1), "") and "lead" not in pairs.get((0, 1), ""), pairs
 
 
+def test_a_heading_that_names_the_method_leads_its_paper(parse):
+    pairs = _near(parse, f"Field guide\n\nKestrel (CVPR 2024)\nIdentification: \"{_ZEROED}\" presents a detector.\n",
+                  [(_ZEROED, "Paper"), ("Kestrel", "Method"), ("CVPR 2024", "Venue")])
+    assert "lead" in pairs.get((0, 1), "") and "lead" in pairs.get((0, 2), ""), pairs
+
+
 def test_a_tagged_byline_leads_the_title_under_it(parse):
     """A listing whose entries open with a bracketed tag and the authors, the title on the line below."""
     text = (f"Program repair\n[i5] Ann Lee [Fudan University]:\n     Sparse Kernels for Graphs. CoRR\n"

@@ -71,8 +71,10 @@ def near_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
 
 LEAD_LINES = 2
 """How many lines above a paper's own line its entry's lead may take (an affiliation line, a heading)."""
-LEAD_CLASSES = frozenset({"Organization", "Venue"})
-"""The classes of name an entry's lead gives its paper: who wrote it and where it appeared."""
+LEAD_CLASSES = frozenset({"Organization", "Venue", "Method"})
+"""The classes of name an entry's lead gives its paper: who wrote it, where it appeared and what it introduces (a
+heading that names the method, "CoralSCOP (CVPR 2024)", over the sentence that names its paper). On the 25 sets of
+``lead_pairs``, of the new pairs to a method the gold said 31 of 46 introduce it."""
 _BOUNDS = frozenset({"heading", "item"})
 """The kinds of line that start an entry: the lines above one belong to another."""
 _ENTRY_TAG = re.compile(r"[ \t]*\[[^\]\n]{1,40}\][ \t]")
@@ -81,7 +83,7 @@ _ENTRY_TAG = re.compile(r"[ \t]*\[[^\]\n]{1,40}\][ \t]")
 
 
 def lead_pairs(lay: Layout, typed: list[Typed], found: dict) -> None:
-    """A paper and every organization and venue on the lines above its own that lead its entry: a heading or a
+    """A paper and every organization, venue and method on the lines above its own that lead its entry: a heading or a
     byline, then an affiliation or venue line, then the sentence that names the paper ("[2025] Ni et al. — ZeroED" /
     "Parties: Zhejiang University; City University of Hong Kong." / "Held: <title> proposes ..."). The entry
     generator pairs a title with the lines under it, and ``near_pairs`` the nearest name of each class only, so such
