@@ -1230,6 +1230,63 @@ def test_a_name_far_before_is_not_paired_by_nearness(parse):
                                "LibriSpeech.", names).get((0, 1), "")
 
 
+_ZEROED = "ZeroED: Hybrid Zero-shot Error Detection"
+
+
+def test_an_affiliation_line_leads_the_paper_under_it(parse):
+    """Every organization of an affiliation line between an entry's heading and its title sentence, not only the
+    nearest."""
+    pairs = _near(parse, f"Data cleaning digest\n\n[2025] Ni, Zhang and Miao\nParties: Zhejiang University; City "
+                  f"University of Hong Kong; Fudan University.\nHeld: \"{_ZEROED}\" labels only a few rows.",
+                  [(_ZEROED, "Paper"), ("Zhejiang University", "Organization"),
+                   ("City University of Hong Kong", "Organization"), ("Fudan University", "Organization")])
+    assert all("lead" in pairs.get((0, k), "") for k in (1, 2, 3)), pairs
+
+
+def test_a_venue_label_line_leads_the_title_under_it(parse):
+    pairs = _near(parse, f"Reading list\n\n[Accepted to CVPR 2019]\n{_ZEROED}\nA method for tables.",
+                  [(_ZEROED, "Paper"), ("CVPR 2019", "Venue")])
+    assert "lead" in pairs.get((0, 1), ""), pairs
+
+
+def test_a_line_under_another_title_leads_neither(parse):
+    """An affiliation line between two titles may as well close the entry above: no lead of the one under it."""
+    pairs = _near(parse, f"Reading list\n\nSparse Kernels for Graphs\nFudan University; Zhejiang University\n{_ZEROED}\n",
+                  [("Sparse Kernels for Graphs", "Paper"), ("Fudan University", "Organization"),
+                   ("Zhejiang University", "Organization"), (_ZEROED, "Paper")])
+    assert "lead" not in pairs.get((3, 1), "") + pairs.get((3, 2), ""), pairs
+    assert "entry" in pairs.get((0, 1), "") and "lead" not in pairs.get((0, 1), ""), pairs
+
+
+def test_a_heading_that_names_the_method_leads_its_paper(parse):
+    pairs = _near(parse, f"Field guide\n\nKestrel (CVPR 2024)\nIdentification: \"{_ZEROED}\" presents a detector.\n",
+                  [(_ZEROED, "Paper"), ("Kestrel", "Method"), ("CVPR 2024", "Venue")])
+    assert "lead" in pairs.get((0, 1), "") and "lead" in pairs.get((0, 2), ""), pairs
+
+
+def test_a_tagged_byline_leads_the_title_under_it(parse):
+    """A listing whose entries open with a bracketed tag and the authors, the title on the line below."""
+    text = (f"Program repair\n[i5] Ann Lee [Fudan University]:\n     Sparse Kernels for Graphs. CoRR\n"
+            f"     note: a benchmark of kernels.\n[i6] Xin Yin [Zhejiang University], et al.:\n     {_ZEROED}. CoRR\n")
+    pairs = _near(parse, text, [(_ZEROED, "Paper"), ("Zhejiang University", "Organization"),
+                                ("Fudan University", "Organization"), ("Sparse Kernels for Graphs", "Paper")])
+    assert "lead" in pairs.get((0, 1), "") and "lead" not in pairs.get((0, 2), "") and "lead" in pairs.get((3, 2), ""), pairs
+
+
+def test_a_lead_stops_at_a_blank_line(parse):
+    pairs = _near(parse, f"Fudan University\n\n{_ZEROED} labels rows.", [(_ZEROED, "Paper"), ("Fudan University", "Organization")])
+    assert "lead" not in pairs.get((0, 1), ""), pairs
+
+
+def test_a_lead_reads_at_most_its_lines(parse):
+    from pipeline.nlp.pairs import LEAD_LINES
+
+    filler = "".join(f"Note {k}: tables and rows\n" for k in range(LEAD_LINES))
+    names = [(_ZEROED, "Paper"), ("Fudan University", "Organization")]
+    assert "lead" in _near(parse, f"Fudan University\nNote: tables\n{_ZEROED}\n", names).get((0, 1), "")
+    assert "lead" not in _near(parse, f"Fudan University\n{filler}{_ZEROED}\n", names).get((0, 1), "")
+
+
 def test_the_documents_names_by_class_and_place(parse):
     from pipeline.nlp.pairs import doc_roles
 

@@ -105,7 +105,8 @@ class PairCandidate:
     o: int
     origin: str
     """"sentence", "wrapped", "entry", "heading", "anaphor", "antecedent", "paragraph", "para", "focus", "table",
-    "caption", "topic", "orphan", "near" (``pairs.near_pairs``) or "rule", joined by "+"."""
+    "caption", "topic", "orphan", "near" (``pairs.near_pairs``), "lead" (``pairs.lead_pairs``) or "rule", joined by
+    "+"."""
     rules: tuple[tuple[str, str], ...] = ()
     """(property, rule name) of each rule relation between the two."""
 
@@ -583,7 +584,7 @@ _FORCED = frozenset({"paper.untitled_abstract"})
 
 def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[tuple]) -> list[PairCandidate]:
     """The pairs of ``typed`` that may stand in a relation (the knowledge model allows their classes)."""
-    from .pairs import near_pairs  # it reads this module's classes
+    from .pairs import lead_pairs, near_pairs  # they read this module's classes
 
     found: dict[tuple[int, int], set[str]] = {}
     by_sent: dict[int, list[int]] = {}
@@ -611,6 +612,7 @@ def pair_candidates(doc: Doc, lay: Layout, typed: list[Typed], rule_rels: list[t
     _caption_pairs(lay, typed, found)
     _topic_pairs(lay, typed, by_sent, found)
     _paragraph_pairs(lay, typed, found)
+    lead_pairs(lay, typed, found)
     near_pairs(lay, typed, found)
     index = {(m.cand.start, m.cand.end): k for k, m in enumerate(typed)}
     rules: dict[tuple[int, int], list] = {}
