@@ -712,10 +712,10 @@ def _end_early(b: Build) -> None:
 
 def _import_later_stages(b: Build) -> None:
     """Import what rendering graph.html and checking the shapes need (igraph, pyoxigraph: a tenth of a
-    one-document rebuild), compute the name forms the patch's regroup reads (``NameTable.warm``) and what the
-    page reads of each subject of the last page's view (``render.GraphView.warm``), and read and split the
-    outputs it patches (``incremental.read_outputs``), while this process would otherwise wait for the
-    pipeline loading beside it."""
+    one-document rebuild) and read what the check reads of the shapes (``validate.prepare_patch_check``),
+    compute the name forms the patch's regroup reads (``NameTable.warm``) and what the page reads of each
+    subject of the last page's view (``render.GraphView.warm``), and read and split the outputs it patches
+    (``incremental.read_outputs``), while this process would otherwise wait for the pipeline loading beside it."""
     from . import incremental
 
     b.state.resolver().warm()
@@ -728,7 +728,10 @@ def _import_later_stages(b: Build) -> None:
         if b.page is not None:  # what the page reads of each subject, which the patch then updates where it changed
             b.page.view.warm()
     if b.config.validate is not False:
-        from . import validate  # noqa: F401
+        from . import validate
+
+        if b.state.validated:  # the patch is checked where it changed: what that reads of the shapes, now
+            validate.prepare_patch_check()
 
 
 def _unpatched(b: Build, got: list, n_skipped: int) -> None:
