@@ -394,8 +394,9 @@ def test_a_large_patch_is_checked_beside_the_build_and_one_that_fails_the_shapes
 def test_a_patch_parses_in_a_copy_that_loaded_the_pipeline_while_the_documents_were_read(tmp_path, patched,
                                                                                          monkeypatch):
     """A build that may patch and has no pipeline loaded forks a copy that loads it at once
-    (``executor.EarlyParse``); the changed documents are parsed there, and the outputs are the in-memory build's
-    bytes. A change that parses nothing leaves the copy unused."""
+    (``executor.EarlyParse``); the changed documents are handed to it as soon as they are known (before the
+    build reads what it patches) and parsed there, and the outputs are the in-memory build's bytes. A change that
+    parses nothing leaves the copy unused."""
     import threading
 
     from pipeline import executor
@@ -405,21 +406,27 @@ def test_a_patch_parses_in_a_copy_that_loaded_the_pipeline_while_the_documents_w
     out, ref = tmp_path / "out", tmp_path / "ref"
     config = BuildConfig(inputs=(docs,), out_dir=out, html=True, validate=True)
     build(config)
-    answered = []
-    real = executor.EarlyParse.results
+    answered, sent = [], []
+    real, real_send = executor.EarlyParse.results, executor.EarlyParse.send
 
     def spy(self, documents):
         got = real(self, documents)
         answered.append(None if got is None else sorted(r.document.id for r in got))
         return got
 
+    def spy_send(self, documents):
+        real_send(self, documents)
+        sent.append(self.sent)
+
     monkeypatch.setattr(executor.EarlyParse, "results", spy)
+    monkeypatch.setattr(executor.EarlyParse, "send", spy_send)
     monkeypatch.setattr(executor, "_local", threading.local())  # as in a new process: no pipeline loaded
     files[1].write_text(files[1].read_text("utf-8") + "\nWe also evaluate BERT on ImageNet.\n", "utf-8")
     forks = executor.FORK and threading.active_count() == 1  # not beside another test's Dask cluster's threads
     report = build(config)
     assert patched == [True] and report.patched and report.documents_parsed == 1
     assert answered == ([[files[1].name]] if forks else [None])
+    assert sent == ([[files[1].name]] if forks else [])
     shutil.rmtree(ref, ignore_errors=True)
     build(BuildConfig(inputs=(docs,), out_dir=ref, formats=("ttl", "nt"), cache=False, html=True))
     for name in (*OUTPUTS, "graph.html"):
