@@ -229,34 +229,3 @@ def test_a_waiting_second_process_warms_up_only_while_nothing_is_sent(monkeypatc
         out.flush()
         executor._warm_up("model", 8, stdin)
         assert len(seen) == 1
-
-
-def test_an_early_parse_answers_the_chunk_sent_ahead_and_no_other(monkeypatch):
-    """``EarlyParse.send`` hands a chunk to the copy while it loads; ``results`` of that chunk waits for its
-    answer, of another chunk gives None (the caller parses it itself). A chunk the pipe cannot hold is not sent
-    ahead (the caller would wait for the load): ``results`` sends it then."""
-    import threading
-
-    import pipeline.executor as ex
-    from pipeline.model import Document
-    from pipeline.nlp import pick_model
-
-    if not ex.FORK or threading.active_count() > 1:
-        pytest.skip("a copy is forked only on Linux, by a process running no other thread")
-    monkeypatch.setattr(ex, "_local", threading.local())  # as in a new process: no pipeline loaded
-    model = pick_model()
-    doc = Document("a.txt", "a.txt", "We fine-tune BERT on ImageNet and SQuAD.")
-    early = ex.EarlyParse(model, 16)
-    early.send([doc])
-    assert early.sent == ["a.txt"]
-    got = early.results([doc])
-    assert [r.document.id for r in got] == ["a.txt"] and isinstance(got[0], ex.Facts) and early.proc is None
-    other = ex.EarlyParse(model, 16)
-    other.send([doc])
-    assert other.results([Document("b.txt", "b.txt", "Another text.")]) is None and other.proc is None
-    big = ex.EarlyParse(model, 16)
-    try:
-        big.send([Document("c.txt", "c.txt", "We evaluate BERT. " * 20_000)])
-        assert big.sent is None and not big.answered()
-    finally:
-        big.close()
