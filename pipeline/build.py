@@ -18,6 +18,7 @@ enough to validate) hands over to the next one, with what it has parsed.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -672,12 +673,15 @@ def _patched_plan(b: Build) -> BuildReport | None:
         _read_unread(b)
     n_skipped = len(b.skipped)
     stats = ExtractStats()
+    wanted = [d for d in b.documents if d.id in want]
     if b.early is not None and b.early.proc is not None:
+        # the documents the cache lacks go to the copy now: it parses them once loaded, while this process
+        # prepares the rest (when that takes longer than the load, as at 10,000 documents, they are parsed by then)
+        b.early.send([d for d in wanted if not os.path.exists(b.kept[d.id].entry)])
         with incremental.no_cycle_collection():  # (no collection of the state's many objects either)
             _import_later_stages(b)  # while the pipeline loads beside
     got = [incremental.Change(g.document.id, g.facts, g.memo, b.kept[g.document.id].entry, g.parsed)
-           for g in iter_facts([d for d in b.documents if d.id in want], b.model, put=False, consume=True,
-                               early=b.early, **b.extract_options(stats))]
+           for g in iter_facts(wanted, b.model, put=False, consume=True, early=b.early, **b.extract_options(stats))]
     _end_early(b)  # (when nothing was to be parsed, it is not wanted)
     _no_collection(b)
     failed = sorted(want - {g.doc_id for g in got})  # processing failed: skipped, and its old facts go
@@ -713,9 +717,10 @@ def _end_early(b: Build) -> None:
 def _import_later_stages(b: Build) -> None:
     """Import what rendering graph.html and checking the shapes need (igraph, pyoxigraph: a tenth of a
     one-document rebuild), compute the name forms the patch's regroup reads (``NameTable.warm``) and what the
-    page reads of each subject of the last page's view (``render.GraphView.warm``), and read and split the
-    outputs it patches (``incremental.read_outputs``), while this process would otherwise wait for the
-    pipeline loading beside it."""
+    page reads of each subject of the last page's view (``render.GraphView.warm``), read and split the outputs
+    it patches (``incremental.read_outputs``) and, if the parse beside is still under way, what the check reads
+    of the shapes (``validate.prepare_patch_check``), while this process would otherwise wait for the pipeline
+    loading beside it."""
     from . import incremental
 
     b.state.resolver().warm()
@@ -728,7 +733,12 @@ def _import_later_stages(b: Build) -> None:
         if b.page is not None:  # what the page reads of each subject, which the patch then updates where it changed
             b.page.view.warm()
     if b.config.validate is not False:
-        from . import validate  # noqa: F401
+        from . import validate
+
+        # the patch is checked where it changed, in a forked copy: what that reads of the shapes is read here
+        # if the parse is not done yet (this process would wait), else by the check itself (beside the page)
+        if b.state.validated and not b.early.answered():
+            validate.prepare_patch_check()
 
 
 def _unpatched(b: Build, got: list, n_skipped: int) -> None:

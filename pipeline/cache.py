@@ -191,7 +191,9 @@ class ExtractionCache:
                         n += 1
         prefix = self._root + os.sep
         entries = sorted(p[len(prefix):] for p in self.used if p.startswith(prefix))
-        atomic_write(manifest, json_bytes({"cache": os.path.realpath(self._root), "out": os.path.realpath(out_dir), "entries": entries}))
+        # not synced: a manifest lost in a crash costs entries not pruned, never one pruned that is used
+        atomic_write(manifest, json_bytes({"cache": os.path.realpath(self._root), "out": os.path.realpath(out_dir),
+                                           "entries": entries}), durable=False)
         return n
 
     def _manifest(self, path: Path) -> list[str] | None:

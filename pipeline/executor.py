@@ -147,9 +147,14 @@ AHEAD = 3
 process (busy with a chunk of its own), few enough that the last ones can be taken back when the work ends."""
 
 
-def _send(stream, obj) -> None:
+def _framed(obj) -> bytes:
+    """``obj`` as :func:`_send` writes it: its pickle's length, then the pickle."""
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(len(data).to_bytes(8, "little") + data)
+    return len(data).to_bytes(8, "little") + data
+
+
+def _send(stream, obj) -> None:
+    stream.write(_framed(obj))
     stream.flush()
 
 
@@ -244,7 +249,7 @@ class EarlyParse(_Piped):
     this process holds the pipeline already, or runs other threads."""
 
     def __init__(self, model: str, batch_size: int) -> None:
-        self.proc = None
+        self.proc, self.sent = None, None
         if not FORK or model in getattr(_local, "nlp", {}) or threading.active_count() > 1:
             return
         try:
@@ -252,13 +257,57 @@ class EarlyParse(_Piped):
         except OSError:
             self.proc = None
 
+    @staticmethod
+    def takes(documents: list[Document]) -> bool:
+        """Whether the copy parses ``documents`` (else they are parsed as without it): fewer than
+        :data:`OVERLAP_MIN`, which one process parses as soon as two would."""
+        return len(documents) < OVERLAP_MIN
+
+    def send(self, documents: list[Document]) -> None:
+        """Hand ``documents`` (one chunk) to the copy now, so that it parses them as soon as it is loaded, while
+        this process goes on; :meth:`results` of the same documents then waits for its answer. Not when the
+        chunk would not fit in the pipe (this process would wait for the copy to read it) or is not
+        :meth:`takes`-n: then :meth:`results` hands it over."""
+        if self.proc is None or self.sent is not None or not documents or not self.takes(documents):
+            return
+        import fcntl
+
+        data = _framed(documents)
+        try:
+            room = fcntl.fcntl(self.stdin.fileno(), fcntl.F_GETPIPE_SZ)  # what the pipe holds unread
+        except (AttributeError, OSError):
+            return
+        if len(data) > room:
+            return
+        try:
+            self.stdin.write(data)
+            self.stdin.close()  # the end of the work: it answers and ends
+        except (OSError, ValueError):
+            self.close()
+            return
+        self.sent = [d.id for d in documents]
+
+    def answered(self) -> bool:
+        """Whether the copy's answer to what :meth:`send` handed it is there to be read (no wait)."""
+        import select
+
+        if self.proc is None or self.sent is None:
+            return False
+        try:
+            return bool(select.select([self.stdout], [], [], 0)[0])
+        except (OSError, ValueError):
+            return False
+
     def results(self, documents: list[Document]) -> list[Result] | None:
-        """The results of ``documents`` (one chunk), or None when the copy gave none (it is then ended)."""
-        if self.proc is None:
+        """The results of ``documents`` (one chunk), or None when the copy gave none (it is then ended): so when
+        it was sent other documents (:meth:`send`)."""
+        if self.proc is None or (self.sent is not None and self.sent != [d.id for d in documents]):
+            self.close()
             return None
         try:
-            _send(self.stdin, documents)
-            self.stdin.close()  # the end of the work: it answers and ends
+            if self.sent is None:
+                _send(self.stdin, documents)
+                self.stdin.close()  # the end of the work: it answers and ends
             got = _receive(self.stdout)
         except (OSError, EOFError, ValueError, pickle.UnpicklingError):
             got = None
@@ -900,7 +949,7 @@ def iter_facts(
             gc.enable()
     if not misses:
         return
-    done = early.results(misses) if early is not None and len(misses) < OVERLAP_MIN else None
+    done = early.results(misses) if early is not None and early.takes(misses) else None
     if early is not None:
         early.close()
     for r in done if done is not None else _parse(misses, model, batch_size, executor, workers, scheduler,

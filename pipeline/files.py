@@ -46,16 +46,22 @@ def temp_beside(path: Path) -> tuple[int, str]:
     return fd, tmp
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never a part."""
+def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never a part.
+
+    ``durable=False`` skips the flush to the disk before the rename (5 to 10 ms a file): for a record a build
+    keeps for the next one (its state, its page's, its stamp, the cache's manifest), which that build checks
+    against the outputs it describes and its own format before using it, so that a record lost or left empty
+    by a crash costs a full build, never a wrong one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

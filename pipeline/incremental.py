@@ -354,7 +354,7 @@ def save_page(out_dir: Path, page: PageState) -> None:
     data = {"format": _PAGE_FORMAT, "version": _page_version(), "graph": _stat(out_dir / GRAPH_TTL),
             "html": _stat(out_dir / GRAPH_HTML), "view": dict(page.view), "memo": page.memo,
             "rows": page.view.saved_rows()}
-    atomic_write(out_dir / PAGE, marshal.dumps(data))
+    atomic_write(out_dir / PAGE, marshal.dumps(data), durable=False)  # a record for the next build
 
 
 @dataclass(frozen=True, slots=True)

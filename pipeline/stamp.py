@@ -164,7 +164,7 @@ def save(config: BuildConfig, written: list[str], report: dict, known: Fingerpri
               "written": {n: _stat(os.path.join(out, n)) for n in sorted(written)}}
     if config.command:
         record["command"] = {"argv": list(config.command), "cwd": os.getcwd(), "config": _config_record(config)}
-    atomic_write(_path(config), json_bytes(record))
+    atomic_write(_path(config), json_bytes(record), durable=False)  # checked against the outputs it lists
 
 
 def _config_record(config: BuildConfig) -> dict:

@@ -28,7 +28,7 @@ from .model import Violation
 from .vocab import MLKG, PREFIXES, RELATIONS, bind_prefixes
 
 __all__ = ["SHAPES", "ENGINES", "ValidationReport", "shapes_graph", "validate_graph", "validate_store", "quarantine",
-           "validate_file", "validate_turtle", "validate_patch", "load_graph", "TurtleLoad"]
+           "validate_file", "validate_turtle", "validate_patch", "prepare_patch_check", "load_graph", "TurtleLoad"]
 
 SHAPES = ONTOLOGY_DIR / "shapes.ttl"
 _MAX_ROUNDS = 10
@@ -394,6 +394,19 @@ def validate_patch(data: bytes, removed: bytes, added: bytes) -> ValidationRepor
     near = [t for t in triples if t.subject in focus or (t.object in focus and t.predicate in back)]
     neighbours = {x for t in near for x in (t.subject, t.object)} - focus
     return _check_focus(focus, near + [t for t in triples if t.subject in neighbours], len(triples))
+
+
+def prepare_patch_check() -> None:
+    """Read and compile what :func:`validate_patch` reads of the shapes alone (the parsed shapes.ttl, its checks,
+    what they read backwards and of neighbours): a patched build does it while its pipeline loads beside, so
+    that its check, in a forked copy of it, begins with them (0.04 s of CPU at 1,000 documents, on the way of
+    a one-document rebuild otherwise)."""
+    import pyoxigraph  # noqa: F401
+
+    if _all_local():
+        _backward()
+        _read_of_neighbours()
+        _checks(SHAPES, False, LOCAL_SPARQL)
 
 
 def _differing(before: list, after: list) -> tuple[list, list]:

@@ -394,8 +394,9 @@ def test_a_large_patch_is_checked_beside_the_build_and_one_that_fails_the_shapes
 def test_a_patch_parses_in_a_copy_that_loaded_the_pipeline_while_the_documents_were_read(tmp_path, patched,
                                                                                          monkeypatch):
     """A build that may patch and has no pipeline loaded forks a copy that loads it at once
-    (``executor.EarlyParse``); the changed documents are parsed there, and the outputs are the in-memory build's
-    bytes. A change that parses nothing leaves the copy unused."""
+    (``executor.EarlyParse``); the changed documents are handed to it as soon as they are known (before the
+    build reads what it patches) and parsed there, and the outputs are the in-memory build's bytes. A change that
+    parses nothing leaves the copy unused."""
     import threading
 
     from pipeline import executor
@@ -405,22 +406,59 @@ def test_a_patch_parses_in_a_copy_that_loaded_the_pipeline_while_the_documents_w
     out, ref = tmp_path / "out", tmp_path / "ref"
     config = BuildConfig(inputs=(docs,), out_dir=out, html=True, validate=True)
     build(config)
-    answered = []
-    real = executor.EarlyParse.results
+    answered, sent = [], []
+    real, real_send = executor.EarlyParse.results, executor.EarlyParse.send
 
     def spy(self, documents):
         got = real(self, documents)
         answered.append(None if got is None else sorted(r.document.id for r in got))
         return got
 
+    def spy_send(self, documents):
+        real_send(self, documents)
+        sent.append(self.sent)
+
     monkeypatch.setattr(executor.EarlyParse, "results", spy)
+    monkeypatch.setattr(executor.EarlyParse, "send", spy_send)
     monkeypatch.setattr(executor, "_local", threading.local())  # as in a new process: no pipeline loaded
     files[1].write_text(files[1].read_text("utf-8") + "\nWe also evaluate BERT on ImageNet.\n", "utf-8")
     forks = executor.FORK and threading.active_count() == 1  # not beside another test's Dask cluster's threads
     report = build(config)
     assert patched == [True] and report.patched and report.documents_parsed == 1
     assert answered == ([[files[1].name]] if forks else [None])
+    assert sent == ([[files[1].name]] if forks else [])
     shutil.rmtree(ref, ignore_errors=True)
     build(BuildConfig(inputs=(docs,), out_dir=ref, formats=("ttl", "nt"), cache=False, html=True))
     for name in (*OUTPUTS, "graph.html"):
         assert (out / name).read_bytes() == (ref / name).read_bytes(), name
+
+
+def test_an_early_parse_answers_the_chunk_sent_ahead_and_no_other(monkeypatch):
+    """``EarlyParse.send`` hands a chunk to the copy while it loads; ``results`` of that chunk waits for its
+    answer, of another chunk gives None (the caller parses it itself). A chunk the pipe cannot hold is not sent
+    ahead (the caller would wait for the load): ``results`` sends it then."""
+    import threading
+
+    import pipeline.executor as ex
+    from pipeline.model import Document
+    from pipeline.nlp import pick_model
+
+    if not ex.FORK or threading.active_count() > 1:
+        pytest.skip("a copy is forked only on Linux, by a process running no other thread (not beside a Dask cluster)")
+    monkeypatch.setattr(ex, "_local", threading.local())  # as in a new process: no pipeline loaded
+    model = pick_model()
+    doc = Document("a.txt", "a.txt", "We fine-tune BERT on ImageNet and SQuAD.")
+    early = ex.EarlyParse(model, 16)
+    early.send([doc])
+    assert early.sent == ["a.txt"]
+    got = early.results([doc])
+    assert [r.document.id for r in got] == ["a.txt"] and isinstance(got[0], ex.Facts) and early.proc is None
+    other = ex.EarlyParse(model, 16)
+    other.send([doc])
+    assert other.results([Document("b.txt", "b.txt", "Another text.")]) is None and other.proc is None
+    big = ex.EarlyParse(model, 16)
+    try:
+        big.send([Document("c.txt", "c.txt", "We evaluate BERT. " * 20_000)])
+        assert big.sent is None and not big.answered()
+    finally:
+        big.close()
