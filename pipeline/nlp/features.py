@@ -283,15 +283,36 @@ def screen_features(lay: Layout, cands: list[MentionCandidate], owns: list[list[
     said: dict[str, set[str]] = defaultdict(set)
     for c in cands:
         root = span_root(lay, c.start, c.end)
-        f = [f"sx_p1={_before(lay, c)[0]}", f"sx_n1={_after(lay, c)[0]}"]
-        f += [g for g in _gov(lay, root, "sx_") if g.startswith(("sx_np", "sx_prep=", "sx_gov_class="))]
-        f += ["sx_" + x for x in _apposition(lay, c.end, root)]
+        f = [_screen_word(lay, c, "p1", memo), _screen_word(lay, c, "n1", memo)]
+        f += _screen_gov(lay, root, c.end, memo)
         f += _list_pieces(lay, c, segments, memo)
         key = norm(lay.text[c.start_char:c.end_char])
-        said[key].update(x for x in f if x.startswith(_CARRIED))
+        said[key].update(filter(_IS_CARRIED, f))
         rows.append(f)
         keys.append(key)
     return [[*o, *f, *("sx_any_" + x[3:] for x in sorted(said[k].difference(f)))] for o, f, k in zip(owns, rows, keys)]
+
+
+def _screen_word(lay: Layout, c: MentionCandidate, side: str, memo: dict) -> str:
+    """``sx_p1=`` (the word before a span) or ``sx_n1=`` (the word after it): once per start or end of a span,
+    which many candidates share (the string made, and hashed when scored, once)."""
+    key = (side, c.start if side == "p1" else c.end)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = f"sx_{side}={(_before(lay, c) if side == 'p1' else _after(lay, c))[0]}"
+    return got
+
+
+def _screen_gov(lay: Layout, root: int, end: int, memo: dict) -> list[str]:
+    """What governs a span's root (its preposition and the word above, the noun it modifies, their classes) and
+    the noun of an apposition after it, as the screen reads them: once per root and end (nested candidates share
+    them)."""
+    key = ("gov", root, end)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = [*filter(_SCREEN_GOV.__getitem__, _gov(lay, root, "sx_")),
+                           *("sx_" + x for x in _apposition(lay, end, root))]
+    return got
 
 
 def _list_pieces(lay: Layout, c: MentionCandidate, segments: dict, memo: dict) -> list[str]:
@@ -506,6 +527,8 @@ class _Prefixed(dict):
 
 
 _IS_TYPING = _Prefixed(_TYPING).__getitem__
+_IS_CARRIED = _Prefixed(_CARRIED).__getitem__
+_SCREEN_GOV = _Prefixed(("sx_np", "sx_prep=", "sx_gov_class="))
 
 
 def occurrence_features(keys: list[str], feats: list[list[str]]) -> list[list[str]]:
