@@ -1142,7 +1142,8 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
         a = lay.sent_starts[ss]
         b = lay.sent_starts[ss + 1] if ss + 1 < len(lay.sent_starts) else len(lay.idx)
         f += _cues_in(lay, lay.idx[a], lay.idx[b - 1], "cue_ssent=")
-    og = _end_gov(lay, typed, heads[p.o], "o_", memo) + _scope(lay, typed, heads[p.o], memo)
+    ogov, oscope = _end_gov(lay, typed, heads[p.o], "o_", memo), _scope(lay, typed, heads[p.o], memo)
+    og = ogov + oscope
     sg = _end_gov(lay, typed, heads[p.s], "s_", memo)
     f += sg + og
     if ss != so:  # what governs the object, by how the pair was found: "It relies on X" after the paragraph's method
@@ -1162,8 +1163,24 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
         f.append("s_listed")
     # only these lists hold features of _CROSSED's kinds: not every feature is read again
     pair_classes = f"{s.cls}>{o.cls}|"
-    f += [pair_classes + x for part in (clause, sg, og, kin, se, oe, cmp, subj) for x in filter(_IS_CROSSED, part)]
+    f += [pair_classes + x for x in filter(_IS_CROSSED, clause)]
+    for part in (sg, ogov, oscope):
+        f += _crossed(part, pair_classes, memo)
+    f += [pair_classes + x for x in filter(_IS_CROSSED, kin)]
+    for part in (se, oe, cmp):
+        f += _crossed(part, pair_classes, memo)
+    f += [pair_classes + x for x in filter(_IS_CROSSED, subj)]
     return f
+
+
+def _crossed(part: list[str], pair_classes: str, memo: dict) -> list[str]:
+    """The features of ``_CROSSED``'s kinds among a list an end's memo holds (``part``: alive as long as ``memo``),
+    read with the pair's classes: once per list and pair of classes, not per pair."""
+    key = ("crossed", id(part), pair_classes)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = [pair_classes + x for x in filter(_IS_CROSSED, part)]
+    return got
 
 
 def _between_names(lay: Layout, typed: list[Typed], s: Typed, o: Typed, first: MentionCandidate,
@@ -1198,8 +1215,7 @@ def _places(lay: Layout, typed: list[Typed], p: PairCandidate, ss: int, so: int,
         for m in typed:
             sent_classes[lay.sent_of(m.cand.start)][m.cls] += 1
     s, o = typed[p.s], typed[p.o]
-    pair_classes = f"{s.cls}>{o.cls}|"
-    f = [f"s_{x}" for x in roles[p.s]] + [f"o_{x}" for x in roles[p.o]] + [f"{pair_classes}o_{x}" for x in roles[p.o]]
+    f = _roles(roles, p.s, "s_", memo) + _roles(roles, p.o, "o_", memo) + _roles(roles, p.o, f"{s.cls}>{o.cls}|o_", memo)
     if ss != so:
         ps = lay.para_of_line[lay.token_line[s.cand.start]]
         po = lay.para_of_line[lay.token_line[o.cand.start]]
@@ -1211,6 +1227,15 @@ def _places(lay: Layout, typed: list[Typed], p: PairCandidate, ss: int, so: int,
         if memo["sent_classes"][ss][o.cls] - same > 0:
             f.append("s_sent_rival")
     return f
+
+
+def _roles(roles: list, k: int, tag: str, memo: dict) -> list[str]:
+    """The roles of the end ``k`` in its document (``pairs.doc_roles``), ``tag`` first: once per end and tag."""
+    key = ("roles", k, tag)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = [tag + x for x in roles[k]]
+    return got
 
 
 def _compared(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> list[str]:
