@@ -84,6 +84,20 @@ _CAPITALISED = re.compile(r"\b[A-Z]\w*")
 _LIST_SEPARATOR = re.compile(r"\s*[,;/()]\s*|\s+and\s+|\s+&\s+")
 
 
+def _line_pieces(lay: Layout, line: int, known: frozenset[str]) -> tuple[list[int], list[frozenset[str]]] | None:
+    """Where the pieces of a line start (:func:`_segments`) and the capitalised common words (``cw=``) of each; None
+    for a line of fewer than three pieces or of thousands of characters (its pieces say nothing of each other)."""
+    text, a, b = lay.text, lay.line_starts[line], lay.line_end(line)
+    if b - a > 2000:
+        return None
+    cuts = [a] + [m.end() for m in _LIST_SEPARATOR.finditer(text, a, b)]
+    if len(cuts) < 3:
+        return None
+    ends = cuts[1:] + [b]
+    return cuts, [frozenset("cw=" + w.lower() for w in _CAPITALISED.findall(text, x, y) if w.lower() in known)
+                  for x, y in zip(cuts, ends)]
+
+
 def _segments(lay: Layout, cands: list[MentionCandidate]) -> dict:
     """Line -> (segment starts, what each segment says): the pieces of a line between commas, semicolons,
     slashes, brackets and "and", each with the capitalised common words (``name_words``), the rules' classes and
@@ -96,17 +110,13 @@ def _segments(lay: Layout, cands: list[MentionCandidate]) -> dict:
     out = {}
     text = lay.text
     for line, members in by_line.items():
-        a = lay.line_starts[line]
-        b = lay.line_end(line)
-        if b - a > 2000:  # a line of thousands of names: its pieces say nothing of each other
+        got = lay.line_info.get(("pieces", line), False)
+        if got is False:  # (the same for the screen's candidates and the survivors: read once per line)
+            got = lay.line_info[("pieces", line)] = _line_pieces(lay, line, known)
+        if got is None:
             continue
-        cuts = [a] + [m.end() for m in _LIST_SEPARATOR.finditer(text, a, b)]
-        if len(cuts) < 3:
-            continue
-        says: list[set[str]] = [set() for _ in cuts]
-        for k in range(len(cuts)):
-            end = cuts[k + 1] if k + 1 < len(cuts) else b
-            says[k] = {"cw=" + w.lower() for w in _CAPITALISED.findall(text, cuts[k], end) if w.lower() in known}
+        cuts, words = got
+        says: list[set[str]] = [set(w) for w in words]
         for c in members:
             if c.rule_cls:
                 says[bisect_right(cuts, c.start_char) - 1].add("rc=" + c.rule_cls)
