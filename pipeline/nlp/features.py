@@ -1147,11 +1147,7 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
         clause = _clause(lay, span_root(lay, sc.start, sc.end), span_root(lay, oc.start, oc.end))
         f += clause
     else:
-        f += ["cross_sent", f"o_sent_first={_opening(lay, lay.sent_starts[so])}"]
-        f += _cues_in(lay, lay.line_starts[lo], oc.start_char, "cue_oline=")
-        a = lay.sent_starts[ss]
-        b = lay.sent_starts[ss + 1] if ss + 1 < len(lay.sent_starts) else len(lay.idx)
-        f += _cues_in(lay, lay.idx[a], lay.idx[b - 1], "cue_ssent=")
+        f += _cross_sentence(lay, ss, so, lo, oc.start_char, memo)
     ogov, oscope = _end_gov(lay, typed, heads[p.o], "o_", memo), _scope(lay, typed, heads[p.o], memo)
     og = ogov + oscope
     sg = _end_gov(lay, typed, heads[p.s], "s_", memo)
@@ -1190,6 +1186,21 @@ def _crossed(part: list[str], pair_classes: str, memo: dict) -> list[str]:
     got = memo.get(key)
     if got is None:
         got = memo[key] = [pair_classes + x for x in filter(_IS_CROSSED, part)]
+    return got
+
+
+def _cross_sentence(lay: Layout, ss: int, so: int, lo: int, o_char: int, memo: dict) -> list[str]:
+    """What a pair across sentences reads of where its ends stand: the object's sentence's first word, the cues
+    on the object's line before it and those in the subject's sentence (once per subject sentence and object
+    position: an end is in many pairs)."""
+    key = ("cross", ss, so, o_char)
+    got = memo.get(key)
+    if got is None:
+        got = ["cross_sent", f"o_sent_first={_opening(lay, lay.sent_starts[so])}"]
+        got += _cues_in(lay, lay.line_starts[lo], o_char, "cue_oline=")
+        a = lay.sent_starts[ss]
+        b = lay.sent_starts[ss + 1] if ss + 1 < len(lay.sent_starts) else len(lay.idx)
+        got = memo[key] = got + _cues_in(lay, lay.idx[a], lay.idx[b - 1], "cue_ssent=")
     return got
 
 
