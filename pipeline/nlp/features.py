@@ -265,14 +265,21 @@ def own_features(lay: Layout, c: MentionCandidate) -> list[str]:
     dictionary; cached per name). What the screen (``classify.screened``) reads, and how every row of
     :func:`mention_features` starts."""
     text = lay.text[c.start_char:c.end_char]
-    f = [f"src={x}" for x in (c.source, *c.also)] + [f"n={_bucket(c.end - c.start)}"]
-    f += [f"lic={x}" for x in c.licences]
     known, written = _name_features(text, tuple(lay.texts[c.start:c.end]), c.canonical)
-    f += known
-    if c.rule_cls:
-        f += [f"rc={c.rule_cls}", f"rr={c.rule}", f"rrp={c.rule.split('.')[0]}"]
-    f += written
-    return f
+    return [*_origin_features(c.source, c.also, c.end - c.start, c.licences), *known,
+            *(_rule_features(c.rule_cls, c.rule) if c.rule_cls else ()), *written]
+
+
+@lru_cache(maxsize=1 << 12)  # a few sources, lengths and rules: the same strings for every candidate alike
+def _origin_features(source: str, also: tuple[str, ...], tokens: int, licences: tuple[str, ...]) -> tuple[str, ...]:
+    """Where a candidate came from (``src=``), its length in tokens (``n=``) and its licences (``lic=``)."""
+    return (*(f"src={x}" for x in (source, *also)), f"n={_bucket(tokens)}", *(f"lic={x}" for x in licences))
+
+
+@lru_cache(maxsize=1 << 10)
+def _rule_features(rule_cls: str, rule: str) -> tuple[str, ...]:
+    """What the rules gave a candidate: their class, the rule and its family."""
+    return f"rc={rule_cls}", f"rr={rule}", f"rrp={rule.split('.')[0]}"
 
 
 _CARRIED = ("sx_np=", "sx_np_class=", "sx_appos_noun=", "sx_gov_class=", "sx_ls=")
