@@ -84,6 +84,20 @@ _CAPITALISED = re.compile(r"\b[A-Z]\w*")
 _LIST_SEPARATOR = re.compile(r"\s*[,;/()]\s*|\s+and\s+|\s+&\s+")
 
 
+def _line_pieces(lay: Layout, line: int, known: frozenset[str]) -> tuple[list[int], list[frozenset[str]]] | None:
+    """Where the pieces of a line start (:func:`_segments`) and the capitalised common words (``cw=``) of each; None
+    for a line of fewer than three pieces or of thousands of characters (its pieces say nothing of each other)."""
+    text, a, b = lay.text, lay.line_starts[line], lay.line_end(line)
+    if b - a > 2000:
+        return None
+    cuts = [a] + [m.end() for m in _LIST_SEPARATOR.finditer(text, a, b)]
+    if len(cuts) < 3:
+        return None
+    ends = cuts[1:] + [b]
+    return cuts, [frozenset("cw=" + w.lower() for w in _CAPITALISED.findall(text, x, y) if w.lower() in known)
+                  for x, y in zip(cuts, ends)]
+
+
 def _segments(lay: Layout, cands: list[MentionCandidate]) -> dict:
     """Line -> (segment starts, what each segment says): the pieces of a line between commas, semicolons,
     slashes, brackets and "and", each with the capitalised common words (``name_words``), the rules' classes and
@@ -96,17 +110,13 @@ def _segments(lay: Layout, cands: list[MentionCandidate]) -> dict:
     out = {}
     text = lay.text
     for line, members in by_line.items():
-        a = lay.line_starts[line]
-        b = lay.line_end(line)
-        if b - a > 2000:  # a line of thousands of names: its pieces say nothing of each other
+        got = lay.line_info.get(("pieces", line), False)
+        if got is False:  # (the same for the screen's candidates and the survivors: read once per line)
+            got = lay.line_info[("pieces", line)] = _line_pieces(lay, line, known)
+        if got is None:
             continue
-        cuts = [a] + [m.end() for m in _LIST_SEPARATOR.finditer(text, a, b)]
-        if len(cuts) < 3:
-            continue
-        says: list[set[str]] = [set() for _ in cuts]
-        for k in range(len(cuts)):
-            end = cuts[k + 1] if k + 1 < len(cuts) else b
-            says[k] = {"cw=" + w.lower() for w in _CAPITALISED.findall(text, cuts[k], end) if w.lower() in known}
+        cuts, words = got
+        says: list[set[str]] = [set(w) for w in words]
         for c in members:
             if c.rule_cls:
                 says[bisect_right(cuts, c.start_char) - 1].add("rc=" + c.rule_cls)
@@ -255,14 +265,21 @@ def own_features(lay: Layout, c: MentionCandidate) -> list[str]:
     dictionary; cached per name). What the screen (``classify.screened``) reads, and how every row of
     :func:`mention_features` starts."""
     text = lay.text[c.start_char:c.end_char]
-    f = [f"src={x}" for x in (c.source, *c.also)] + [f"n={_bucket(c.end - c.start)}"]
-    f += [f"lic={x}" for x in c.licences]
     known, written = _name_features(text, tuple(lay.texts[c.start:c.end]), c.canonical)
-    f += known
-    if c.rule_cls:
-        f += [f"rc={c.rule_cls}", f"rr={c.rule}", f"rrp={c.rule.split('.')[0]}"]
-    f += written
-    return f
+    return [*_origin_features(c.source, c.also, c.end - c.start, c.licences), *known,
+            *(_rule_features(c.rule_cls, c.rule) if c.rule_cls else ()), *written]
+
+
+@lru_cache(maxsize=1 << 12)  # a few sources, lengths and rules: the same strings for every candidate alike
+def _origin_features(source: str, also: tuple[str, ...], tokens: int, licences: tuple[str, ...]) -> tuple[str, ...]:
+    """Where a candidate came from (``src=``), its length in tokens (``n=``) and its licences (``lic=``)."""
+    return (*(f"src={x}" for x in (source, *also)), f"n={_bucket(tokens)}", *(f"lic={x}" for x in licences))
+
+
+@lru_cache(maxsize=1 << 10)
+def _rule_features(rule_cls: str, rule: str) -> tuple[str, ...]:
+    """What the rules gave a candidate: their class, the rule and its family."""
+    return f"rc={rule_cls}", f"rr={rule}", f"rrp={rule.split('.')[0]}"
 
 
 _CARRIED = ("sx_np=", "sx_np_class=", "sx_appos_noun=", "sx_gov_class=", "sx_ls=")
@@ -283,15 +300,36 @@ def screen_features(lay: Layout, cands: list[MentionCandidate], owns: list[list[
     said: dict[str, set[str]] = defaultdict(set)
     for c in cands:
         root = span_root(lay, c.start, c.end)
-        f = [f"sx_p1={_before(lay, c)[0]}", f"sx_n1={_after(lay, c)[0]}"]
-        f += [g for g in _gov(lay, root, "sx_") if g.startswith(("sx_np", "sx_prep=", "sx_gov_class="))]
-        f += ["sx_" + x for x in _apposition(lay, c.end, root)]
+        f = [_screen_word(lay, c, "p1", memo), _screen_word(lay, c, "n1", memo)]
+        f += _screen_gov(lay, root, c.end, memo)
         f += _list_pieces(lay, c, segments, memo)
         key = norm(lay.text[c.start_char:c.end_char])
-        said[key].update(x for x in f if x.startswith(_CARRIED))
+        said[key].update(filter(_IS_CARRIED, f))
         rows.append(f)
         keys.append(key)
     return [[*o, *f, *("sx_any_" + x[3:] for x in sorted(said[k].difference(f)))] for o, f, k in zip(owns, rows, keys)]
+
+
+def _screen_word(lay: Layout, c: MentionCandidate, side: str, memo: dict) -> str:
+    """``sx_p1=`` (the word before a span) or ``sx_n1=`` (the word after it): once per start or end of a span,
+    which many candidates share (the string made, and hashed when scored, once)."""
+    key = (side, c.start if side == "p1" else c.end)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = f"sx_{side}={(_before(lay, c) if side == 'p1' else _after(lay, c))[0]}"
+    return got
+
+
+def _screen_gov(lay: Layout, root: int, end: int, memo: dict) -> list[str]:
+    """What governs a span's root (its preposition and the word above, the noun it modifies, their classes) and
+    the noun of an apposition after it, as the screen reads them: once per root and end (nested candidates share
+    them)."""
+    key = ("gov", root, end)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = [*filter(_SCREEN_GOV.__getitem__, _gov(lay, root, "sx_")),
+                           *("sx_" + x for x in _apposition(lay, end, root))]
+    return got
 
 
 def _list_pieces(lay: Layout, c: MentionCandidate, segments: dict, memo: dict) -> list[str]:
@@ -506,6 +544,8 @@ class _Prefixed(dict):
 
 
 _IS_TYPING = _Prefixed(_TYPING).__getitem__
+_IS_CARRIED = _Prefixed(_CARRIED).__getitem__
+_SCREEN_GOV = _Prefixed(("sx_np", "sx_prep=", "sx_gov_class="))
 
 
 def occurrence_features(keys: list[str], feats: list[list[str]]) -> list[list[str]]:
@@ -1114,12 +1154,9 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
         clause = _clause(lay, span_root(lay, sc.start, sc.end), span_root(lay, oc.start, oc.end))
         f += clause
     else:
-        f += ["cross_sent", f"o_sent_first={_opening(lay, lay.sent_starts[so])}"]
-        f += _cues_in(lay, lay.line_starts[lo], oc.start_char, "cue_oline=")
-        a = lay.sent_starts[ss]
-        b = lay.sent_starts[ss + 1] if ss + 1 < len(lay.sent_starts) else len(lay.idx)
-        f += _cues_in(lay, lay.idx[a], lay.idx[b - 1], "cue_ssent=")
-    og = _end_gov(lay, typed, heads[p.o], "o_", memo) + _scope(lay, typed, heads[p.o], memo)
+        f += _cross_sentence(lay, ss, so, lo, oc.start_char, memo)
+    ogov, oscope = _end_gov(lay, typed, heads[p.o], "o_", memo), _scope(lay, typed, heads[p.o], memo)
+    og = ogov + oscope
     sg = _end_gov(lay, typed, heads[p.s], "s_", memo)
     f += sg + og
     if ss != so:  # what governs the object, by how the pair was found: "It relies on X" after the paragraph's method
@@ -1139,8 +1176,39 @@ def pair_features(doc: Doc, lay: Layout, typed: list[Typed], p: PairCandidate, h
         f.append("s_listed")
     # only these lists hold features of _CROSSED's kinds: not every feature is read again
     pair_classes = f"{s.cls}>{o.cls}|"
-    f += [pair_classes + x for part in (clause, sg, og, kin, se, oe, cmp, subj) for x in filter(_IS_CROSSED, part)]
+    f += [pair_classes + x for x in filter(_IS_CROSSED, clause)]
+    for part in (sg, ogov, oscope):
+        f += _crossed(part, pair_classes, memo)
+    f += [pair_classes + x for x in filter(_IS_CROSSED, kin)]
+    for part in (se, oe, cmp):
+        f += _crossed(part, pair_classes, memo)
+    f += [pair_classes + x for x in filter(_IS_CROSSED, subj)]
     return f
+
+
+def _crossed(part: list[str], pair_classes: str, memo: dict) -> list[str]:
+    """The features of ``_CROSSED``'s kinds among a list an end's memo holds (``part``: alive as long as ``memo``),
+    read with the pair's classes: once per list and pair of classes, not per pair."""
+    key = ("crossed", id(part), pair_classes)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = [pair_classes + x for x in filter(_IS_CROSSED, part)]
+    return got
+
+
+def _cross_sentence(lay: Layout, ss: int, so: int, lo: int, o_char: int, memo: dict) -> list[str]:
+    """What a pair across sentences reads of where its ends stand: the object's sentence's first word, the cues
+    on the object's line before it and those in the subject's sentence (once per subject sentence and object
+    position: an end is in many pairs)."""
+    key = ("cross", ss, so, o_char)
+    got = memo.get(key)
+    if got is None:
+        got = ["cross_sent", f"o_sent_first={_opening(lay, lay.sent_starts[so])}"]
+        got += _cues_in(lay, lay.line_starts[lo], o_char, "cue_oline=")
+        a = lay.sent_starts[ss]
+        b = lay.sent_starts[ss + 1] if ss + 1 < len(lay.sent_starts) else len(lay.idx)
+        got = memo[key] = got + _cues_in(lay, lay.idx[a], lay.idx[b - 1], "cue_ssent=")
+    return got
 
 
 def _between_names(lay: Layout, typed: list[Typed], s: Typed, o: Typed, first: MentionCandidate,
@@ -1175,8 +1243,7 @@ def _places(lay: Layout, typed: list[Typed], p: PairCandidate, ss: int, so: int,
         for m in typed:
             sent_classes[lay.sent_of(m.cand.start)][m.cls] += 1
     s, o = typed[p.s], typed[p.o]
-    pair_classes = f"{s.cls}>{o.cls}|"
-    f = [f"s_{x}" for x in roles[p.s]] + [f"o_{x}" for x in roles[p.o]] + [f"{pair_classes}o_{x}" for x in roles[p.o]]
+    f = _roles(roles, p.s, "s_", memo) + _roles(roles, p.o, "o_", memo) + _roles(roles, p.o, f"{s.cls}>{o.cls}|o_", memo)
     if ss != so:
         ps = lay.para_of_line[lay.token_line[s.cand.start]]
         po = lay.para_of_line[lay.token_line[o.cand.start]]
@@ -1188,6 +1255,15 @@ def _places(lay: Layout, typed: list[Typed], p: PairCandidate, ss: int, so: int,
         if memo["sent_classes"][ss][o.cls] - same > 0:
             f.append("s_sent_rival")
     return f
+
+
+def _roles(roles: list, k: int, tag: str, memo: dict) -> list[str]:
+    """The roles of the end ``k`` in its document (``pairs.doc_roles``), ``tag`` first: once per end and tag."""
+    key = ("roles", k, tag)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = [tag + x for x in roles[k]]
+    return got
 
 
 def _compared(lay: Layout, typed: list[Typed], k: int, tag: str, memo: dict) -> list[str]:

@@ -145,9 +145,10 @@ def phrases(lay, names: list[tuple[int, int]], cue: PhraseCues, fw: frozenset[st
         for i, j in runs:
             _licensed(tk, words, i, j, ends, starts, cue, out)
         listed = [(words[x].start, words[y].end) for (x, y), lic in out.items() if "list" in lic]
-        ends, starts = ends | {b for _, b in listed}, starts | {a for a, _ in listed}
-        if len(out) == before:
-            break
+        wider = ends | {b for _, b in listed}, starts | {a for a, _ in listed}
+        if len(out) == before or wider == (ends, starts):
+            break  # (with the same names to lean on, another pass would find the same phrases)
+        ends, starts = wider
     return [Phrase(words[x].a, words[y].b, tuple(sorted(lic))) for (x, y), lic in sorted(out.items())]
 
 
