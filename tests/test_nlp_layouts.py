@@ -100,9 +100,7 @@ def test_nlp_layouts_demo_paragraph(extract_text):
     ("QuillVL answers more accurately than both MiniCPM-V and SmolVLM2.", ("QuillVL", "outperforms", "SmolVLM2")),
     ("QuillVL improves mIoU by 2.8 points over FlashOcc.", ("QuillVL", "outperforms", "FlashOcc")),
     ("CORALINE is a modification of the Muon optimizer for large batches.", ("CORALINE", "extends", "Muon")),
-    pytest.param("TideNet is a Fourier Neural Operator variant for coastlines.", ("TideNet", "extends", "Fourier Neural Operator"),
-                 marks=pytest.mark.xfail(strict=True, reason="a known miss of the committed weights (trained on 185 sets): "
-                                         "the pair is rated under the extends bar (with 170 sets it was found, with 162 not)")),
+    ("TideNet is a Fourier Neural Operator variant for coastlines.", ("TideNet", "extends", "Fourier Neural Operator")),
 ])
 def test_nlp_layouts_comparison_and_variant_cues(extract_text, text, relation):
     assert relation in _relations(extract_text(text))
