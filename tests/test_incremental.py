@@ -433,6 +433,17 @@ def test_a_patch_parses_in_a_copy_that_loaded_the_pipeline_while_the_documents_w
         assert (out / name).read_bytes() == (ref / name).read_bytes(), name
 
 
+def _in_a_new_process(test_id: str) -> None:
+    """Run one test of this suite in a fresh interpreter, and fail if it does not pass there."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", test_id], cwd=root,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and f"PASSED {test_id}" in r.stdout, r.stdout + r.stderr  # (run, not skipped)
+
+
 def test_an_early_parse_answers_the_chunk_sent_ahead_and_no_other(monkeypatch):
     """``EarlyParse.send`` hands a chunk to the copy while it loads; ``results`` of that chunk waits for its
     answer, of another chunk gives None (the caller parses it itself). A chunk the pipe cannot hold is not sent
@@ -443,8 +454,11 @@ def test_an_early_parse_answers_the_chunk_sent_ahead_and_no_other(monkeypatch):
     from pipeline.model import Document
     from pipeline.nlp import pick_model
 
-    if not ex.FORK or threading.active_count() > 1:
-        pytest.skip("a copy is forked only on Linux, by a process running no other thread (not beside a Dask cluster)")
+    if not ex.FORK:
+        pytest.skip("a copy is forked only on Linux")
+    if threading.active_count() > 1:  # (not beside another test's threads, a Dask cluster's: run alone, in a new process)
+        _in_a_new_process("tests/test_incremental.py::test_an_early_parse_answers_the_chunk_sent_ahead_and_no_other")
+        return
     monkeypatch.setattr(ex, "_local", threading.local())  # as in a new process: no pipeline loaded
     model = pick_model()
     doc = Document("a.txt", "a.txt", "We fine-tune BERT on ImageNet and SQuAD.")
