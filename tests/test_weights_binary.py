@@ -23,7 +23,7 @@ def test_binary_copy_is_the_json(tmp_path, monkeypatch):
     load_models.cache_clear()
     try:
         first = load_models(weights)  # from the JSON; the copy is written
-        binary = _binary_path(weights.read_bytes())
+        binary = _binary_path(weights)
         assert binary.is_file()
         load_models.cache_clear()
         second = load_models(weights)  # from the copy
@@ -34,7 +34,7 @@ def test_binary_copy_is_the_json(tmp_path, monkeypatch):
         _same(load_models(weights), expected)
         assert binary.read_bytes() != b"broken"
         weights.write_text(json.dumps({**expected.to_json(), "format": 1}), "utf-8")  # other bytes, other copy
-        assert _binary_path(weights.read_bytes()) != binary
+        assert _binary_path(weights) != binary
         load_models.cache_clear()
         assert load_models(tmp_path / "none.json") is None
     finally:

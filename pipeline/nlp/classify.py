@@ -368,16 +368,17 @@ def load_models(path: Path = WEIGHTS) -> Models | None:
 
     Decoding the JSON (half a million numbers) and making the matrices took 0.12 s of CPU, a tenth of a
     one-document rebuild and on the critical path of every build (before the second process is forked): the
-    models are also kept in a binary copy (:func:`_binary_path`, keyed by the JSON's digest), which loads in a
-    sixth of that, and read from it when it is there."""
-    try:
-        raw = Path(path).read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+    models are also kept in a binary copy (:func:`_binary_path`, keyed by the JSON's digest, itself kept by the
+    file's stat), which loads in a sixth of that, and read from it when it is there (the JSON is then not read)."""
+    if not Path(path).is_file():
         return None
     from ..files import derived_copy
 
-    return derived_copy("weights", _BINARY_FORMAT, raw, _BINARY_KEPT, _from_binary,
-                        lambda: Models.from_json(json.loads(raw.decode("utf-8"))), _to_binary)
+    try:
+        return derived_copy("weights", _BINARY_FORMAT, path, _BINARY_KEPT, _from_binary,
+                            lambda raw: Models.from_json(json.loads(raw.decode("utf-8"))), _to_binary)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):  # gone since
+        return None
 
 
 _BINARY_FORMAT = "mlkg-weights-5"
@@ -385,11 +386,11 @@ _BINARY_FORMAT = "mlkg-weights-5"
 _BINARY_KEPT = 8
 
 
-def _binary_path(raw: bytes) -> Path:
-    """Where the binary copy of the weights ``raw`` (the JSON's bytes) is kept (``files.derived_copy_path``)."""
+def _binary_path(path: Path = WEIGHTS) -> Path:
+    """Where the binary copy of the weights file ``path`` is kept (``files.derived_copy_path``)."""
     from ..files import derived_copy_path
 
-    return derived_copy_path("weights", _BINARY_FORMAT, raw)
+    return derived_copy_path("weights", _BINARY_FORMAT, path)
 
 
 def _to_binary(models: Models) -> bytes:

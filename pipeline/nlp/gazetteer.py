@@ -69,9 +69,8 @@ def gazetteer(path: Path = GAZETTEER) -> Gazetteer:
     keyed by the JSON's digest), which loads in a tenth of that."""
     from ..files import derived_copy
 
-    raw = Path(path).read_bytes()
-    classes, heads, folded = derived_copy("gazetteer", _CACHE_FORMAT, raw, _CACHE_KEPT, _from_binary,
-                                          lambda: _built(json.loads(raw.decode("utf-8"))), lambda v: _to_binary(*v))
+    classes, heads, folded = derived_copy("gazetteer", _CACHE_FORMAT, path, _CACHE_KEPT, _from_binary,
+                                          lambda raw: _built(json.loads(raw.decode("utf-8"))), lambda v: _to_binary(*v))
     return Gazetteer(classes, heads, max(map(len, classes), default=0), folded)
 
 
