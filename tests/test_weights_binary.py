@@ -39,3 +39,25 @@ def test_binary_copy_is_the_json(tmp_path, monkeypatch):
         assert load_models(tmp_path / "none.json") is None
     finally:
         load_models.cache_clear()
+
+
+def test_a_feature_row_is_found_by_bisection_then_by_the_dict(monkeypatch):
+    from pipeline.nlp import classify
+
+    monkeypatch.setattr(classify, "_LOOKUPS", 3000)
+    rows = classify._from_binary(classify._binary_path().read_bytes()) if classify._binary_path().is_file() else None
+    models = rows or load_models()
+    model = models.mentions
+    names = list(model.weights)
+    fresh = classify._Rows(names, model.weights.matrix)
+    assert names == sorted(names) and fresh._index is None
+    expected = {f: i for i, f in enumerate(names, 1)}
+    get = fresh.getter()
+    probe = names[::max(1, len(names) // 1000)] + ["no such feature", "", names[-1] + "~"]
+    assert [get(f) for f in probe] == [expected.get(f) for f in probe] and fresh._index is None
+    for f in names[:3000]:
+        get(f)
+    assert fresh.getter() == fresh.index.get and fresh.index == expected  # the dict, once past the look-ups
+    rows = [["acronym"], [], ["no such feature", *names[:5]]]
+    assert numpy.array_equal(model.probs(rows), classify.LinearModel(model.labels, dict(model.weights.items()), model.bias).probs(rows)) \
+        if isinstance(model, classify.LinearModel) else True

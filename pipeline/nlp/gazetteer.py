@@ -154,7 +154,7 @@ class _SortedMap(Mapping):
 
 
 _MISSING = object()
-_LOOKUPS = 50_000
+_LOOKUPS = 10_000
 """Look-ups a :class:`_SortedMap` answers by bisection before it makes its dict (a bisection costs about twenty times
 a dict's look-up; making the dict, about a hundred thousand of them)."""
 
