@@ -153,16 +153,77 @@ def test_an_entry_is_written_whole_with_no_temporary_file_left_even_after_its_sh
     assert [p.name for p in (tmp_path / "cache").rglob("*") if p.is_file()] == [os.path.basename(path)]
 
 
-def test_a_file_digested_in_chunks_is_digested_as_read_whole(tmp_path):
+def test_a_file_digested_in_chunks_is_digested_as_read_whole(tmp_path, monkeypatch):
     import hashlib
     import random
 
-    from pipeline.files import _CHUNK, digest_file
+    from pipeline.files import _CHUNK, MEMO_FROM, digest_file
 
-    for size in (0, 5, _CHUNK, 2 * _CHUNK + 17):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr("pipeline.files._MEMO", None)
+    for size in (0, 5, _CHUNK, 2 * _CHUNK + 17, MEMO_FROM + 3):
         path = tmp_path / f"f{size}"
         path.write_bytes(random.Random(size).randbytes(size))
         whole, chunked = hashlib.sha256(b"x"), hashlib.sha256(b"x")
-        whole.update("dir/é.json".encode() + b"\0" + path.read_bytes() + b"\0")
+        whole.update("dir/é.json".encode() + b"\0" + hashlib.sha256(path.read_bytes()).hexdigest().encode() + b"\0")
         digest_file(chunked, "dir/é.json", path)
         assert whole.hexdigest() == chunked.hexdigest()
+
+
+class _Later:
+    """Stands in for the time module in pipeline.files: its clock ``ahead`` ns later than the real one (a file
+    written now is then settled)."""
+
+    def __init__(self, ahead: int) -> None:
+        self.ahead = ahead
+
+    def time_ns(self) -> int:
+        import time
+
+        return time.time_ns() + self.ahead
+
+
+def test_a_large_file_unchanged_is_not_hashed_again_and_a_changed_one_is(tmp_path, monkeypatch):
+    import hashlib
+    import os
+
+    from pipeline import files
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(files, "_MEMO", None)
+    hashed = []
+    real = files._sha256
+    monkeypatch.setattr(files, "_sha256", lambda p: hashed.append(os.fspath(p)) or real(p))
+    weights = tmp_path / "weights.json"
+    weights.write_bytes(b"a" * files.MEMO_FROM)
+    expected = hashlib.sha256(weights.read_bytes()).hexdigest()
+
+    # just written: not settled when hashed, so hashed each time
+    assert files.file_digest(weights) == expected and files.file_digest(weights) == expected
+    assert len(hashed) == 2
+    # settled (hashed well after its last change): kept, in this process and in a new one
+    monkeypatch.setattr(files, "time", _Later(3 * files.SETTLED_NS))
+    assert files.file_digest(weights) == expected
+    assert len(hashed) == 3
+    assert files.file_digest(weights) == expected
+    monkeypatch.setattr(files, "_MEMO", None)  # the record as another process reads it
+    assert files.file_digest(weights) == expected
+    assert len(hashed) == 3
+    # the same bytes written again: another change time, hashed again (same digest)
+    weights.write_bytes(b"a" * files.MEMO_FROM)
+    assert files.file_digest(weights) == expected and len(hashed) == 4
+    # other bytes of the same size, the modification time put back: the change time shows it
+    st = os.stat(weights)
+    weights.write_bytes(b"b" * files.MEMO_FROM)
+    os.utime(weights, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert files.file_digest(weights) == hashlib.sha256(b"b" * files.MEMO_FROM).hexdigest() and len(hashed) == 5
+    # a broken record: hashed
+    (tmp_path / "cache" / "mlkg" / "digests.json").write_bytes(b"{broken")
+    monkeypatch.setattr(files, "_MEMO", None)
+    assert files.file_digest(weights) == hashlib.sha256(b"b" * files.MEMO_FROM).hexdigest() and len(hashed) == 6
+    # small files are always hashed
+    small = tmp_path / "small.py"
+    small.write_bytes(b"x = 1\n")
+    files.file_digest(small)
+    files.file_digest(small)
+    assert hashed[-2:] == [os.fspath(small)] * 2

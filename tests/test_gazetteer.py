@@ -194,3 +194,22 @@ def test_a_model_list_and_a_title_give_names():
                                           "Machine Comprehension of Text, a Dataset", "Attention Is All You Need",
                                           "Scaling laws: a study"})
     assert methods == {"LIMA"} and datasets == {"SQuAD"}
+
+
+def test_the_binary_copy_reads_as_the_json_by_bisection_then_by_a_dict(monkeypatch):
+    import json
+
+    from pipeline.nlp import gazetteer as g
+
+    classes, heads, folded = g._built(json.loads(GAZETTEER.read_text("utf-8")))
+    monkeypatch.setattr(g, "_LOOKUPS", 5000)  # (five per key below)
+    read, read_heads, read_folded = _from_binary(_to_binary(classes, heads, folded))
+    assert isinstance(read, g._SortedMap) and read._dict is None
+    assert read_heads == heads and list(read) == sorted(classes) and len(read) == len(classes)
+    keys = sorted(classes)[::97]
+    for key in keys[:900]:  # by bisection, as a one-document rebuild looks them up
+        assert read.get(key) == classes[key] and key in read and read[key] == classes[key]
+        assert read.get(key + "\x00") is None and (key + "\x00") not in read
+    assert read._dict is None
+    assert dict(read) == classes and dict(read_folded) == folded  # (and from here by the dict it made)
+    assert read._dict is not None and all(read.get(k) == classes[k] for k in keys)

@@ -187,19 +187,48 @@ _CHUNK = 2048
 class _Rows(Mapping):
     """Feature -> its row of a weight matrix, made when asked for: what ``dict(zip(names, matrix))`` holds,
     without making the 90,000 row views (a tenth of loading the pipeline, which the decision never reads: it
-    reads the matrix)."""
+    reads the matrix). ``names`` are in order (as :attr:`_FeatureTable._table` numbers them): a feature's row
+    number is found by bisection (:meth:`getter`) until :data:`_LOOKUPS` look-ups, then from the dict of every
+    name's number, made then (making it for the three models was a third of loading the weights, on the path of
+    a one-document rebuild, whose document looks up a few thousand)."""
 
     def __init__(self, names: list[str], matrix: numpy.ndarray) -> None:
-        self.index, self.matrix = dict(zip(names, range(1, len(names) + 1))), matrix  # row 0 pads (_FeatureTable)
+        self.names, self.matrix = names, matrix  # row 0 pads (_FeatureTable)
+        self._index: dict[str, int] | None = None
+        self._left = _LOOKUPS
+
+    @property
+    def index(self) -> dict[str, int]:
+        """Feature -> its row number (from 1)."""
+        if self._index is None:
+            self._index = dict(zip(self.names, range(1, len(self.names) + 1)))
+        return self._index
+
+    def getter(self):
+        """``index.get``: the dict's once made, else one by bisection (the same numbers), counted."""
+        if self._index is not None or self._left <= 0:
+            return self.index.get
+        return self._bisected
+
+    def _bisected(self, feature: str, default=None):
+        self._left -= 1
+        names = self.names
+        i = bisect_left(names, feature)
+        return i + 1 if i < len(names) and names[i] == feature else default
 
     def __getitem__(self, feature: str) -> numpy.ndarray:
         return self.matrix[self.index[feature]]
 
     def __iter__(self):
-        return iter(self.index)
+        return iter(self.names)
 
     def __len__(self) -> int:
-        return len(self.index)
+        return len(self.names)
+
+
+_LOOKUPS = 20_000
+"""Look-ups a :class:`_Rows` answers by bisection before it makes its dict (a bisection costs about ten times a
+dict's look-up; making the dict, about a hundred thousand of them)."""
 
 
 class _FeatureTable:
@@ -229,7 +258,8 @@ class _FeatureTable:
     @cached_property
     def _columns(self) -> numpy.ndarray:
         """The weight matrix of :attr:`_table` transposed (columns x features), each column's weights contiguous."""
-        return numpy.ascontiguousarray(self._table[1].T)
+        matrix = self.weights.matrix if isinstance(self.weights, _Rows) else self._table[1]  # (no index made)
+        return numpy.ascontiguousarray(matrix.T)
 
     def _sums(self, rows: list[list[str]]) -> numpy.ndarray:
         """The sum of each row's features' weights (rows x width).
@@ -237,8 +267,8 @@ class _FeatureTable:
         Each column's sums are taken along its contiguous row of :attr:`_columns` (half the time of summing down
         the columns of the matrix): numpy sums a segment pairwise whatever its stride, over the same values in
         the same order, so the sums are the same to the last bit."""
-        index, columns = self._table[0], self._columns
-        get = index.get
+        get = self.weights.getter() if isinstance(self.weights, _Rows) else self._table[0].get
+        columns = self._columns
         out = []
         for k in range(0, len(rows), _CHUNK):  # rows are independent: a chunk at a time bounds the memory
             flat, starts = [], []
@@ -368,16 +398,17 @@ def load_models(path: Path = WEIGHTS) -> Models | None:
 
     Decoding the JSON (half a million numbers) and making the matrices took 0.12 s of CPU, a tenth of a
     one-document rebuild and on the critical path of every build (before the second process is forked): the
-    models are also kept in a binary copy (:func:`_binary_path`, keyed by the JSON's digest), which loads in a
-    sixth of that, and read from it when it is there."""
-    try:
-        raw = Path(path).read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+    models are also kept in a binary copy (:func:`_binary_path`, keyed by the JSON's digest, itself kept by the
+    file's stat), which loads in a sixth of that, and read from it when it is there (the JSON is then not read)."""
+    if not Path(path).is_file():
         return None
     from ..files import derived_copy
 
-    return derived_copy("weights", _BINARY_FORMAT, raw, _BINARY_KEPT, _from_binary,
-                        lambda: Models.from_json(json.loads(raw.decode("utf-8"))), _to_binary)
+    try:
+        return derived_copy("weights", _BINARY_FORMAT, path, _BINARY_KEPT, _from_binary,
+                            lambda raw: Models.from_json(json.loads(raw.decode("utf-8"))), _to_binary)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):  # gone since
+        return None
 
 
 _BINARY_FORMAT = "mlkg-weights-5"
@@ -385,11 +416,11 @@ _BINARY_FORMAT = "mlkg-weights-5"
 _BINARY_KEPT = 8
 
 
-def _binary_path(raw: bytes) -> Path:
-    """Where the binary copy of the weights ``raw`` (the JSON's bytes) is kept (``files.derived_copy_path``)."""
+def _binary_path(path: Path = WEIGHTS) -> Path:
+    """Where the binary copy of the weights file ``path`` is kept (``files.derived_copy_path``)."""
     from ..files import derived_copy_path
 
-    return derived_copy_path("weights", _BINARY_FORMAT, raw)
+    return derived_copy_path("weights", _BINARY_FORMAT, path)
 
 
 def _to_binary(models: Models) -> bytes:

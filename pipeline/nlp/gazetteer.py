@@ -9,6 +9,7 @@ import json
 import re
 import unicodedata
 from bisect import bisect_left
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -42,18 +43,20 @@ class Gazetteer:
     """The names by key with the classes of each, and the keys' heads by which the tokens of a document that
     start no name are passed over at once."""
 
-    classes: dict[str, tuple[str, ...]]
+    classes: Mapping[str, tuple[str, ...]]
+    """A dict, or a :class:`_SortedMap` read from the binary copy."""
     heads: frozenset[str]
     """Every key's first ``_HEAD`` characters and each shorter prefix of those (a name's first token may be short:
     "k-means++")."""
     longest: int
-    folded: dict[str, tuple[str, ...]]
+    folded: Mapping[str, tuple[str, ...]]
     """Case-folded key -> the classes of the names with that key in any case (:func:`gazetteer_classes_folded`)."""
 
     @cached_property
     def ordered(self) -> list[str]:
         """The keys in order, where the keys that start with a string follow it (:meth:`opens`)."""
-        return sorted(self.classes)
+        classes = self.classes
+        return classes.ordered() if isinstance(classes, _SortedMap) else sorted(classes)
 
     def opens(self, key: str) -> bool:
         """Whether some key starts with ``key``: a name's key read token by token can still become one."""
@@ -69,9 +72,8 @@ def gazetteer(path: Path = GAZETTEER) -> Gazetteer:
     keyed by the JSON's digest), which loads in a tenth of that."""
     from ..files import derived_copy
 
-    raw = Path(path).read_bytes()
-    classes, heads, folded = derived_copy("gazetteer", _CACHE_FORMAT, raw, _CACHE_KEPT, _from_binary,
-                                          lambda: _built(json.loads(raw.decode("utf-8"))), lambda v: _to_binary(*v))
+    classes, heads, folded = derived_copy("gazetteer", _CACHE_FORMAT, path, _CACHE_KEPT, _from_binary,
+                                          lambda raw: _built(json.loads(raw.decode("utf-8"))), lambda v: _to_binary(*v))
     return Gazetteer(classes, heads, max(map(len, classes), default=0), folded)
 
 
@@ -92,42 +94,97 @@ def _classes(lists: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
     return out
 
 
-_CACHE_FORMAT = "mlkg-gazetteer-3"
+_CACHE_FORMAT = "mlkg-gazetteer-4"
+"""4: each map as its keys in order and a code per key (:class:`_SortedMap`), not grouped by classes."""
 _CACHE_KEPT = 4
+_CODE0 = 0x30
+"""The code of a key's classes: the character ``_CODE0`` plus the number of its tuple of classes."""
 
 
-def _to_binary(classes: dict[str, tuple[str, ...]], heads: frozenset[str], folded: dict[str, tuple[str, ...]]) -> bytes:
-    """Plain text, nothing a loader could run: one line of JSON (format, the distinct tuples of classes of each
-    map), then for each tuple a line of its keys joined by NUL (a key is letters and digits only), the key ->
-    classes map's then the case-folded one's, then a line of the heads."""
-    maps = [_grouped(classes), _grouped(folded)]
-    head = json.dumps({"format": _CACHE_FORMAT, "groups": [[list(g) for g in sorted(m)] for m in maps]})
-    return "\n".join([head, *("\0".join(m[g]) for m in maps for g in sorted(m)), "\0".join(sorted(heads))]).encode("utf-8")
+class _SortedMap(Mapping):
+    """A key -> classes map read from the binary copy: the keys in order, each with the code of its tuple of classes,
+    looked up by bisection, so that reading it makes no dict (a hundred thousand keys, twice: two thirds of loading
+    the gazetteer, on the path of a one-document rebuild, whose document looks up a few hundred). After
+    :data:`_LOOKUPS` look-ups (a build of many documents) it makes the dict and answers from it. The same map as the
+    dict: same keys, same values, iterated in order."""
+
+    __slots__ = ("_keys", "_codes", "_groups", "_dict", "_left")
+
+    def __init__(self, keys: list[str], codes: str, groups: list[tuple[str, ...]]) -> None:
+        if len(keys) != len(codes) or any(a >= b for a, b in zip(keys, keys[1:3])):
+            raise ValueError("not the keys of a binary copy of the gazetteer")
+        self._keys, self._codes, self._groups = keys, codes, groups
+        self._dict: dict | None = None
+        self._left = _LOOKUPS
+
+    def _made(self) -> dict:
+        groups, codes = self._groups, self._codes
+        self._dict = dict(zip(self._keys, (groups[ord(c) - _CODE0] for c in codes)))
+        return self._dict
+
+    def get(self, key, default=None):
+        d = self._dict
+        if d is None:
+            self._left -= 1
+            if self._left >= 0:
+                keys = self._keys
+                i = bisect_left(keys, key)
+                return self._groups[ord(self._codes[i]) - _CODE0] if i < len(keys) and keys[i] == key else default
+            d = self._made()
+        return d.get(key, default)
+
+    def __getitem__(self, key):
+        got = self.get(key, _MISSING)
+        if got is _MISSING:
+            raise KeyError(key)
+        return got
+
+    def __contains__(self, key) -> bool:
+        return self.get(key, _MISSING) is not _MISSING
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def ordered(self) -> list[str]:
+        """The keys in order."""
+        return self._keys
 
 
-def _grouped(keys: dict[str, tuple[str, ...]]) -> dict[tuple[str, ...], list[str]]:
-    groups: dict[tuple[str, ...], list[str]] = {}
-    for k, cls in keys.items():
-        groups.setdefault(cls, []).append(k)
-    return groups
+_MISSING = object()
+_LOOKUPS = 10_000
+"""Look-ups a :class:`_SortedMap` answers by bisection before it makes its dict (a bisection costs about twenty times
+a dict's look-up; making the dict, about a hundred thousand of them)."""
 
 
-def _from_binary(data: bytes) -> tuple[dict[str, tuple[str, ...]], frozenset[str], dict[str, tuple[str, ...]]]:
+def _to_binary(classes: Mapping[str, tuple[str, ...]], heads: frozenset[str], folded: Mapping[str, tuple[str, ...]]) -> bytes:
+    """Plain text, nothing a loader could run: one line of JSON (format, the distinct tuples of classes), then for
+    the key -> classes map and the case-folded one a line of its keys in order joined by NUL (a key is letters and
+    digits only) and a line of their codes (one character per key: :data:`_CODE0` plus its tuple's number), then
+    a line of the heads."""
+    groups = sorted({*classes.values(), *folded.values()})
+    number = {g: i for i, g in enumerate(groups)}
+    lines = [json.dumps({"format": _CACHE_FORMAT, "groups": [list(g) for g in groups]})]
+    for m in (classes, folded):
+        keys = sorted(m)
+        lines += ["\0".join(keys), "".join(chr(_CODE0 + number[m[k]]) for k in keys)]
+    return "\n".join([*lines, "\0".join(sorted(heads))]).encode("utf-8")
+
+
+def _from_binary(data: bytes) -> tuple[Mapping[str, tuple[str, ...]], frozenset[str], Mapping[str, tuple[str, ...]]]:
     """The key -> classes map, the heads and the case-folded map of :func:`_to_binary`'s bytes (ValueError when
     they are not such)."""
     lines = data.decode("utf-8").split("\n")
     head = json.loads(lines[0])
-    if not isinstance(head, dict) or head.get("format") != _CACHE_FORMAT or len(head["groups"]) != 2 \
-            or sum(map(len, head["groups"])) != len(lines) - 2:
+    if not isinstance(head, dict) or head.get("format") != _CACHE_FORMAT or len(lines) != 6:
         raise ValueError("not a binary copy of the gazetteer")
-    maps, at = [], 1
-    for groups in head["groups"]:
-        out: dict[str, tuple[str, ...]] = {}
-        for group, line in zip(groups, lines[at:at + len(groups)]):
-            out.update(dict.fromkeys(line.split("\0"), tuple(group)))
-        maps.append(out)
-        at += len(groups)
-    return maps[0], frozenset(lines[-1].split("\0")), maps[1]
+    groups = [tuple(g) for g in head["groups"]]
+    maps = [_SortedMap(lines[i].split("\0") if lines[i] else [], lines[i + 1], groups) for i in (1, 3)]
+    if any(not 0 <= ord(c) - _CODE0 < len(groups) for m in maps for c in set(m._codes)):
+        raise ValueError("not a binary copy of the gazetteer")
+    return maps[0], frozenset(lines[5].split("\0")), maps[1]
 
 
 def gazetteer_classes(text: str) -> tuple[str, ...]:
