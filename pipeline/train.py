@@ -333,7 +333,11 @@ def _adam(param: numpy.ndarray, grad: numpy.ndarray, m1: numpy.ndarray, m2: nump
 def _fit(rows: list[list[str]], y: numpy.ndarray, mask: numpy.ndarray, labels: tuple[str, ...],
          iters: int = 200, l2: float = 1e-4, lr: float = 0.15, min_count: int = 2, hidden: int = 0, **deep):
     """Logistic outputs (one per label, each trained where ``mask`` is above 0, weighted by it) by full-batch
-    Adam: deterministic. With ``hidden`` units, a hidden layer beside the linear part (:func:`_fit_hidden`)."""
+    Adam: deterministic. With ``hidden`` units, a hidden layer beside the linear part (:func:`_fit_hidden`).
+
+    The relation model's settings checked again with 194 sets (``tools/selection.py``'s two folds / selection sets,
+    relation F1; the mention models the same): as they are 0.6077 / 0.6475; 400 iterations 0.6079 / 0.6475 (it has
+    converged); ``l2`` 3e-4 0.6087 / 0.6426, 3e-5 0.6051 / 0.6454; ``min_count`` 3 0.6079 / 0.6475: none beyond the noise."""
     from .nlp.classify import LinearModel
 
     sp = _sparse(rows, min_count)
