@@ -288,6 +288,14 @@ def test_a_chip_with_its_memory_or_form_factor_is_the_chip(text, names):
     assert _hardware(text) == names
 
 
+@pytest.mark.parametrize("text, names", [
+    ("It was ported to a Jetson TX1 and a Jetson TK1.", {"Jetson TX1", "Jetson TK1"}),
+    ("Latency was measured on an A100 T4 pair.", {"A100", "T4"}),
+])
+def test_a_family_member_by_its_model_code_is_that_member_not_another_chip(text, names):
+    assert _hardware(text) == names
+
+
 def test_a_title_line_ends_at_a_column_gap():
     text = "Publications\n\n- Kestrel: Fast Routing for Sparse Mixture Models  [Preprint]\n"
     assert _titles(text) == {"Kestrel: Fast Routing for Sparse Mixture Models"}

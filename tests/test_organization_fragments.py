@@ -49,3 +49,21 @@ def test_a_university_keeps_the_campus_that_closes_its_piece(text, name):
 
 def test_a_country_or_state_after_a_university_is_no_campus():
     assert "Nanyang Technological University, Singapore" not in _orgs("Affiliations: Nanyang Technological University, Singapore; Fuzhou University")
+
+
+@pytest.mark.parametrize("text, people", [
+    ("From: Hinton, Bengio, LeCun", {"Hinton", "Bengio", "LeCun"}),
+    ("Developed by: Lee and Chan", {"Lee", "Chan"}),
+    ("University of Toronto (Lee, Moreau); Vector Institute (Tanaka)", {"Tanaka"}),
+])
+def test_people_after_a_label_or_in_an_organization_s_brackets_are_no_organizations(text, people):
+    assert not _orgs(text) & people
+
+
+@pytest.mark.parametrize("text, orgs", [
+    ("From: Google Research, Kestrel Labs", {"Google Research", "Kestrel Labs"}),
+    ("Affiliations: Stanford, Berkeley", {"Stanford", "Berkeley"}),
+    ("Invited talk: Ann Lee (Kestrel Labs)", {"Kestrel Labs"}),
+])
+def test_organizations_after_a_label_or_a_person_stay(text, orgs):
+    assert orgs <= _orgs(text)

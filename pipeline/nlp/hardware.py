@@ -34,6 +34,7 @@ def hardware_mentions(text: str, rules) -> list[Found]:
     chip = "(?:" + "|".join(rules.chips) + ")"
     device = "(?:" + "|".join(rules.devices) + ")"
     suffix = rules.hw_suffix
+    code = r"(?:[ \t]+(?!" + chip + ")" + _CUES["model_code"] + ")?"  # "Jetson TX1": a member the catalogue does not list
     variant = "(?:" + rules.hw_variant + "){0,2}"  # "A100-80GB", "A100-SXM4-80GB": the chip with its memory
     out: list[Found] = []
 
@@ -50,11 +51,11 @@ def hardware_mentions(text: str, rules) -> list[Found]:
     # (the results keep the order of priority: phrases, then chips, then devices)
     chips = []
     # every chip pattern starts with a capital: the look-ahead turns most positions away before the alternation
-    for m in regex(b + r"(?=[A-Z])(?P<x>" + chip + r")(?P<var>" + variant + r")(?P<suf>" + suffix + r")?" + e).finditer(text):
+    for m in regex(b + r"(?=[A-Z])(?P<x>" + chip + code + r")(?P<var>" + variant + r")(?P<suf>" + suffix + r")?" + e).finditer(text):
         aliases = (m.group(0),) if m.group("suf") or m.group("var") else ()
         chips.append(Found(m.start(), m.end(), "Hardware", canon(m.group("x")), aliases, "hardware.chip"))
     devices = [Found(m.start(), m.end(), "Hardware", canon(m.group("x")), (), "hardware.device")
-               for m in regex(b + r"(?P<x>" + device + r")s?" + e).finditer(text)]
+               for m in regex(b + r"(?P<x>" + device + code + r")s?" + e).finditer(text)]
     if chips and devices:
         for m in regex(b + r"(?=[A-Z])(?P<chip>" + chip + r")\s+(?:\d+\s*GB\s+)?(?P<dev>" + device + r")" + e).finditer(text):
             out.append(Found(m.start("dev"), m.end("dev"), "Hardware", canon(m.group("dev")), (m.group(0),), "hardware.chip_device"))

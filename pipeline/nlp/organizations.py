@@ -73,12 +73,19 @@ _HEADLINE_AT = re.compile(_CUES["headline_at"])
 _HEADLINE_LINES = int(_CUES["headline_lines"])
 
 
-def _affiliations(text: str) -> set[str]:
+_AFFILIATION_LABEL = re.compile(r"[ \t]*(?i:affil|institution)")
+"""The labels that name organizations whatever their pieces look like ("Affiliations: Stanford, Berkeley"); the
+others ("From:", "Developed by:") may list people."""
+
+
+def _affiliations(text: str, rules) -> set[str]:
     """The organizations of affiliation lines, one a piece: "Affiliations: A; B", a model card's "Developed by: A,
     with B" field (also as a table row), "(1) A; (2) B" under an author line, "1 A, 2 B", "A, B"."""
     out = set()
     for m in (*_AFFILIATION_LINE.finditer(text), *_NUMBERED.finditer(text)):
         body = next(g for g in m.groups() if g is not None)
+        if m.re is _AFFILIATION_LINE and not _AFFILIATION_LABEL.match(m.group(0)) and _people(body, rules):
+            continue  # "From: Hinton, Bengio, LeCun", "Developed by: Lee and Chan": people, not their organizations
         body = re.sub(r"\s*\([a-z][^()]*\)", "", body)  # "(code under mit-han-lab)"
         body = _PLACES_BRACKET.sub(lambda b: "" if _all_places(b.group(1)) else b.group(0), body)
         if m.re is _AFFILIATION_LINE and (m.group(1) is None or (not _PIECE_END.search(body) and body.count(",") >= 2)):
@@ -485,7 +492,7 @@ def _bracketed(text: str, rules) -> set[str]:
         if _all_places(body):
             continue
         person = _PERSON_BEFORE.search(text, max(0, m.start() - 80), m.start()) if len(body) <= 80 else None
-        if person:
+        if person and not _known_org(person.group(1), rules):  # ("Vector Institute (Tanaka)": the person is in it)
             out |= _person_affiliation(person, body, text[max(0, m.start() - 119):m.start()], rules)
         pieces = [p for p in _and_pieces(body, rules) if not re.search(r"\d{4}", p)]
         known = [bool(_ORG_WORD.search(p)) or p in rules.organizations for p in pieces]
@@ -622,7 +629,7 @@ def organization_mentions(text: str, rules, lexicon: dict | None = None) -> list
             if _all_places(g.group(1)):
                 continue
             named.update(x for x in _and_pieces(g.group(1), rules) if x[:1].isupper() and not _person_like(x, rules))
-    named |= _affiliations(text) | _lead_lists(text, rules) | _semicolon_lines(text, rules)
+    named |= _affiliations(text, rules) | _lead_lists(text, rules) | _semicolon_lines(text, rules)
     for m in _ROLE_CUE.finditer(text):
         named.update(_listed_after(text, m.end(), rules))
     for m in _FROM_CUE.finditer(text):  # "EdgeSAM, from MMLab@NTU, is": the first name, if it says it is an organization
