@@ -27,6 +27,7 @@ from .candidates import (ALLOWED, Layout, MentionCandidate, PairCandidate, Typed
                          pair_candidates)
 from ..names import norm
 from ..vocab import RELATION_ENDS
+from .collector import fewer_collections
 from .components import MENTIONS_KEY
 from .doc import set_mention_values, span_value
 from .gazetteer import gazetteer
@@ -1321,8 +1322,9 @@ class Learned:
     def __call__(self, doc: Doc) -> Doc:
         if self.models is None or not len(doc):
             return doc
-        lay = layout(doc)
-        return apply_decision(doc, lay, decide(doc, self.models, lay))
+        with fewer_collections():
+            lay = layout(doc)
+            return apply_decision(doc, lay, decide(doc, self.models, lay))
 
     def pipe(self, docs: Iterable[Doc], batch_size: int = 16) -> Iterator[Doc]:
         """``Language.pipe``'s way in: the documents a batch at a time, each decided on its own and in order (no

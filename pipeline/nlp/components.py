@@ -19,6 +19,7 @@ from spacy.strings import get_string_id
 from spacy.tokens import Doc
 
 from . import budget
+from .collector import fewer_collections
 from .doc import MENTIONS_KEY, TEXT_KEY, doc_text, sentence_spans, sentence_starts
 from .mentions import MentionFinder
 from .occurrences import name_occurrences
@@ -85,5 +86,6 @@ class RelationFinder:
         from .relations import find_relations
 
         budget.start(doc, doc_text(doc))
-        doc._.mlkg_relations = find_relations(doc, self)
+        with fewer_collections():
+            doc._.mlkg_relations = find_relations(doc, self)
         return doc

@@ -8,6 +8,7 @@ from dataclasses import replace
 from spacy.tokens import Doc
 
 from . import budget
+from .collector import fewer_collections
 from .acronyms import acronym_pairs, organization_acronyms
 from .doc import MENTIONS_KEY, doc_text, sentence_spans, set_mention_values
 from .hardware import hardware_mentions
@@ -30,6 +31,10 @@ class MentionFinder:
         self.lexicon = lexicon_matcher(tokenizer, self.rules) if tokenizer is not None else None
 
     def __call__(self, doc: Doc) -> Doc:
+        with fewer_collections():
+            return self._find(doc)
+
+    def _find(self, doc: Doc) -> Doc:
         text = doc_text(doc)
         budget.start(doc, text)
         sentences = [(s.start_char, s.end_char) for s in sentence_spans(doc, text)]

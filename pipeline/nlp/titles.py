@@ -475,6 +475,8 @@ def _after_label(title: str, at: int) -> tuple[int, str]:
 
 _FIELD_LINES = 3
 _FIELD_LABEL = re.compile(r"([A-Za-z][\w-]*(?:[ \t]+[\w-]+){0,2})[ \t]*:[ \t]*(?=\S)")
+_LEADING_LETTERS = re.compile(r"[^\d \t]+")
+"""A label's first characters up to its first digit or white space: written as they are in every line it opens."""
 
 
 def _after_field_label(text: str, at: int, title: str) -> tuple[int, str]:
@@ -484,8 +486,8 @@ def _after_field_label(text: str, at: int, title: str) -> tuple[int, str]:
     nothing. A line whose label opens fewer lines is returned as it is ("FPTQuant: Function-Preserving ...", a name
     that opens a title's line and a note's: "Name: results on long inputs")."""
     m = _FIELD_LABEL.match(title)
-    if not m:
-        return at, title
+    if not m or text.count(_LEADING_LETTERS.match(m.group(1)).group(0)) < _FIELD_LINES:
+        return at, title  # (each line the label opens holds its first letters: fewer, and no pattern is compiled)
     label = r"[ \t]+".join(re.sub(r"\d+", r"\\d+", re.escape(w)) for w in m.group(1).split())
     opening = re.compile(r"(?m)^[ \t]*(?:[-*•#+>]+[ \t]*|\[?\d{1,3}[.)\]][ \t]*)?" + label + r"[ \t]*:")
     if len(opening.findall(text, 0, len(text))) < _FIELD_LINES:
