@@ -63,6 +63,7 @@ def test_people_after_a_label_or_in_an_organization_s_brackets_are_no_organizati
 @pytest.mark.parametrize("text, orgs", [
     ("From: Google Research, Kestrel Labs", {"Google Research", "Kestrel Labs"}),
     ("Affiliations: Stanford, Berkeley", {"Stanford", "Berkeley"}),
+    ("Authors' affiliations: Stanford, Berkeley", {"Stanford", "Berkeley"}),
     ("Invited talk: Ann Lee (Kestrel Labs)", {"Kestrel Labs"}),
 ])
 def test_organizations_after_a_label_or_a_person_stay(text, orgs):

@@ -73,9 +73,9 @@ _HEADLINE_AT = re.compile(_CUES["headline_at"])
 _HEADLINE_LINES = int(_CUES["headline_lines"])
 
 
-_AFFILIATION_LABEL = re.compile(r"[ \t]*(?i:affil|institution)")
-"""The labels that name organizations whatever their pieces look like ("Affiliations: Stanford, Berkeley"); the
-others ("From:", "Developed by:") may list people."""
+_AFFILIATION_LABEL = re.compile(r"[ \t]*(?:Authors['’]?[ \t]+)?(?i:affil|institution|organi[sz]ation)")
+"""The labels that name organizations whatever their pieces look like ("Affiliations: Stanford, Berkeley", "Authors'
+institutions:"); the others ("From:", "Developed by:") may list people."""
 
 
 def _affiliations(text: str, rules) -> set[str]:
