@@ -73,7 +73,7 @@ _HEADLINE_AT = re.compile(_CUES["headline_at"])
 _HEADLINE_LINES = int(_CUES["headline_lines"])
 
 
-_AFFILIATION_LABEL = re.compile(r"[ \t]*(?:Authors['’]?[ \t]+)?(?i:affil|institution|organi[sz]ation)")
+_AFFILIATION_LABEL = re.compile(_CUES["affiliation_label"])
 """The labels that name organizations whatever their pieces look like ("Affiliations: Stanford, Berkeley", "Authors'
 institutions:"); the others ("From:", "Developed by:") may list people."""
 
