@@ -545,6 +545,11 @@ def test_a_variant_suffix_is_versions_sizes_and_edition_words():
         assert _variant_suffix(words, 0, len(words)), words
     for words in (["2017"], ["Labs"], ["beats"], ["7B", "Twin", "2T"], ["1", "2", "3", "4", "5"], ["86.4%"]):
         assert not _variant_suffix(words, 0, len(words)), words
+    # a size the tokenizer split ("MovieLens 20M": "20", "M") is one piece; a year names a dataset's edition only
+    for words in (["20", "M"], ["1.2", "T"]):
+        assert _variant_suffix(words, 0, len(words)), words
+    assert _variant_suffix(["2018"], 0, 1, "Dataset") and not _variant_suffix(["2018"], 0, 1, "Method")
+    assert not _variant_suffix(["M"], 0, 1)
 
 
 def test_a_rule_span_with_a_label_prefix_loses_to_the_sure_learned_name():

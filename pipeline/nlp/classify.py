@@ -821,16 +821,32 @@ false; extends, outperforms, evaluatedOn, runsOn a few more); the selection sets
 the noise, so the lever is small out of fold (the fold models rate these variants lower than the committed ones)."""
 _VERSION_TOKEN = re.compile(r"[vV]?\d{1,3}(?:\.\d+)*[a-zA-Z]?|\d+(?:\.\d+)?[BMTKbmtk]|\d+x\d+(?:\.\d+)?[BMbm]")
 """A version or a size as one token: "2", "v1.4", "2.0", "70b", "1.1B", "8x22B" (not a year: "GelSight 2017")."""
+_EDITION = re.compile(r"(?:19|20)\d\d")
+"""A year, which names a dataset's edition ("BraTS 2018", "CoNLL 2003", "MovieLens 2015"), not a method's version."""
+_UNIT = frozenset("BMTKbmtk")
+"""A size's unit the tokenizer splits from its number ("20M": "20", "M"), read back as one token."""
 _VARIANT_WORDS = 4
 """At most this many tokens of a variant's suffix ("7B Twin 2T" is not one)."""
 
 
-def _variant_suffix(texts: list[str], a: int, b: int) -> bool:
+def _variant_suffix(texts: list[str], a: int, b: int, cls: str = "") -> bool:
     """Whether the tokens ``[a, b)`` after a name only say which variant of it is meant: versions, sizes and the size
-    or edition words of ``variant_words`` ("Large", "70b Chat", "Lite Micro", "V1 50")."""
+    or edition words of ``variant_words`` ("Large", "70b Chat", "Lite Micro", "V1 50"), and a dataset's year."""
     words = lexicon()["variant_words"]
-    return 0 < b - a <= _VARIANT_WORDS and all(
-        _VERSION_TOKEN.fullmatch(w) or w.lower() in words for w in texts[a:b])
+    pieces = _sizes_joined(texts[a:b])
+    return 0 < len(pieces) <= _VARIANT_WORDS and all(
+        _VERSION_TOKEN.fullmatch(w) or w.lower() in words or (cls == "Dataset" and _EDITION.fullmatch(w)) for w in pieces)
+
+
+def _sizes_joined(pieces: list[str]) -> list[str]:
+    """The tokens with a size's unit joined back to its number ("MovieLens 20M", "Pile 1.2T")."""
+    out: list[str] = []
+    for w in pieces:
+        if w in _UNIT and out and out[-1].replace(".", "", 1).isdigit():
+            out[-1] += w
+        else:
+            out.append(w)
+    return out
 
 
 def _by_start(picks: list[Typed]) -> dict[int, list[Typed]]:
@@ -844,7 +860,7 @@ def _bases(by_start: dict[int, list[Typed]], c: MentionCandidate, cls: str, text
     """The picks of class ``cls`` that ``c`` extends by a variant's suffix alone: they start where it starts, none
     forced."""
     return [r for r in by_start.get(c.start, ()) if r.cand.end < c.end and r.cls == cls and not r.cand.forced
-            and _variant_suffix(texts, r.cand.end, c.end)]
+            and _variant_suffix(texts, r.cand.end, c.end, cls)]
 
 
 def _variant_candidates(cands: list[MentionCandidate], rows: list[list[float]], labels: tuple[str, ...],
