@@ -122,6 +122,16 @@ def test_the_workshops_listed_after_presented_at_but_not_the_authors_or_the_plac
     assert _listed_venues("Presented at the Workshop on Garden Media (GM '24) in Sydney, held with SIGCOMM 2024.") == set()
 
 
+def test_a_journal_after_published_in_ends_before_its_date():
+    """"published in the Journal of Sensors (2022)": the venue is the capitalised words before the year or the date;
+    one word is a journal only with its year after it ("presented in Section 3" names none)."""
+    assert _listed_venues("YOLOv5-PD was published in the Journal of Sensors (2022).") == {"Journal of Sensors"}
+    assert _listed_venues("It was published in Nature Medicine on October 2, 2023.") == {"Nature Medicine"}
+    assert _listed_venues("ACMSPT was published in AgriEngineering (2025).") == {"AgriEngineering"}
+    assert _listed_venues("The results are presented in Section 3.") == set()
+    assert _listed_venues("It was published in March 2024.") == set()
+
+
 def test_a_workshop_named_by_one_capitalised_token():
     assert _venues("At the PSML workshop, Ilya spoke. The fourth MATH-AI workshop brings people together.") == \
         {"PSML", "MATH-AI"}

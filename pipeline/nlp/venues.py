@@ -271,14 +271,37 @@ def venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]:
                            and "Workshop" not in f.canonical for f in taken):
                         break  # a conference ends the list: what follows is its place
                     continue
-                words = text[c0:c1].split()
-                if 2 <= len(words) <= 8 and words[0][0].isupper() and not names_organization(text[c0:c1]) and all(
-                        w[0].isupper() or w in _LIST_WORDS for w in words):
+                words = _name_words(text[c0:c1].split())
+                c1 = c0 + len(" ".join(words)) if words and text.startswith(" ".join(words), c0) else c1
+                if words and words[0][0].isupper() and (2 <= len(words) <= 8 or _dated(text[c1:end])) and not names_organization(
+                        text[c0:c1]) and all(w[0].isupper() or w in _LIST_WORDS for w in words):
                     out.append(Found(c0, c1, "Venue", text[c0:c1], (), "venue.presented_at_list"))
             else:
                 continue
             break
     return out
+
+def _name_words(words: list[str]) -> list[str]:
+    """The words of a list item that can name a venue: up to the first that is not capitalised or a list word, or is
+    a month ("the Journal of Sensors (2022)", "Nature Medicine on October 2"), without the list words it ends on."""
+    out: list[str] = []
+    for w in words:
+        if w in MONTHS or not (w[0].isupper() or w in _LIST_WORDS):
+            break
+        out.append(w)
+    while out and out[-1] in _LIST_WORDS:
+        out.pop()
+    return out
+
+
+_DATED = re.compile(r"[ \t]*(?:\((?:19|20)\d{2}\)|,[ \t]*(?:19|20)\d{2}\b|in[ \t]+(?:19|20)\d{2}\b)")
+
+
+def _dated(rest: str) -> bool:
+    """Whether a one-word venue is followed by its year ("published in AgriEngineering (2025)", "in Drones in 2023"):
+    a single capitalised word after "published in" is a journal only so ("presented in Section 3" is none)."""
+    return bool(_DATED.match(rest))
+
 
 def fill_years(venues: list[Found], doc: Doc) -> list[Found]:
     """A conference named without its year takes the year the document gives it elsewhere."""
