@@ -917,7 +917,7 @@ def _longer_names(picks: list[Typed], threshold: float, texts: list[str] | None 
     return [t for t in out if id(t) not in drop]
 
 
-SCREEN_BAR = 0.05
+SCREEN_BAR = 0.1
 """A candidate the rules did not give goes on to the mention model only when the screen (a linear model over its own
 features, ``features.own_features``, and a few cheap ones of its context, ``features.screen_features``) rates some
 class this probable: the full features (the words around it, the document's other occurrences, lists, tables) are
