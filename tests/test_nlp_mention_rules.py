@@ -180,6 +180,27 @@ def test_a_title_wrapped_onto_an_indented_next_line_is_whole(text, title):
 
 
 @pytest.mark.parametrize("text, title", [
+    # the line is long with its tag, the title alone is not: it still wraps onto the line that ends it
+    ("Feed\n[Accepted to KDD 2021] Accurate Multivariate Stock Movement Prediction via\nData-Axis Transformer with "
+     "Multi-Level Contexts — Seoul National University.\n",
+     "Accurate Multivariate Stock Movement Prediction via Data-Axis Transformer with Multi-Level Contexts"),
+    # an indented entry wraps onto a line indented as it is
+    ("Reading\n  [Accepted to WoRMA 2024] Position: The Explainability Paradox and the Challenges for XAI in Malware "
+     "Detection and\n  Analysis — Leiden University on why it matters.\n",
+     "Position: The Explainability Paradox and the Challenges for XAI in Malware Detection and Analysis"),
+])
+def test_a_tagged_title_wraps_onto_the_next_line_that_ends_it(text, title):
+    assert title in _titles(text)
+
+
+def test_a_tagged_title_does_not_wrap_onto_a_line_indented_otherwise():
+    """The line under a tagged title indented deeper names its people (a chat export's teaser), no piece of it."""
+    text = ("Teasers\n[Accepted to ICLR 2017] Density Estimation Using Real NVP Flows for Images\n"
+            "  Laurent Dinh — Montreal Institute for Learning Algorithms\n")
+    assert _titles(text) == {"Density Estimation Using Real NVP Flows for Images"}
+
+
+@pytest.mark.parametrize("text, title", [
     ("  Quillon: Sparse Routing for Long Document Summarisation Models\n  Ann Lee\n", "Quillon: Sparse Routing for Long Document Summarisation Models"),
     ("Quillon: Sparse Routing for Documents\n    Speaker: Ann Lee\n", "Quillon: Sparse Routing for Documents"),
 ])

@@ -589,13 +589,18 @@ def _entry_end(text: str, a: int, line_end: int) -> int:
     ("... Adaptive\nFine-Tuning — Org.")."""
     b = line_end
     nxt_end = _line_end(text, line_end + 1) if line_end < len(text) else line_end
+    line_start = text.rfind("\n", 0, a) + 1  # (the line's tag counts: "[Accepted to X 2021] Title ... via")
+    indent = len(text[line_start:a]) - len(text[line_start:a].lstrip(" \t"))
     nxt = text[line_end + 1:nxt_end]
-    dash = re.match(r"([^\s—–.][^\n—–.]{0,60}?)[ \t]+[—–][ \t]+\S", nxt)
-    if line_end - a >= 60 and not re.search(r"[—–]|[.:]$", text[a:line_end]) \
-            and (dash or (nxt_end - line_end < 60 and re.fullmatch(r"[A-Za-z][^.\n]*[A-Za-z0-9]", nxt)
+    if nxt[:indent] != text[line_start:line_start + indent]:
+        nxt = "\n"  # a line indented otherwise is no wrapped piece of this one (an authors' line under a title)
+    dash = re.match(r"[ \t]{%d}([^\s—–.][^\n—–.]{0,60}?)[ \t]+[—–][ \t]+\S" % indent, nxt)
+    if line_end - line_start >= 60 and not re.search(r"[—–]|[.:]$", text[a:line_end]) \
+            and (dash or (nxt_end - line_end < 60 and re.fullmatch(r"[ \t]{%d}[A-Za-z][^.\n]*[A-Za-z0-9]" % indent, nxt)
                           and text[nxt_end + 1:nxt_end + 2] in (" ", "\t", "\n"))):
         b = line_end + 1 + (dash.end(1) if dash else len(nxt))
-    cut = re.search(r"[ \t]+[—–][ \t]+|" + _CUES["trailing_tag"] + "|[ \t]{2,}", text[a:b].replace("\n", " "))
+    one_line = re.sub(r"\n[ \t]*", lambda m: " " + "\0" * (len(m.group()) - 1), text[a:b])  # (same offsets)
+    cut = re.search(r"[ \t]+[—–][ \t]+|" + _CUES["trailing_tag"] + "|[ \t]{2,}", one_line)
     return a + cut.start() if cut else b
 
 
