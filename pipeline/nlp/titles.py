@@ -586,7 +586,9 @@ def _list_entry(t: _Titles, m: re.Match) -> tuple[int, int] | None:
 def _entry_end(text: str, a: int, line_end: int) -> int:
     """Where a title that opens a tagged line ends: before a dash before a name, an organization in parentheses or a
     tag with a year that closes the line; a long line's title may wrap onto a short next line that ends it
-    ("... Adaptive\nFine-Tuning — Org.")."""
+    ("... Adaptive\nFine-Tuning — Org."), the line's length counted with its tag and the next line indented as
+    this one. With those two (tools/selection.py, 197 sets): two folds 0.8045 / 0.6093 -> 0.8046 / 0.6095 (Paper
+    607 -> 598 false; presentedAt 616 -> 611 false), the selection sets unchanged."""
     b = line_end
     nxt_end = _line_end(text, line_end + 1) if line_end < len(text) else line_end
     line_start = text.rfind("\n", 0, a) + 1  # (the line's tag counts: "[Accepted to X 2021] Title ... via")
