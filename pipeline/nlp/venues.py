@@ -272,7 +272,8 @@ def venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]:
                         break  # a conference ends the list: what follows is its place
                     continue
                 words = _name_words(text[c0:c1].split())
-                c1 = c0 + len(" ".join(words)) if words and text.startswith(" ".join(words), c0) else c1
+                if words:  # the item's end: the end of its last word that names the venue
+                    c1 = c0 + [m.end() for m in re.finditer(r"\S+", text[c0:c1])][len(words) - 1]
                 if words and words[0][0].isupper() and (2 <= len(words) <= 8 or _dated(text[c1:end])) and not names_organization(
                         text[c0:c1]) and all(w[0].isupper() or w in _LIST_WORDS for w in words):
                     out.append(Found(c0, c1, "Venue", text[c0:c1], (), "venue.presented_at_list"))
@@ -280,6 +281,7 @@ def venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]:
                 continue
             break
     return out
+
 
 def _name_words(words: list[str]) -> list[str]:
     """The words of a list item that can name a venue: up to the first that is not capitalised or a list word, or is
@@ -297,7 +299,8 @@ def _name_words(words: list[str]) -> list[str]:
     return out
 
 
-_DATED = re.compile(r"[ \t]*(?:\((?:19|20)\d{2}\)|,[ \t]*(?:19|20)\d{2}\b|in[ \t]+(?:19|20)\d{2}\b)")
+_DATED = re.compile(_CUES["dated_after"])
+"""A year right after a venue's name: "(2025)", ", 2023", "in 2022"."""
 
 
 def _dated(rest: str) -> bool:
