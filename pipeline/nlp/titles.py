@@ -594,10 +594,9 @@ def _entry_end(text: str, a: int, line_end: int) -> int:
     line_start = text.rfind("\n", 0, a) + 1  # (the line's tag counts: "[Accepted to X 2021] Title ... via")
     indent = len(text[line_start:a]) - len(text[line_start:a].lstrip(" \t"))
     nxt = text[line_end + 1:nxt_end]
-    if nxt[:indent] != text[line_start:line_start + indent]:
-        nxt = "\n"  # a line indented otherwise is no wrapped piece of this one (an authors' line under a title)
+    level = nxt[:indent] == text[line_start:line_start + indent]  # (an authors' line indented deeper is no piece of it)
     dash = re.match(r"[ \t]{%d}([^\s—–.][^\n—–.]{0,60}?)[ \t]+[—–][ \t]+\S" % indent, nxt)
-    if line_end - line_start >= 60 and not re.search(r"[—–]|[.:]$", text[a:line_end]) \
+    if level and line_end - line_start >= 60 and not re.search(r"[—–]|[.:]$", text[a:line_end]) \
             and (dash or (nxt_end - line_end < 60 and re.fullmatch(r"[ \t]{%d}[A-Za-z][^.\n]*[A-Za-z0-9]" % indent, nxt)
                           and text[nxt_end + 1:nxt_end + 2] in (" ", "\t", "\n"))):
         b = line_end + 1 + (dash.end(1) if dash else len(nxt))
