@@ -274,8 +274,9 @@ def venue_lists(text: str, sentences, rules, taken: list[Found]) -> list[Found]:
                 words = _name_words(text[c0:c1].split())
                 if words:  # the item's end: the end of its last word that names the venue
                     c1 = c0 + [m.end() for m in re.finditer(r"\S+", text[c0:c1])][len(words) - 1]
-                if words and words[0][0].isupper() and (2 <= len(words) <= 8 or _dated(text[c1:end])) and not names_organization(
-                        text[c0:c1]) and all(w[0].isupper() or w in _LIST_WORDS for w in words):
+                # (_name_words keeps only capitalised words and list words)
+                if words and words[0][0].isupper() and (2 <= len(words) <= 8 or _dated(text[c1:end])) \
+                        and not names_organization(text[c0:c1]):
                     out.append(Found(c0, c1, "Venue", text[c0:c1], (), "venue.presented_at_list"))
             else:
                 continue
