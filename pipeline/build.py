@@ -647,8 +647,9 @@ def _commit_streamed(b: Build, streamed: Streamed, check=None) -> BuildReport | 
         documents_parsed=b.counts.parsed, documents_cached=b.counts.cached, patched=streamed.patched)
     report = _commit(b, {name: data for name, data in files.items() if name not in b.left}, report)
     if b.store is not None:
+        given = {d: b.state.sources[d] for d in b.unread}  # their files were as the state recorded them
         incremental.save_state(b.out, b.version, resolver, done, validated=not _validation_note(b, resolver.triples),
-                               stats=stats, sources=incremental.sources(b.kept, b.started_ns), tables=tables)
+                               stats=stats, sources=incremental.sources(b.kept, b.started_ns, given), tables=tables)
         if b.page is not None:
             incremental.save_page(b.out, b.page)
         b.lap("write")
