@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 from .text import BULLET
 
 __all__ = ["soft_breaks"]
@@ -24,14 +26,21 @@ WIDTH_RANK = 0.9
 a URL or a table row, do not set it)."""
 MIN_WIDTH = 40
 """A text whose width is shorter than this is not wrapped prose (a list of names, a programme's short lines)."""
+PROSE = 40
+"""A line at least this long that ends in a word goes on in a next line that opens in lower case (``LOWER_GOES_ON``), or
+one that ends in a word no sentence ends on (``OPEN_ENDS_GO_ON``), whatever the text's width: such a break is a wrap
+in a text of lines of all lengths, or a writer's break within a sentence, which the sentence crosses too."""
+LOWER_GOES_ON = True
+OPEN_ENDS_GO_ON = True
 SLACK = 20
 """How much shorter than the width a wrapped line may be (a formatter leaves the rest of a line for the next word)."""
 
 _ENDS = re.compile(r"(?:\w|[,(]|[A-Za-z]-)$")
 """How a wrapped line ends: a word, a comma, an opening bracket, or a word's hyphen."""
 _OPENS = re.compile(r"[\w(\"“'‘]")
-_OWN_START = re.compile(r"(?:" + BULLET + r"|\d{1,3}[.)]|\[\d{1,3}\]|\(?[A-Za-z]\))[ \t]|[A-Z][\w ]{0,24}:[ \t]|#|\|")
-"""What starts a line of its own: a list marker, an item's number or letter, a label ("Venue: "), a heading, a table."""
+_OWN_START = re.compile(r"(?:" + BULLET + r"|\d{1,3}[.)]|\[\d{1,3}\]|\(?[A-Za-z]\))[ \t]|[A-Za-z][\w ]{0,24}:[ \t]|#|\||\S*(?:/|www\.)")
+"""What starts a line of its own: a list marker, an item's number or letter, a label ("Venue: ", "note: "), a heading,
+a table, an address ("openreview.net/forum?id=...")."""
 _COLUMNS = re.compile(r"\S(?: {3,}|\t+)\S")
 """A column gap between two words: a table's row, not prose."""
 _LEAD = re.compile(r"[ \t]*(?:(?:" + BULLET + r"|\d{1,3}[.)]|\[\d{1,3}\])[ \t]+)?")
@@ -64,13 +73,15 @@ def soft_breaks(text: str) -> list[int]:
 def _wraps(line: str, nxt: str, length: int, width: int) -> bool:
     """Whether ``line`` (``length`` columns long) wraps onto ``nxt`` in a text ``width`` columns wide."""
     body = nxt.lstrip(" \t")
-    if length < width - SLACK or not body or not _OPENS.match(body) or _OWN_START.match(body):
+    if length < min(width - SLACK, PROSE) or not body or not _OPENS.match(body) or _OWN_START.match(body):
         return False
     stripped = line.rstrip()
     if not _ENDS.search(stripped) or stripped.lstrip().startswith(("#", "|")) or _COLUMNS.search(stripped + " | " + body):
         return False
-    if length + 1 + len(body.split(None, 1)[0]) <= width:  # the next word would have fitted: the writer broke here
-        return False
+    if length + 1 + len(body.split(None, 1)[0]) <= width or length < width - SLACK:  # not where a formatter wraps
+        last = stripped.rsplit(None, 1)[-1]
+        if length < PROSE or not (LOWER_GOES_ON and body[0].islower() or OPEN_ENDS_GO_ON and last in STOP_WORDS):
+            return False
     indent = len(nxt.expandtabs(8)) - len(body.expandtabs(8))
     own = len(line.expandtabs(8)) - len(line.lstrip(" \t").expandtabs(8))
     return indent == own or indent == len(_LEAD.match(line).group(0).expandtabs(8))
