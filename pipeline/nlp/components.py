@@ -24,6 +24,7 @@ from .doc import MENTIONS_KEY, TEXT_KEY, doc_text, sentence_spans, sentence_star
 from .mentions import MentionFinder
 from .occurrences import name_occurrences
 from .rules import load_rules, norm
+from .softwraps import soft_breaks
 from .text import prefiltered
 from .verbs import VerbFrames
 
@@ -38,7 +39,8 @@ _JOINS_PREVIOUS = numpy.array(sorted(get_string_id(s) for s in ("–", "—", ":
 
 @Language.component("mlkg_paragraphs", assigns=["token.is_sent_start"])
 def mark_paragraphs(doc: Doc) -> Doc:
-    """Start a sentence after every line break, so no sentence crosses a paragraph or list item.
+    """Start a sentence after every line break, so no sentence crosses a paragraph or list item, but for the breaks
+    of prose wrapped at a width (``softwraps``): the sentence goes on over them.
 
     A token followed by ":", "–" or "—", or itself one of ":,;(-–—", is not followed by a sentence start:
     "Title: Subtitle" and "Name – what it does" are one sentence. Read from arrays, since this runs in the
@@ -49,17 +51,25 @@ def mark_paragraphs(doc: Doc) -> Doc:
     text = doc_text(doc)
     arr = doc.to_array([IDX, ORTH])
     starts = arr[:, 0].astype("int64")
-    lines = numpy.array([m.start() for m in _LINE_BREAK.finditer(text)], dtype="int64") if "\n" in text else None
-    # a line break in a token or the space after it: the text from its start to the next token's
-    breaks = (numpy.searchsorted(lines, starts[1:]) > numpy.searchsorted(lines, starts[:-1])) if lines is not None \
-        else numpy.zeros(len(doc) - 1, dtype=bool)
+    soft = soft_breaks(text)
+    lines = _crossed(text, starts, sorted(set(m.start() for m in _LINE_BREAK.finditer(text)) - set(soft)))
+    wraps = _crossed(text, starts, soft)
     joins = numpy.isin(arr[:-1, 1], _JOINS_NEXT) | numpy.isin(arr[1:, 1], _JOINS_PREVIOUS)
     # set in one call: ``Token.is_sent_start`` checks the whole Doc's annotation on every assignment
     flags = doc.to_array([SENT_START]).astype("int32")
-    flags[1:][joins & ~breaks] = -1
-    flags[1:][breaks] = 1
+    flags[1:][(joins | wraps) & ~lines] = -1
+    flags[1:][lines] = 1
     doc.from_array([SENT_START], flags.astype("int64").astype("uint64").reshape(-1, 1))
     return doc
+
+
+def _crossed(text: str, starts: numpy.ndarray, breaks: list[int]) -> numpy.ndarray:
+    """For each token but the first, whether one of the line ``breaks`` (offsets) stands in the token before it or
+    the space after that one: the text from the token's start to the next token's."""
+    if not breaks:
+        return numpy.zeros(len(starts) - 1, dtype=bool)
+    at = numpy.array(breaks, dtype="int64")
+    return numpy.searchsorted(at, starts[1:]) > numpy.searchsorted(at, starts[:-1])
 
 
 @Language.factory("mlkg_mentions", assigns=["doc.spans"], requires=["token.is_sent_start"])
