@@ -589,6 +589,17 @@ def test_a_sentence_wrapped_over_lines_pairs_its_names(parse):
     text = ("Programme\n\nThe talk presents Kestrel, an open-source deep learning library for anomaly detection that\n"
             "bundles Heron and Wren among its models, with a common interface.\n")
     pair, f = _pair(parse, text, "Kestrel", "Method", "Heron", "Method", [("Wren", "Method")])
+    assert "sentence" in pair.origin.split("+") and "cross_sent" not in f  # a soft line break: one sentence
+
+
+def test_a_sentence_broken_over_lines_off_the_width_pairs_its_names_as_one(parse):
+    """A line broken within a sentence where no formatter wraps (the text's width is that of longer lines) is two
+    sentences to the parser, read as one by ``wrapped_sentences``."""
+    long = ("The workshop brings together researchers from machine learning, signal processing and systems who build "
+            "detectors for logs and metrics in production.")
+    text = (f"Programme\n\n{long}\n{long}\nThe talk presents Kestrel, an open-source deep learning library built by "
+            "Orion Labs\nHeron and Wren ship as its models, with a common interface.\n")
+    pair, f = _pair(parse, text, "Kestrel", "Method", "Heron", "Method", [("Wren", "Method")])
     assert "wrapped" in pair.origin and "cross_sent" not in f
 
 
