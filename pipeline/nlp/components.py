@@ -52,8 +52,8 @@ def mark_paragraphs(doc: Doc) -> Doc:
     arr = doc.to_array([IDX, ORTH])
     starts = arr[:, 0].astype("int64")
     soft = soft_breaks(text)
-    lines = _crossed(text, starts, sorted(set(m.start() for m in _LINE_BREAK.finditer(text)) - set(soft)))
-    wraps = _crossed(text, starts, soft)
+    lines = _crossed(starts, sorted(set(m.start() for m in _LINE_BREAK.finditer(text)) - set(soft)))
+    wraps = _crossed(starts, soft)
     joins = numpy.isin(arr[:-1, 1], _JOINS_NEXT) | numpy.isin(arr[1:, 1], _JOINS_PREVIOUS)
     # set in one call: ``Token.is_sent_start`` checks the whole Doc's annotation on every assignment
     flags = doc.to_array([SENT_START]).astype("int32")
@@ -63,7 +63,7 @@ def mark_paragraphs(doc: Doc) -> Doc:
     return doc
 
 
-def _crossed(text: str, starts: numpy.ndarray, breaks: list[int]) -> numpy.ndarray:
+def _crossed(starts: numpy.ndarray, breaks: list[int]) -> numpy.ndarray:
     """For each token but the first, whether one of the line ``breaks`` (offsets) stands in the token before it or
     the space after that one: the text from the token's start to the next token's."""
     if not breaks:
