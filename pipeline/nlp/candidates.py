@@ -33,7 +33,7 @@ from .doc import span_value
 from .gazetteer import gazetteer_spans
 from .layout_names import code_words, line_pieces, wrapped_quotes
 from .titles import ENUMERATOR, TIME_OF_DAY, is_label
-from .text import BULLET, CELL_BREAK, folded, folded_text, screened_finditer, wider
+from .text import BULLET, CELL_BREAK, LIST_MARKER, folded, folded_text, screened_finditer, wider
 
 __all__ = ["MentionCandidate", "Typed", "PairCandidate", "Layout", "layout", "span_root", "mention_candidates",
            "pair_candidates", "ALLOWED", "lexicon", "table_top", "refers"]
@@ -164,7 +164,7 @@ class Layout:
         return bisect_right(self.sent_starts, tok) - 1
 
 
-_MARKER = re.compile(r"^\s*(?:" + BULLET + r"|\d{1,3}[.)]|\[\d{1,3}\]|#+)\s+")
+_MARKER = re.compile(r"^\s*(?:" + LIST_MARKER + r"|#+)\s+")
 _WORD = re.compile(r"[A-Za-z][\w-]*")
 _ALIGNED = re.compile(r"\S {2,}\S.*\S {2,}\S")
 """Three or more columns aligned by runs of spaces: a table written as text."""

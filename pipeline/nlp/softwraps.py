@@ -18,7 +18,7 @@ import re
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from .text import BULLET
+from .text import LIST_MARKER
 
 __all__ = ["soft_breaks"]
 
@@ -39,12 +39,12 @@ SLACK = 20
 _ENDS = re.compile(r"(?:\w|[,(]|[A-Za-z]-)$")
 """How a wrapped line ends: a word, a comma, an opening bracket, or a word's hyphen."""
 _OPENS = re.compile(r"[\w(\"“'‘]")
-_OWN_START = re.compile(r"(?:" + BULLET + r"|\d{1,3}[.)]|\[\d{1,3}\]|\(?[A-Za-z]\))[ \t]|[A-Za-z][\w ]{0,24}:[ \t]|#|\||\S*(?:/|www\.)")
+_OWN_START = re.compile(r"(?:" + LIST_MARKER + r"|\(?[A-Za-z]\))[ \t]|[A-Za-z][\w ]{0,24}:[ \t]|#|\||\S*(?:/|www\.)")
 """What starts a line of its own: a list marker, an item's number or letter, a label ("Venue: ", "note: "), a heading,
 a table, an address ("openreview.net/forum?id=...")."""
 _COLUMNS = re.compile(r"\S(?: {3,}|\t+)\S")
 """A column gap between two words: a table's row, not prose."""
-_LEAD = re.compile(r"[ \t]*(?:(?:" + BULLET + r"|\d{1,3}[.)]|\[\d{1,3}\])[ \t]+)?")
+_LEAD = re.compile(r"[ \t]*(?:(?:" + LIST_MARKER + r")[ \t]+)?")
 """A line's indentation and list marker: where its text starts."""
 
 
