@@ -240,7 +240,7 @@ def _titles_on_lines(t: _Titles) -> None:
             title = title[:gap.start()]
         end = start + len(title)
         if end == m.end(1) and title and not title.endswith((".", ",", ";", ":")):
-            end = _soft_end(text, end, t.soft) or _continued_end(text, start, end, t.rules) \
+            end = _soft_end(text, end, t.soft, t.rules) or _continued_end(text, start, end, t.rules) \
                 or _wrapped_end(text, m.start(1), end, t.rules)
         if _continues_above(text, m.start()):
             continue  # "    Convolutional Recurrent Neural Networks": the second line of a title wrapped under itself
@@ -371,10 +371,12 @@ _GOES_ON_TO = re.compile(r"[ \t]+[(\[]|[ \t]+[–—-][ \t]|[.;,](?:[ \t]|$)|[ \
 a comma, a column gap or the line's end."""
 
 
-def _soft_end(text: str, end: int, soft: frozenset[int]) -> int | None:
+def _soft_end(text: str, end: int, soft: frozenset[int], rules) -> int | None:
     """Where a title that ends its line at ``end`` ends when the line is wrapped there (``softwraps``: the text was
     wrapped at a width, and the next word would not have fitted): over the next lines, up to ``_HANG_LINES``, each up
-    to a bracket, a dash or a full stop (:data:`_GOES_ON_TO`); None when the line is not wrapped."""
+    to a bracket, a dash or a full stop (:data:`_GOES_ON_TO`); None when the line is not wrapped. A next line that
+    lists people or names an organization, or goes on after a comma, is the entry's next field, not the title's rest
+    (a title as long as the text's widest line looks wrapped)."""
     got = None
     for _ in range(_HANG_LINES):
         gap = _SPACES_TO_EOL.match(text, end)
@@ -383,7 +385,9 @@ def _soft_end(text: str, end: int, soft: frozenset[int]) -> int | None:
         line_end = _line_end(text, gap.end())
         body = gap.end() + len(text[gap.end():line_end]) - len(text[gap.end():line_end].lstrip())
         stop = _GOES_ON_TO.search(text, body, line_end)
-        if stop.start() <= body:
+        rest = text[body:line_end]
+        if stop.start() <= body or text[stop.start():stop.start() + 1] in {",", ";"} or opens_with_people(rest) \
+                or opens_with_organization(rest, rules):
             break
         end = got = stop.start()
         if end < line_end and text[end:line_end].strip():
