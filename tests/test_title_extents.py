@@ -126,3 +126,25 @@ def test_furniture_features_name_what_a_candidate_holds_beside_a_title(text, fea
 ])
 def test_a_whole_title_holds_no_furniture(text):
     assert furniture_features(text) == []
+
+
+READING_LIST = ("Reading list for the seminar. Each entry gives the title, the groups of the\n"
+                "authors and a teaser; entries were copied from the listing as wrapped.\n"
+                "\n"
+                "[1] Lantern: Fast Cross-Domain Singing Tone Transfer with Feature-wise\n"
+                "    Linear Modulation\n"
+                "    Ann Lee, Bo Chan, Cara Diaz\n"
+                "    Teaser: a light-weight transfer system that keeps the content of the\n"
+                "    source and the timbre of the target, in real time on one core.\n"
+                "\n"
+                "[2] Quillwork: Sparse Retrieval for Long Legal Documents With Hierarchical\n"
+                "    Northfield Institute for Data, Northfield University\n"
+                "    Teaser: retrieval over sections rather than whole documents, so that\n"
+                "    long contracts are read piece by piece and the pieces ranked at once.\n")
+
+
+def test_a_title_the_text_wraps_at_its_width_goes_on_over_the_next_line():
+    got = _titles(READING_LIST)
+    assert "Lantern: Fast Cross-Domain Singing Tone Transfer with Feature-wise Linear Modulation" in got
+    # a line of organizations (a comma in it) under a title as long as the widest line is the entry's next field
+    assert not any("Northfield" in t for t in got)

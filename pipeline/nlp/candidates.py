@@ -32,6 +32,7 @@ from .components import MENTIONS_KEY, doc_text, sentence_starts
 from .doc import span_value
 from .gazetteer import gazetteer_spans
 from .layout_names import code_words, line_pieces, wrapped_quotes
+from .softwraps import soft_breaks
 from .titles import ENUMERATOR, TIME_OF_DAY, is_label
 from .text import BULLET, CELL_BREAK, LIST_MARKER, folded, folded_text, screened_finditer, wider
 
@@ -500,14 +501,24 @@ _CLOSING_MARK = re.compile(r"\s+" + BULLET + r"$")
 _ENCLOSED = {"[": "]", "\"": "\"", "“": "”", "(": ")", "'": "'", "‘": "’"}
 
 
+_WRAPPED_LINES = 3
+"""How many lines a line's head may go on over where the text is wrapped (``softwraps``)."""
+
+
 def _line_segments(doc: Doc, lay: Layout, out: dict) -> None:
     """The head of every non-blank line (after a list marker, up to a bracket, a full stop or a dash), and the
-    same after a short label ("10:30 Oral: ", "Title: "): a title often stands alone there."""
+    same after a short label ("10:30 Oral: ", "Title: "): a title often stands alone there. A line that wraps onto
+    the next ones (``softwraps``: "(*) YourTTS: Towards Zero-Shot ... Voice" / "    Conversion for everyone") is
+    read with them as one."""
     text = lay.text
+    soft = set(soft_breaks(text))
     for k, a in enumerate(lay.line_starts):
         if lay.line_kind[k] in {"blank", "rule"}:
             continue
-        line = text[a:lay.line_end(k)]
+        stop, n = lay.line_end(k), 0
+        while stop in soft and n < _WRAPPED_LINES:
+            stop, n = lay.line_end(k + n + 1), n + 1
+        line = text[a:stop]
         m = _MARKER.match(line)
         starts = [m.end() if m else len(line) - len(line.lstrip())]
         for _ in range(3):

@@ -34,6 +34,8 @@ a wrap in a text of lines of all lengths, or a writer's break within a sentence,
 grouped folds over the trained sets (tools/selection.py): the width's rule alone 0.8049 / 0.6097 -> 0.8055 / 0.6152,
 with these two 0.8056 / 0.6165."""
 SLACK = 20
+HANG = 8
+"""How far past a line's own start a hanging indentation under it may stand."""
 """How much shorter than the width a wrapped line may be (a formatter leaves the rest of a line for the next word)."""
 
 _ENDS = re.compile(r"(?:\w|[,(]|[A-Za-z]-)$")
@@ -85,4 +87,11 @@ def _wraps(line: str, nxt: str, length: int, width: int) -> bool:
             return False
     indent = len(nxt.expandtabs(8)) - len(body.expandtabs(8))
     own = len(line.expandtabs(8)) - len(line.lstrip(" \t").expandtabs(8))
-    return indent == own or indent == len(_LEAD.match(line).group(0).expandtabs(8))
+    return indent == own or indent == len(_LEAD.match(line).group(0).expandtabs(8)) or _hangs(line, own, indent)
+
+
+def _hangs(line: str, own: int, indent: int) -> bool:
+    """Whether ``indent`` is a hanging indentation under ``line``: the column where a word of it starts, a little
+    past the line's own start, after whatever opens it ("(*) Title ..." / "    rest", "C1. ", "a) ")."""
+    wide = line.expandtabs(8)
+    return own < indent <= own + HANG and indent < len(wide) and wide[indent - 1] == " " and wide[indent] != " "

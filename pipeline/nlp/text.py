@@ -137,9 +137,9 @@ neither letters, digits, brackets, quotes, a table's bar nor a heading's "#" ("�
 Writers in other styles bullet with whatever their editor offers; a title after "▶ " is on its line as after "- ".
 Two grouped folds over the readable real-* sets: entity F1 0.8026 -> 0.8050 (Paper 0.811 -> 0.824), relation F1
 0.5096 -> 0.5153; the selection sets (real-ff, -gg, -hh, each left out, pooled): 0.783 / 0.561 -> 0.785 / 0.563."""
-LIST_MARKER = BULLET + r"|\d{1,3}[.)]|\[\d{1,3}\]"
-"""A list item's marker (an alternation): a ``BULLET``, a number with a full stop or bracket ("3.", "2)"), or a
-number in brackets ("[4]")."""
+LIST_MARKER = BULLET + r"|\d{1,3}[.)]|\[\d{1,3}\]|\d\ufe0f?\u20e3"
+"""A list item's marker (an alternation): a ``BULLET``, a number with a full stop or bracket ("3.", "2)"), a
+number in brackets ("[4]") or a keycap emoji's ("4️⃣", a digit with its keycap mark: posts number their lists so)."""
 
 
 def _run_needles(items) -> frozenset[str] | None:

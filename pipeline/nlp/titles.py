@@ -8,6 +8,7 @@ from functools import lru_cache
 from .organizations import opens_with_organization
 from .people import PERSON, opens_with_people
 from .rules import Found, load_rules, scan_title
+from .softwraps import soft_breaks
 from .text import BULLET, COLUMN_GAP, MONTHS, prefiltered
 from .text import line_end as _line_end
 
@@ -72,6 +73,7 @@ class _Titles:
     def __init__(self, text: str, rules) -> None:
         self.text, self.rules, self.out = text, rules, []
         self.fw = rules.function_words
+        self.soft = frozenset(soft_breaks(text))
         self.confs = frozenset(rules.conf_acronyms)
 
     def add(self, a: int, b: int, rule: str, need_colon: bool = False, min_caps: int = 2, labelled: bool = False) -> None:
@@ -238,7 +240,8 @@ def _titles_on_lines(t: _Titles) -> None:
             title = title[:gap.start()]
         end = start + len(title)
         if end == m.end(1) and title and not title.endswith((".", ",", ";", ":")):
-            end = _continued_end(text, start, end, t.rules) or _wrapped_end(text, m.start(1), end, t.rules)
+            end = _soft_end(text, end, t.soft, t.rules) or _continued_end(text, start, end, t.rules) \
+                or _wrapped_end(text, m.start(1), end, t.rules)
         if _continues_above(text, m.start()):
             continue  # "    Convolutional Recurrent Neural Networks": the second line of a title wrapped under itself
         after = end if end > m.end(1) else m.end()  # the line after the title (its second, if it wraps)
@@ -361,6 +364,35 @@ _HANG_WORDS = 10
 Localization and Detection", seven)."""
 _SPACES_TO_EOL = re.compile(r"[ \t]*(?:\n|$)")
 _CLOSING_QUOTE = re.compile(r"[ \t]*\n[ \t]*([^\n\"“”]{1,80}?)[\"”]")
+
+
+_GOES_ON_TO = re.compile(r"[ \t]+[(\[]|[ \t]+[–—-][ \t]|[.;,](?:[ \t]|$)|[ \t]{2,}|[ \t]*$")
+"""Where the rest of a title wrapped onto the next line ends: before a bracket, a dash between spaces, a full stop,
+a comma, a column gap or the line's end."""
+
+
+def _soft_end(text: str, end: int, soft: frozenset[int], rules) -> int | None:
+    """Where a title that ends its line at ``end`` ends when the line is wrapped there (``softwraps``: the text was
+    wrapped at a width, and the next word would not have fitted): over the next lines, up to ``_HANG_LINES``, each up
+    to a bracket, a dash or a full stop (:data:`_GOES_ON_TO`); None when the line is not wrapped. A next line that
+    lists people or names an organization, or goes on after a comma, is the entry's next field, not the title's rest
+    (a title as long as the text's widest line looks wrapped)."""
+    got = None
+    for _ in range(_HANG_LINES):
+        gap = _SPACES_TO_EOL.match(text, end)
+        if gap is None or gap.end() - 1 not in soft:
+            break
+        line_end = _line_end(text, gap.end())
+        body = gap.end() + len(text[gap.end():line_end]) - len(text[gap.end():line_end].lstrip())
+        stop = _GOES_ON_TO.search(text, body, line_end)
+        rest = text[body:line_end]
+        if stop.start() <= body or text[stop.start():stop.start() + 1] in {",", ";"} or opens_with_people(rest) \
+                or opens_with_organization(rest, rules):
+            break
+        end = got = stop.start()
+        if end < line_end and text[end:line_end].strip():
+            break  # the title ends within this line
+    return got
 
 
 def _continued_end(text: str, start: int, end: int, rules) -> int | None:
