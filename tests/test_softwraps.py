@@ -72,3 +72,15 @@ def test_the_parser_starts_no_sentence_at_a_soft_break_and_one_at_every_other(ex
         assert nxt not in starts
     byline = text.index("C. Author")
     assert byline in starts
+
+
+def test_a_line_head_goes_on_over_its_soft_breaks(extract_text):
+    from pipeline.nlp.candidates import layout, mention_candidates
+
+    doc = extract_text(LISTING)
+    lay = layout(doc)
+    heads = {" ".join(lay.text[c.start_char:c.end_char].split()) for c in mention_candidates(doc, lay) if c.source == "line"
+             or "line" in c.also}
+    assert "Vibration Images for Bearing Fault Diagnosis with a Lightweight Convolutional Network" in heads
+    assert "Classification of Bearing Fault Signals in Rotating Machinery Using Neural Networks" in heads
+    assert not any("A. Author" in h for h in heads if h.startswith("Vibration"))
