@@ -84,3 +84,14 @@ def test_a_line_head_goes_on_over_its_soft_breaks(extract_text):
     assert "Vibration Images for Bearing Fault Diagnosis with a Lightweight Convolutional Network" in heads
     assert "Classification of Bearing Fault Signals in Rotating Machinery Using Neural Networks" in heads
     assert not any("A. Author" in h for h in heads if h.startswith("Vibration"))
+
+
+def test_a_line_goes_on_under_a_hanging_indentation_past_what_opens_it():
+    text = ("Week 3: reading for the seminar, with each entry's title, its authors' groups\n"
+            "and a teaser, as the course page lists them; wrapped at the page's width.\n"
+            "\n"
+            "(*) Quillwork: Towards Zero-Shot Multi-Speaker Synthesis and Zero-Shot Voice\n"
+            "    Conversion for everyone\n"
+            "(*) Short Title Line\n"
+            "    Northfield University\n")
+    assert _broken_after(text) == {"Voice", "groups"}
