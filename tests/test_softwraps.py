@@ -51,8 +51,8 @@ def test_lines_of_a_list_a_table_and_short_lines_never_wrap():
                         "- Jamba: A Hybrid Transformer-Mamba Language Model for Long Contexts"])
     table = "\n".join(["Model        Dataset        Accuracy     Parameters     Notes", "ResNet-50    ImageNet       76.1         25M            baseline",
                        "ViT-B/16     ImageNet       77.9         86M            pretrained on JFT"])
-    assert soft_breaks(titles) == [] and soft_breaks(table) == []
-    assert soft_breaks("Short line\nanother short line\nand a third one\nand a fourth") == []
+    assert soft_breaks(titles) == () and soft_breaks(table) == ()
+    assert soft_breaks("Short line\nanother short line\nand a third one\nand a fourth") == ()
 
 
 def test_a_lower_case_line_goes_on_from_a_long_line_of_a_text_of_longer_lines():

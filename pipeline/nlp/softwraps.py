@@ -15,6 +15,7 @@ Pure text: nothing here needs spaCy, so the parse's process reads it before the 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
@@ -55,22 +56,23 @@ def _width(lengths: list[int]) -> int:
     return filled[int(WIDTH_RANK * (len(filled) - 1))] if len(filled) >= 3 else 0
 
 
-def soft_breaks(text: str) -> list[int]:
+@lru_cache(maxsize=4)  # one text is read by the sentence marks, the title rules and the line heads in turn
+def soft_breaks(text: str) -> tuple[int, ...]:
     """The offsets of the line breaks of ``text`` that are wraps of one line's text onto the next, in order."""
     if "\n" not in text:
-        return []
+        return ()
     lines = text.split("\n")
     lengths = [len(line.rstrip().expandtabs(8)) for line in lines]
     width = _width(lengths)
     if width < MIN_WIDTH:
-        return []
+        return ()
     out, at = [], 0
     for k in range(len(lines) - 1):
         at += len(lines[k])
         if _wraps(lines[k], lines[k + 1], lengths[k], width):
             out.append(at)
         at += 1
-    return out
+    return tuple(out)
 
 
 def _wraps(line: str, nxt: str, length: int, width: int) -> bool:
