@@ -6,8 +6,10 @@ goes on in the next line. A writer's own line break is told from a wrap as a for
 wraps when the next line's first word would not have fitted on it, so the line is long (near the text's width, the
 longest lines but the few longest) and the next word is long enough to pass that width; the line ends in a word or
 a comma, not in a sentence's end, and the next line goes on at the same indentation, or under the text after the
-line's own marker ("3.  Title ..." over "    rest"), with no label, list marker or table bar of its own. A long line
-also goes on where the next opens in lower case or where it ends in a word no sentence ends on (``PROSE``).
+line's own marker ("3.  Title ..." over "    rest") or under a hanging indentation (the column where a word of the
+line starts just past what opens it: "(*) Title ..." over "    rest"), with no label, list marker or table bar of its
+own. A long line also goes on where the next opens in lower case or where it ends in a word no sentence ends on
+(``PROSE``). Line heads and titles go on over these breaks too (``candidates``, ``titles``).
 
 Pure text: nothing here needs spaCy, so the parse's process reads it before the parser.
 """
@@ -35,9 +37,9 @@ a wrap in a text of lines of all lengths, or a writer's break within a sentence,
 grouped folds over the trained sets (tools/selection.py): the width's rule alone 0.8049 / 0.6097 -> 0.8055 / 0.6152,
 with these two 0.8056 / 0.6165."""
 SLACK = 20
+"""How much shorter than the width a wrapped line may be (a formatter leaves the rest of a line for the next word)."""
 HANG = 8
 """How far past a line's own start a hanging indentation under it may stand."""
-"""How much shorter than the width a wrapped line may be (a formatter leaves the rest of a line for the next word)."""
 
 _ENDS = re.compile(r"(?:\w|[,(]|[A-Za-z]-)$")
 """How a wrapped line ends: a word, a comma, an opening bracket, or a word's hyphen."""
