@@ -367,16 +367,17 @@ _CLOSING_QUOTE = re.compile(r"[ \t]*\n[ \t]*([^\n\"“”]{1,80}?)[\"”]")
 
 
 _GOES_ON_TO = re.compile(r"[ \t]+[(\[]|[ \t]+[–—-][ \t]|[.;,](?:[ \t]|$)|[ \t]{2,}|[ \t]*$")
-"""Where the rest of a title wrapped onto the next line ends: before a bracket, a dash between spaces, a full stop,
-a comma, a column gap or the line's end."""
+"""Where the rest of a title wrapped onto the next line ends: before a bracket, a dash between spaces, a column gap
+or the line's end (a full stop, a comma or a semicolon there says the line is no title's rest)."""
 
 
 def _soft_end(text: str, end: int, soft: frozenset[int], rules) -> int | None:
     """Where a title that ends its line at ``end`` ends when the line is wrapped there (``softwraps``: the text was
     wrapped at a width, and the next word would not have fitted): over the next lines, up to ``_HANG_LINES``, each up
-    to a bracket, a dash or a full stop (:data:`_GOES_ON_TO`); None when the line is not wrapped. A next line that
-    lists people or names an organization, or goes on after a comma, is the entry's next field, not the title's rest
-    (a title as long as the text's widest line looks wrapped)."""
+    to a bracket, a dash or a column gap (:data:`_GOES_ON_TO`); None when the line is not wrapped. A next line that
+    lists people or names an organization, or goes on after a comma or a full stop, is the entry's next field or a
+    sentence of its own ("Accepted at Findings of EMNLP 2023.", "Kestrel keeps few keys."), not the title's rest (a
+    title as long as the text's widest line looks wrapped)."""
     got = None
     for _ in range(_HANG_LINES):
         gap = _SPACES_TO_EOL.match(text, end)
@@ -386,7 +387,7 @@ def _soft_end(text: str, end: int, soft: frozenset[int], rules) -> int | None:
         body = gap.end() + len(text[gap.end():line_end]) - len(text[gap.end():line_end].lstrip())
         stop = _GOES_ON_TO.search(text, body, line_end)
         rest = text[body:line_end]
-        if stop.start() <= body or text[stop.start():stop.start() + 1] in {",", ";"} or opens_with_people(rest) \
+        if stop.start() <= body or text[stop.start():stop.start() + 1] in {",", ";", "."} or opens_with_people(rest) \
                 or opens_with_organization(rest, rules):
             break
         end = got = stop.start()
